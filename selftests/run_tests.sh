@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# Run every test program listed in selftests/TESTS, kselftest style.
+#
+# Each program prints KTAP (TAP version 13, "ok N name", "not ok N name",
+# "# SKIP"); its lines are echoed indented under a top-level result per
+# program. The closing line counts the individual test cases:
+#   N passed, N failed, N skipped
+# Usage: run_tests.sh [-l LIST] [FILTER...]   (FILTER matches test names)
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+list=$top/selftests/TESTS
+if [ "${1:-}" = -l ]; then list=$2; shift 2; fi
+filters=("$@")
+
+pass=0 fail=0 skip=0 n=0
+declare -a names cmds tmos
+while read -r name tmo cmd; do
+	case "$name" in ''|'#'*) continue ;; esac
+	if [ ${#filters[@]} -gt 0 ]; then
+		hit=0
+		for f in "${filters[@]}"; do
+			case "$name" in *"$f"*) hit=1 ;; esac
+		done
+		[ $hit -eq 1 ] || continue
+	fi
+	names+=("$name"); tmos+=("$tmo"); cmds+=("$cmd")
+done < "$list"
+
+echo "TAP version 13"
+echo "1..${#names[@]}"
+for i in "${!names[@]}"; do
+	n=$((n + 1))
+	name=${names[$i]}
+	out=$(mktemp)
+	start=$(date +%s)
+	(cd "$top" && timeout --kill-after=10 "${tmos[$i]}" \
+		bash -c "${cmds[$i]}") >"$out" 2>&1
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	sed 's/^/# /' "$out"
+	p=$(grep -cE '^[[:space:]]*ok [0-9]+' "$out" | head -1)
+	s=$(grep -cE '^[[:space:]]*ok [0-9]+.*# *SKIP' "$out" | head -1)
+	f=$(grep -cE '^[[:space:]]*not ok [0-9]+' "$out" | head -1)
+	p=$((p - s))
+	why=""
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		f=$((f + 1)); why=" (timed out after ${tmos[$i]})"
+	elif [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$f" -eq 0 ]; then
+		f=$((f + 1)); why=" (exit status $rc)"
+	elif [ $((p + s + f)) -eq 0 ]; then
+		if [ "$rc" -eq 4 ]; then s=1; else f=1; why=" (no results)"; fi
+	fi
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+	if [ "$f" -gt 0 ]; then
+		echo "not ok $n $name$why # ${secs}s"
+	elif [ "$p" -eq 0 ] && [ "$s" -gt 0 ]; then
+		echo "ok $n $name # SKIP ${secs}s"
+	else
+		echo "ok $n $name # ${secs}s"
+	fi
+	rm -f "$out"
+done
+echo "# Totals: pass:$pass fail:$fail skip:$skip"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
