@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# Shared helpers for Rina shell tests over network namespaces, in the shape
+# of the kernel's tools/testing/selftests/net/lib.sh:
+#
+#   rand_suffix [N]                 N random [a-z0-9] characters (default 5)
+#   setup_ns VAR...                 create one namespace per VAR with a unique
+#                                   name (rina-t-<rand>-<var>), lo up, and
+#                                   register it for deletion on exit
+#   cleanup_ns NAME...              delete namespaces (kill their processes)
+#   defer CMD...                    run CMD at exit (last in, first out)
+#   busywait TIMEOUT_MS CMD...      retry CMD until it succeeds or time is up
+#   busywait_for_counter TIMEOUT_MS TARGET CMD...
+#                                   retry until CMD prints a number >= TARGET
+#   require_root / require_cmd C... exit 4 (whole test skipped) when missing
+#
+# Addresses used by tests must come from 198.18.0.0/15 only.
+
+LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=ktap.sh
+. "$LIB_DIR/ktap.sh"
+
+NS_LIST=()
+DEFER_LIST=()
+
+rand_suffix()
+{
+	local n=${1:-5}
+	tr -dc 'a-z0-9' </dev/urandom 2>/dev/null | head -c "$n"
+}
+
+# Kill what runs inside a namespace, then delete it. Only processes that
+# live in the test's own namespaces are touched, by pid.
+cleanup_ns()
+{
+	local ns pids
+	for ns in "$@"; do
+		[ -e "/run/netns/$ns" ] || continue
+		pids=$(ip netns pids "$ns" 2>/dev/null)
+		[ -n "$pids" ] && kill -9 $pids 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+}
+
+defer()
+{
+	DEFER_LIST+=("$*")
+}
+
+lib_exit_cleanup()
+{
+	local i
+	for ((i = ${#DEFER_LIST[@]} - 1; i >= 0; i--)); do
+		eval "${DEFER_LIST[$i]}" >/dev/null 2>&1
+	done
+	DEFER_LIST=()
+	cleanup_ns "${NS_LIST[@]}"
+	NS_LIST=()
+}
+trap lib_exit_cleanup EXIT
+
+setup_ns()
+{
+	local var name
+	for var in "$@"; do
+		name="rina-t-$(rand_suffix)-$var"
+		while [ -e "/run/netns/$name" ]; do
+			name="rina-t-$(rand_suffix)-$var"
+		done
+		ip netns add "$name" || return 1
+		NS_LIST+=("$name")
+		ip -n "$name" link set lo up || return 1
+		printf -v "$var" '%s' "$name"
+	done
+}
+
+busywait()
+{
+	local timeout_ms=$1; shift
+	local start now
+	start=$(date +%s%3N)
+	while true; do
+		"$@" && return 0
+		now=$(date +%s%3N)
+		[ $((now - start)) -ge "$timeout_ms" ] && return 1
+		sleep 0.05
+	done
+}
+
+lib_counter_reached()
+{
+	local target=$1; shift
+	local v
+	v=$("$@" 2>/dev/null) || return 1
+	[[ "$v" =~ ^[0-9]+$ ]] && [ "$v" -ge "$target" ]
+}
+
+busywait_for_counter()
+{
+	local timeout_ms=$1 target=$2; shift 2
+	busywait "$timeout_ms" lib_counter_reached "$target" "$@"
+}
+
+require_root()
+{
+	if [ "$(id -u)" -ne 0 ]; then
+		ktap_plan 1
+		ktap_skip "${0##*/}" "needs root"
+		exit 4
+	fi
+}
+
+require_cmd()
+{
+	local c
+	for c in "$@"; do
+		if ! command -v "$c" >/dev/null 2>&1; then
+			ktap_plan 1
+			ktap_skip "${0##*/}" "missing command $c"
+			exit 4
+		fi
+	done
+}
