@@ -118,4 +118,189 @@ struct rina_ctrl {
 
 #define RINA_CTRL_WORDS		4
 
+/* ------------------------------------------------------------------ */
+/* Generic netlink family "rina" (Documentation/netlink/rina.yaml)     */
+/* ------------------------------------------------------------------ */
+
+#define RINA_GENL_NAME		"rina"
+#define RINA_GENL_VERSION	1
+#define RINA_GENL_MCGRP_EVENTS	"events"
+
+/*
+ * Limits and ranges follow the shared job description (core/plan.h and
+ * Documentation/job-file.md): up to 256 ranks and 64 racks per job.
+ */
+
+enum rina_genl_cmd {
+	RINA_CMD_UNSPEC,
+	RINA_CMD_JOB_ADD,	/* admin: add a job (rank and rack tables) */
+	RINA_CMD_JOB_DEL,	/* admin: delete a job by id */
+	RINA_CMD_JOB_GET,	/* one job by id, or dump all jobs */
+	RINA_CMD_STATS_GET,	/* netns totals, or dump one row per CPU */
+	RINA_CMD_JOB_EVENT,	/* notification on the "events" group */
+	__RINA_CMD_MAX,
+};
+#define RINA_CMD_MAX		(__RINA_CMD_MAX - 1)
+
+/* attribute-set "job": top level of every message */
+enum rina_job_attr {
+	RINA_A_JOB_UNSPEC,
+	RINA_A_JOB_ID,		/* u16, 1..65535 */
+	RINA_A_JOB_ELEMS,	/* u16, E: elements per packet, 1..1024 */
+	RINA_A_JOB_WINDOW,	/* u16, W: power of two, 2..32768 */
+	RINA_A_JOB_TIMEOUT_MS,	/* u32, no-progress timeout, 10..3600000 */
+	RINA_A_JOB_RTO_US,	/* u32, initial retransmission timeout,
+				 * 50..10000000 and below the timeout */
+	RINA_A_JOB_RANKS,	/* nest of RINA_A_JOB_RANK */
+	RINA_A_JOB_RACKS,	/* nest of RINA_A_JOB_RACK */
+	RINA_A_JOB_STATE,	/* u8, enum rina_job_state (output) */
+	RINA_A_JOB_N_ATTACHED,	/* u32, ranks attached via /dev/rina (output) */
+	RINA_A_JOB_RING_LEN,	/* u32, L: ring members (output) */
+	RINA_A_JOB_AGENTS,	/* u32, INA racks with an agent (output) */
+	RINA_A_JOB_EVENT,	/* u8, enum rina_event_type (notification) */
+	RINA_A_JOB_EVENT_RANK,	/* u16, rank concerned (notification) */
+	RINA_A_JOB_RANK,	/* nest, attribute-set "rank" (in RANKS) */
+	RINA_A_JOB_RACK,	/* nest, attribute-set "rack" (in RACKS) */
+	__RINA_A_JOB_MAX,
+};
+#define RINA_A_JOB_MAX		(__RINA_A_JOB_MAX - 1)
+
+/* attribute-set "rank": one row of the rank table */
+enum rina_rank_attr {
+	RINA_A_RANK_UNSPEC,
+	RINA_A_RANK_ID,		/* u16, 0..255; ranks are 0..N-1, each once */
+	RINA_A_RANK_IPV4,	/* u32, network byte order, not 0 */
+	RINA_A_RANK_MAC,	/* binary, 6 bytes (optional) */
+	RINA_A_RANK_PORT,	/* u16, RINA_UDP_PORT_MIN..RINA_UDP_PORT_AGENT-1
+				 * (default RINA_UDP_PORT_WORKER) */
+	RINA_A_RANK_RACK,	/* u16, a rack id of the rack table */
+	__RINA_A_RANK_MAX,
+};
+#define RINA_A_RANK_MAX		(__RINA_A_RANK_MAX - 1)
+
+/* attribute-set "rack": one row of the rack table */
+enum rina_rack_attr {
+	RINA_A_RACK_UNSPEC,
+	RINA_A_RACK_ID,		/* u16 */
+	RINA_A_RACK_INA,	/* flag: the ToR aggregates */
+	RINA_A_RACK_TOR_IPV4,	/* u32, ToR control address, network order */
+	RINA_A_RACK_TOR_PORT,	/* u16, ToR control port (default agent port) */
+	__RINA_A_RACK_MAX,
+};
+#define RINA_A_RACK_MAX		(__RINA_A_RACK_MAX - 1)
+
+/* attribute-set "stats": RINA_CMD_STATS_GET replies */
+enum rina_stats_attr {
+	RINA_A_STATS_UNSPEC,
+	RINA_A_STATS_PAD,
+	RINA_A_STATS_CPU,		/* u32, present in per-CPU dump rows */
+	RINA_A_STATS_JOBS,		/* u32, jobs now (totals only) */
+	RINA_A_STATS_JOBS_ADDED,	/* u64 */
+	RINA_A_STATS_JOBS_DELETED,	/* u64 */
+	RINA_A_STATS_JOB_REJECTS,	/* u64, invalid JOB_ADD/DEL requests */
+	RINA_A_STATS_ATTACHES,		/* u64 */
+	RINA_A_STATS_DETACHES,		/* u64, explicit and on close */
+	RINA_A_STATS_IOCTL_REJECTS,	/* u64, invalid /dev/rina requests */
+	RINA_A_STATS_MEMBERS_LOST,	/* u64, attached fd closed unannounced */
+	RINA_A_STATS_JOBS_ABORTED,	/* u64 */
+	__RINA_A_STATS_MAX,
+};
+#define RINA_A_STATS_MAX	(__RINA_A_STATS_MAX - 1)
+
+enum rina_job_state {
+	RINA_JOB_READY		= 1,	/* configured, waiting for ranks */
+	RINA_JOB_ACTIVE		= 2,	/* at least one rank attached */
+	RINA_JOB_ABORTED	= 3,	/* a member was lost */
+};
+
+enum rina_event_type {
+	RINA_EVENT_JOB_ADDED	= 1,
+	RINA_EVENT_JOB_DELETED	= 2,
+	RINA_EVENT_MEMBER_LOST	= 3,	/* EVENT_RANK: fd closed while attached */
+	RINA_EVENT_JOB_ABORTED	= 4,
+};
+
+/* ------------------------------------------------------------------ */
+/* /dev/rina ioctls                                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Every ioctl struct starts with its size in bytes, set by the caller to
+ * sizeof() of the struct it was compiled with. The kernel accepts any
+ * size from the first published one (_SIZE_VER0) up to a page: a larger
+ * struct from a newer caller is accepted when the bytes the kernel does
+ * not know are zero (E2BIG otherwise), as for clone3()/openat2().
+ * Unknown flags and non-zero reserved fields are rejected with EINVAL.
+ */
+#define RINA_DEV_NAME		"rina"
+#define RINA_IOC_MAGIC		0xb7
+
+struct rina_attach {
+	__u32	size;		/* sizeof(struct rina_attach) */
+	__u32	flags;		/* none defined yet: must be 0 */
+	__u16	job_id;
+	__u16	rank;
+	__u32	rsvd;		/* must be 0 */
+};
+#define RINA_ATTACH_SIZE_VER0	16
+
+/* One member of the ring, in ring order. */
+struct rina_ring_member {
+	__u16	rank;		/* the rank, or the agent rank of an INA rack */
+	__u16	rack;
+	__u8	ina;		/* 1: abstracted member (INA rack) */
+	__u8	rsvd0;
+	__u16	port;		/* UDP port, host order */
+	__be32	ipv4;
+	__u8	mac[6];
+	__u16	rsvd1;
+};
+
+struct rina_plan {
+	__u32	size;		/* sizeof(struct rina_plan) */
+	__u32	flags;		/* none defined yet: must be 0 */
+	__u64	ring;		/* in: user pointer to ring_cap members */
+	__u32	ring_cap;	/* in: entries at ring (0: count only) */
+	__u32	ring_len;	/* out: L */
+	__u16	job_id;		/* out */
+	__u16	rank;		/* out: the attached rank */
+	__u16	member;		/* out: this rank's ring member index */
+	__u16	agent;		/* out: agent rank of this rank's rack, or
+				 * RINA_NO_AGENT if the rack is not INA */
+	__u16	elems;		/* out: E */
+	__u16	window;		/* out: W */
+	__u32	timeout_ms;	/* out */
+	__u32	rto_us;		/* out */
+	__u32	retries;	/* out: net.rina.retries at attach */
+	__u16	n_ranks;	/* out */
+	__u16	is_agent;	/* out: 1 if this rank is its rack's agent */
+	struct rina_ring_member prev;	/* out: upstream member */
+	struct rina_ring_member next;	/* out: downstream member */
+	__u32	rsvd;		/* must be 0 */
+};
+#define RINA_PLAN_SIZE_VER0	96
+#define RINA_NO_AGENT		0xffff
+
+#define RINA_IOC_ATTACH		_IOW(RINA_IOC_MAGIC, 1, struct rina_attach)
+#define RINA_IOC_DETACH		_IO(RINA_IOC_MAGIC, 2)
+#define RINA_IOC_GET_PLAN	_IOWR(RINA_IOC_MAGIC, 3, struct rina_plan)
+
+/* ------------------------------------------------------------------ */
+/* sysctls: /proc/sys/net/rina/<name>, one set per network namespace   */
+/* ------------------------------------------------------------------ */
+
+#define RINA_SYSCTL_TIMEOUT_MS		"timeout_ms"	  /* 10..3600000 */
+#define RINA_SYSCTL_RTO_US		"rto_us"	  /* 50..10000000 */
+#define RINA_SYSCTL_RETRIES		"retries"	  /* 0..100 */
+#define RINA_SYSCTL_DEFAULT_WINDOW	"default_window"  /* 2..32768, 2^n */
+#define RINA_SYSCTL_DEFAULT_ELEMS	"default_elems"	  /* 1..1024 */
+#define RINA_SYSCTL_FALLBACK		"fallback"	  /* rina_fallback */
+#define RINA_SYSCTL_DEBUG		"debug"		  /* 0..3 */
+
+enum rina_fallback {
+	RINA_FALLBACK_ABORT	= 0,	/* ToR cannot aggregate: abort the job */
+	RINA_FALLBACK_SOFTWARE	= 1,	/* the agent aggregates in software */
+	RINA_FALLBACK_RING	= 2,	/* the rack's workers join the plain ring */
+};
+
 #endif /* _UAPI_LINUX_RINA_H */

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The job table of a network namespace and the attachment of ranks to
+ * jobs. Every function here runs with rina_net.lock held.
+ */
+#include <linux/slab.h>
+
+#include "rina_kmod.h"
+#include "trace.h"
+
+struct rina_job *rina_job_alloc(void)
+{
+	struct rina_job *job = kvzalloc(sizeof(*job), GFP_KERNEL);
+
+	if (!job)
+		return NULL;
+	INIT_LIST_HEAD(&job->node);
+	kref_init(&job->ref);
+	job->state = RINA_JOB_READY;
+	return job;
+}
+
+static void rina_job_release(struct kref *ref)
+{
+	kvfree(container_of(ref, struct rina_job, ref));
+}
+
+void rina_job_put(struct rina_job *job)
+{
+	kref_put(&job->ref, rina_job_release);
+}
+
+struct rina_job *rina_job_find(struct rina_net *rn, u16 id)
+{
+	struct rina_job *job;
+
+	lockdep_assert_held(&rn->lock);
+	list_for_each_entry(job, &rn->jobs, node)
+		if (job->desc.job_id == id)
+			return job;
+	return NULL;
+}
+
+/* Insert in id order; the table takes over the caller's reference. */
+int rina_job_insert(struct rina_net *rn, struct rina_job *job)
+{
+	struct rina_job *pos;
+
+	lockdep_assert_held(&rn->lock);
+	if (rn->n_jobs >= RINA_MAX_JOBS)
+		return -ENOSPC;
+	list_for_each_entry(pos, &rn->jobs, node) {
+		if (pos->desc.job_id == job->desc.job_id)
+			return -EEXIST;
+		if (pos->desc.job_id > job->desc.job_id)
+			break;
+	}
+	list_add_tail(&job->node, &pos->node);
+	rn->n_jobs++;
+	trace_rina_job(job->desc.job_id, job->state, RINA_TR_ADD);
+	return 0;
+}
+
+/* Remove from the table and drop its reference; attached fds keep theirs. */
+void rina_job_unlink(struct rina_net *rn, struct rina_job *job)
+{
+	lockdep_assert_held(&rn->lock);
+	list_del_init(&job->node);
+	job->deleted = true;
+	rn->n_jobs--;
+	trace_rina_job(job->desc.job_id, job->state, RINA_TR_DELETE);
+	rina_job_put(job);
+}
+
+void rina_jobs_flush(struct rina_net *rn)
+{
+	struct rina_job *job, *tmp;
+
+	list_for_each_entry_safe(job, tmp, &rn->jobs, node)
+		rina_job_unlink(rn, job);
+}
+
+static void rina_job_set_state(struct rina_job *job, u8 state)
+{
+	if (job->state == state)
+		return;
+	job->state = state;
+	trace_rina_job(job->desc.job_id, state, RINA_TR_STATE);
+}
+
+int rina_job_attach(struct rina_net *rn, struct rina_job *job, u16 rank)
+{
+	lockdep_assert_held(&rn->lock);
+	if (job->deleted)
+		return -ENOENT;
+	if (job->state == RINA_JOB_ABORTED)
+		return -ESHUTDOWN;
+	if (rank >= job->desc.n_ranks)
+		return -ERANGE;
+	if (test_and_set_bit(rank, job->attached))
+		return -EBUSY;
+	job->n_attached++;
+	rina_job_set_state(job, RINA_JOB_ACTIVE);
+	rina_stat_inc(rn, RINA_STAT_ATTACHES);
+	trace_rina_attach(job->desc.job_id, rank, RINA_TR_ATTACH);
+	return 0;
+}
+
+/*
+ * Release a rank. A rank whose fd is closed without a detach first is a
+ * lost member: its job aborts, and both events go to the "events" group.
+ */
+void rina_job_detach(struct rina_net *rn, struct rina_job *job, u16 rank,
+		     bool lost)
+{
+	lockdep_assert_held(&rn->lock);
+	if (!test_and_clear_bit(rank, job->attached))
+		return;
+	job->n_attached--;
+	rina_stat_inc(rn, RINA_STAT_DETACHES);
+	trace_rina_attach(job->desc.job_id, rank,
+			  lost ? RINA_TR_LOST : RINA_TR_DETACH);
+	if (job->deleted)
+		return;
+	if (lost && job->state != RINA_JOB_ABORTED) {
+		rina_stat_inc(rn, RINA_STAT_MEMBERS_LOST);
+		rina_stat_inc(rn, RINA_STAT_JOBS_ABORTED);
+		rina_job_set_state(job, RINA_JOB_ABORTED);
+		rina_genl_event(rn, job, RINA_EVENT_MEMBER_LOST, rank);
+		rina_genl_event(rn, job, RINA_EVENT_JOB_ABORTED, -1);
+	} else if (!job->n_attached && job->state == RINA_JOB_ACTIVE) {
+		rina_job_set_state(job, RINA_JOB_READY);
+	}
+}

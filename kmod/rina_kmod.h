@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rina.ko internals shared by its files: the per-netns state, the job
+ * table, per-CPU statistics and the entry points of each part.
+ */
+#ifndef RINA_KMOD_H
+#define RINA_KMOD_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/u64_stats_sync.h>
+#include <net/net_namespace.h>
+#include <linux/rina.h>
+
+#include "compat.h"
+#include "wire.h"
+#include "plan.h"
+
+#define RINA_MAX_JOBS		64	/* jobs per network namespace */
+#define RINA_IOC_MAX_SIZE	PAGE_SIZE
+
+/* Counters, in the order of their netlink attributes (RINA_A_STATS_*). */
+enum rina_stat {
+	RINA_STAT_JOBS_ADDED,
+	RINA_STAT_JOBS_DELETED,
+	RINA_STAT_JOB_REJECTS,
+	RINA_STAT_ATTACHES,
+	RINA_STAT_DETACHES,
+	RINA_STAT_IOCTL_REJECTS,
+	RINA_STAT_MEMBERS_LOST,
+	RINA_STAT_JOBS_ABORTED,
+	RINA_STAT_N,
+};
+
+struct rina_pcpu_stats {
+	u64_stats_t		cnt[RINA_STAT_N];
+	struct u64_stats_sync	syncp;
+};
+
+struct rina_sysctl_vals {
+	int	timeout_ms;
+	int	rto_us;
+	int	retries;
+	int	default_window;
+	int	default_elems;
+	int	fallback;
+	int	debug;
+};
+
+struct rina_net {
+	struct net		*net;
+	struct mutex		lock;		/* jobs, attachments */
+	struct list_head	jobs;		/* by ascending id */
+	unsigned int		n_jobs;
+	struct rina_pcpu_stats __percpu *stats;
+	struct rina_sysctl_vals	sysctl;
+	struct ctl_table_header	*sysctl_hdr;
+	struct ctl_table	*sysctl_tbl;
+};
+
+struct rina_job {
+	struct list_head	node;		/* in rina_net.jobs */
+	struct kref		ref;		/* table + attached fds */
+	u8			state;		/* enum rina_job_state */
+	bool			deleted;	/* unlinked from the table */
+	unsigned int		n_attached;
+	DECLARE_BITMAP(attached, RINA_MAX_RANKS);
+	struct rina_job_desc	desc;
+	struct rina_ring	ring;
+};
+
+struct rina_net *rina_pernet(const struct net *net);
+
+/* job.c: the job table; callers hold rn->lock */
+struct rina_job *rina_job_alloc(void);
+void rina_job_put(struct rina_job *job);
+struct rina_job *rina_job_find(struct rina_net *rn, u16 id);
+int rina_job_insert(struct rina_net *rn, struct rina_job *job);
+void rina_job_unlink(struct rina_net *rn, struct rina_job *job);
+void rina_jobs_flush(struct rina_net *rn);
+int rina_job_attach(struct rina_net *rn, struct rina_job *job, u16 rank);
+void rina_job_detach(struct rina_net *rn, struct rina_job *job, u16 rank,
+		     bool lost);
+
+/* genl.c */
+int rina_genl_init(void);
+void rina_genl_exit(void);
+void rina_genl_event(struct rina_net *rn, const struct rina_job *job,
+		     u8 event, int rank);
+
+/* chrdev.c */
+int rina_chrdev_init(void);
+void rina_chrdev_exit(void);
+
+/* sysctl.c */
+int rina_sysctl_net_init(struct rina_net *rn);
+void rina_sysctl_net_exit(struct rina_net *rn);
+
+/* stats.c */
+int rina_stats_net_init(struct rina_net *rn);
+void rina_stats_net_exit(struct rina_net *rn);
+void rina_stat_inc(struct rina_net *rn, enum rina_stat s);
+void rina_stats_sum(struct rina_net *rn, int cpu, u64 *out);
+
+#endif /* RINA_KMOD_H */
