@@ -38,10 +38,13 @@ $(BPFTEST_DIR)/bench_xdp_prog: $(TOP)/selftests/bpf/bench_xdp_prog.c \
 	$(Q)$(CC) $(BPFTEST_CFLAGS) $< -o $@ -lbpf -lelf -lz
 
 $(BPFTEST_DIR)/test_xsk_transport: $(TOP)/selftests/bpf/test_xsk_transport.c \
-		$(TOP)/user/lib/xdp_transport.c $(TOP)/user/lib/transport.h
+		$(TOP)/user/lib/xdp_transport.c $(TOP)/user/lib/xdp_transport.h \
+		$(TOP)/user/lib/transport.h $(TOP)/bpf/rina_xdp.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(BPFTEST_CFLAGS) $< $(TOP)/user/lib/xdp_transport.c -o $@ \
 		-lxdp -lbpf -lelf -lz -lpthread
+
+BPFTEST_PROGS	+= $(BPFTEST_DIR)/test_xsk_transport
 
 ALL_TARGETS += $(BPF_OBJ) $(BPF_SKELS) $(BPFTEST_PROGS)
