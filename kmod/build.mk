@@ -21,3 +21,19 @@ $(BUILD)/kmod/%/rina.ko: $(KMOD_SRCS) $(TOP)/scripts/vm/build-kmod.sh
 check-vm: deps
 	$(Q)$(MAKE) --no-print-directory build-all
 	$(Q)$(TOP)/scripts/vm/run-vm-tests.sh
+
+# The guest's C test of every genl op and ioctl (shared libmnl client).
+VMTEST_BIN := $(BUILD)/selftests/vm/rina_kmod_test
+ALL_TARGETS += $(VMTEST_BIN)
+
+.PHONY: vm-tests
+vm-tests: $(VMTEST_BIN) $(KMOD_KOS)
+
+$(VMTEST_BIN): $(TOP)/selftests/vm/rina_kmod_test.c \
+		$(TOP)/user/rinactl/rgenl.c $(TOP)/user/rinactl/rgenl.h \
+		$(TOP)/include/uapi/linux/rina.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) -I$(TOP)/user/rinactl -o $@ \
+		$(TOP)/selftests/vm/rina_kmod_test.c \
+		$(TOP)/user/rinactl/rgenl.c -lmnl

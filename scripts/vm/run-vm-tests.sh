@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# Boot every Debian cloud kernel whose headers are installed once under
+# qemu TCG with rina.ko and the guest tests, and report their KTAP from
+# the serial console as one flat KTAP stream ("<kernel>: <test>").
+# A guest that does not print its end marker (panic, hang, timeout) fails.
+# Skips (exit 4) only when qemu cannot run at all.
+#   run-vm-tests.sh [KVER...]
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vm=$top/build/vm
+boot_timeout=${RINA_VM_TIMEOUT:-240}
+
+n=0 nfail=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+fail() { n=$((n + 1)); nfail=$((nfail + 1)); [ -n "${2:-}" ] && echo "# $1: $2"; echo "not ok $n $1"; }
+
+echo "TAP version 13"
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	echo "1..1"
+	echo "ok 1 vm # SKIP qemu-system-x86_64 is not installed (make deps)"
+	exit 4
+fi
+if ! timeout 10 qemu-system-x86_64 -accel tcg -machine none -nographic \
+	-nic none -version >/dev/null 2>&1; then
+	echo "1..1"
+	echo "ok 1 vm # SKIP qemu-system-x86_64 cannot run here"
+	exit 4
+fi
+
+kvers=("$@")
+[ ${#kvers[@]} -gt 0 ] || mapfile -t kvers < <("$top/scripts/vm/kernels.sh" headers)
+if [ ${#kvers[@]} -eq 0 ]; then
+	fail vm_kernels "no cloud kernel headers installed (make deps)"
+	echo "1..$n"
+	exit 1
+fi
+
+for kver in "${kvers[@]}"; do
+	d=$vm/$kver
+	mkdir -p "$d"
+	ko=$top/build/kmod/$kver/rina.ko
+	if [ ! -f "$ko" ] || [ ! -x "$top/build/selftests/vm/rina_kmod_test" ]; then
+		fail "$kver: build" "missing $ko or the test binary (make kmod vm-tests)"
+		continue
+	fi
+	if ! "$top/scripts/vm/fetch-kernel.sh" "$kver" "$d/root" >"$d/fetch.log" 2>&1; then
+		fail "$kver: fetch_image" "$(tail -3 "$d/fetch.log")"
+		continue
+	fi
+	if ! "$top/scripts/vm/mkinitramfs.sh" "$kver" "$d/root" "$ko" \
+		"$d/initrd.cpio.gz" >"$d/initramfs.log" 2>&1; then
+		fail "$kver: initramfs" "$(tail -3 "$d/initramfs.log")"
+		continue
+	fi
+	start=$(date +%s)
+	timeout --kill-after=5 "$boot_timeout" qemu-system-x86_64 \
+		-accel tcg -m 1024 -smp 2 -nographic -no-reboot -nic none \
+		-kernel "$d/root/boot/vmlinuz-$kver" -initrd "$d/initrd.cpio.gz" \
+		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 rdinit=/init quiet loglevel=3" \
+		</dev/null >"$d/console.log" 2>&1
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	tr -d '\r' < "$d/console.log" > "$d/console.txt"
+	# the guest's KTAP lines, renumbered under this kernel's name
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "[0-9]*|"not ok "[0-9]*)
+			name=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ //')
+			case "$line" in
+			not*) fail "$kver: $name" ;;
+			*) n=$((n + 1)); echo "ok $n $kver: $name" ;;
+			esac
+			;;
+		"# "*) echo "# $kver: ${line#\# }" ;;
+		esac
+	done < <(sed -n '/^RINA-VM-BEGIN/,/^RINA-VM-END/p' "$d/console.txt")
+	if grep -q '^RINA-VM-END rc=' "$d/console.txt"; then
+		ok "$kver: boot_and_end_marker # ${secs}s"
+	else
+		fail "$kver: boot_and_end_marker" \
+			"no end marker after ${secs}s (qemu rc $rc); see ${d#$top/}/console.txt"
+		tail -20 "$d/console.txt" | sed 's/^/#   /'
+	fi
+	echo "# $kver: boot to power-off ${secs}s"
+done
+echo "1..$n"
+echo "# Totals: pass:$((n - nfail)) fail:$nfail skip:0"
+[ "$nfail" -eq 0 ]

@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of the VM tests (busybox sh, run by /init inside qemu):
+# load/unload, sysctl ranges, the C interface test, rinactl, tracepoints,
+# rmmod with jobs present, and a clean dmesg. Prints KTAP.
+. /tests/ktap.sh
+KO=/lib/modules/rina.ko
+S=/proc/sys/net/rina
+
+# load/unload, repeated: the device and the sysctls come and go
+ok=1
+for i in 1 2 3 4 5; do
+	insmod $KO || { ok=0; break; }
+	[ -c /dev/rina ] && [ -f $S/timeout_ms ] || { ok=0; break; }
+	rmmod rina || { ok=0; break; }
+	[ ! -e /dev/rina ] && [ ! -d $S ] || { ok=0; break; }
+done
+[ $ok = 1 ] && ktap_ok load_unload_5_times || ktap_fail load_unload_5_times "round $i"
+
+if ! insmod $KO; then
+	ktap_fail insmod "cannot load rina.ko"
+	ktap_finish
+fi
+ktap_ok insmod
+grep -q '^rina ' /proc/modules && ktap_ok module_listed || ktap_fail module_listed
+
+# sysctl ranges: name default min max
+sysctl_case() {
+	name=$1 def=$2 min=$3 max=$4
+	f=$S/$name
+	v=$(cat $f)
+	[ "$v" = "$def" ] || { echo "# $name default $v, want $def"; return 1; }
+	echo $min > $f && [ "$(cat $f)" = "$min" ] || { echo "# $name min"; return 1; }
+	echo $max > $f && [ "$(cat $f)" = "$max" ] || { echo "# $name max"; return 1; }
+	if echo $((min - 1)) > $f 2>/dev/null; then
+		echo "# $name accepted $((min - 1))"; return 1
+	fi
+	if echo $((max + 1)) > $f 2>/dev/null; then
+		echo "# $name accepted $((max + 1))"; return 1
+	fi
+	[ "$(cat $f)" = "$max" ] || { echo "# $name changed by a rejected write"; return 1; }
+	echo $def > $f
+}
+sysctl_case timeout_ms 10000 10 3600000 && ktap_ok sysctl_timeout_ms_range || ktap_fail sysctl_timeout_ms_range
+sysctl_case rto_us 2000 50 10000000 && ktap_ok sysctl_rto_us_range || ktap_fail sysctl_rto_us_range
+sysctl_case retries 5 0 100 && ktap_ok sysctl_retries_range || ktap_fail sysctl_retries_range
+sysctl_case default_window 64 2 32768 && ktap_ok sysctl_default_window_range || ktap_fail sysctl_default_window_range
+sysctl_case default_elems 256 1 1024 && ktap_ok sysctl_default_elems_range || ktap_fail sysctl_default_elems_range
+sysctl_case fallback 1 0 2 && ktap_ok sysctl_fallback_range || ktap_fail sysctl_fallback_range
+sysctl_case debug 0 0 3 && ktap_ok sysctl_debug_range || ktap_fail sysctl_debug_range
+if echo 48 > $S/default_window 2>/dev/null || [ "$(cat $S/default_window)" != 64 ]; then
+	ktap_fail sysctl_default_window_power_of_two "48 accepted"
+else
+	ktap_ok sysctl_default_window_power_of_two
+fi
+echo 5000 > $S/timeout_ms
+v=$(unshare -n cat $S/timeout_ms)
+echo 10000 > $S/timeout_ms
+[ "$v" = 10000 ] && ktap_ok sysctl_per_netns || ktap_fail sysctl_per_netns "new netns sees $v"
+
+# the C test of every genl op and ioctl (its own KTAP, numbered apart),
+# traced: the tracepoints must show its state transitions
+T=/sys/kernel/tracing
+[ -d $T/events/rina ] && echo 1 > $T/events/rina/enable
+/tests/rina_kmod_test
+rc=$?
+[ $rc = 0 ] && ktap_ok interface_test || ktap_fail interface_test "exit $rc"
+if [ -d $T/events/rina ]; then
+	echo 0 > $T/events/rina/enable
+	if grep -q 'rina_job: job=1 state=1 add' $T/trace &&
+	   grep -q 'rina_job: job=1 state=2 state' $T/trace &&
+	   grep -q 'rina_attach: job=2 rank=1 lost' $T/trace; then
+		ktap_ok tracepoints
+	else
+		ktap_fail tracepoints "$(grep -c rina_ $T/trace) rina events"
+	fi
+else
+	ktap_skip tracepoints "no tracefs events/rina"
+fi
+
+# rinactl against the module, when its subcommands are there
+if [ -x /tests/rinactl_test.sh ] && [ -x /usr/bin/rinactl ]; then
+	/tests/rinactl_test.sh
+	rc=$?
+	[ $rc = 0 ] && ktap_ok rinactl_test || ktap_fail rinactl_test "exit $rc"
+fi
+
+# rmmod with jobs present (the C test leaves an aborted job behind)
+if rmmod rina && ! grep -q '^rina ' /proc/modules; then
+	ktap_ok rmmod_with_jobs_present
+else
+	ktap_fail rmmod_with_jobs_present
+fi
+insmod $KO && rmmod rina && ktap_ok reload_after_jobs || ktap_fail reload_after_jobs
+
+if dmesg | grep -E 'WARNING:|BUG:|Call Trace|general protection|refcount_t|list_add corruption|kmemleak'; then
+	ktap_fail dmesg_clean
+else
+	ktap_ok dmesg_clean
+fi
+echo "1..$ktap_n"
+ktap_finish
