@@ -41,7 +41,7 @@ prefix_of()
 	sed -n 's/.*NETNS \(rina-[a-z0-9]\{5\}\)-.*/\1/p' "$1" | head -1
 }
 
-ktap_plan 19
+ktap_plan 20
 
 # 1-3: per topology, each rank sees its rank, rank count and address
 for topo in 1x2 2x2 2x3; do
@@ -216,7 +216,30 @@ if [ -n "$p" ]; then
 	rm -rf /tmp/rina-run."${p#rina-}".*
 fi
 
-# 18-19: --mpi runs mpirun's ranks in the host namespaces
+# 18: the INA ToR hook starts $RINA_TOR (build/bin/rina-tor) in the ToR
+# namespace of each INA rack only, prefixes its output, stops it at exit
+cat >"$tmp/fake-tor" <<'EOF'
+#!/bin/sh
+echo "TOR $* $(ip -4 -o addr show dev br0 | awk '{print $4}') PID $$"
+touch "$(dirname "$2")/tor.ready"
+exec sleep 300
+EOF
+chmod +x "$tmp/fake-tor"
+RINA_TOR=$tmp/fake-tor "$RUN" --topo 2x2 --ina 1 --timeout 30 -- sh -c '
+	for i in $(seq 100); do
+		[ -e "$RINA_RUN_DIR/tor.ready" ] && exit 0; sleep 0.1
+	done; exit 1' >"$tmp/tor" 2>&1
+rc=$?
+if [ $rc -eq 0 ] &&
+   grep -qE '^\[tor 1\] TOR --job /tmp/rina-run\.[^ ]*/job --rack 1 --bridge br0 198\.18\.1\.254/15 PID [0-9]+$' "$tmp/tor" &&
+   ! grep -q '^\[tor 0\]' "$tmp/tor" && ! ranks_alive "$tmp/tor"; then
+	ktap_ok "ina_tor_hook"
+else
+	sed 's/^/#   /' "$tmp/tor"
+	ktap_fail "ina_tor_hook" "rc=$rc"
+fi
+
+# 19-20: --mpi runs mpirun's ranks in the host namespaces
 if command -v mpirun >/dev/null && [ -x "$MPIBENCH" ]; then
 	"$RUN" --topo 2x2 --mpi --timeout 90 -- sh -c \
 		'echo "MPI $OMPI_COMM_WORLD_RANK $(hostname) $(ip -4 -o addr show dev eth0 | awk "{print \$4}")"' \
