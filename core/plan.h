@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Job description and ring plan: who is in the ring, in which order, and
+ * which rank speaks for an INA rack. Shared by librina, the kernel module
+ * and the software ToR so that every party derives the same ring.
+ */
+#ifndef RINA_CORE_PLAN_H
+#define RINA_CORE_PLAN_H
+
+#include "compat.h"
+#include <linux/rina.h>
+
+#define RINA_MAX_RANKS		256
+#define RINA_MAX_RACKS		64
+#define RINA_MIN_WINDOW		2
+#define RINA_MAX_WINDOW		32768	/* power of two; slot field is 16 bits */
+
+struct rina_rank_desc {
+	__be32	ip;		/* IPv4, network order */
+	__be16	port;		/* UDP port, network order */
+	__u16	rack;		/* rack id */
+	__u8	mac[6];		/* all zero: unknown */
+	__u8	pad[2];
+};
+
+struct rina_rack_desc {
+	__u16	id;
+	__u8	ina;		/* the ToR can aggregate */
+	__u8	pad;
+	__be32	tor_ip;		/* ToR control address, 0: none */
+	__be16	tor_port;	/* network order */
+	__u8	pad2[2];
+};
+
+struct rina_job_desc {
+	__u16	job_id;
+	__u16	n_ranks;
+	__u16	n_racks;
+	__u16	elems;		/* E: int32 elements per packet */
+	__u16	window;		/* W: packets in flight per hop, power of 2 */
+	__u16	pad;
+	__u32	timeout_ms;	/* no progress for this long: error */
+	__u32	rto_us;		/* initial retransmission timeout */
+	struct rina_rank_desc ranks[RINA_MAX_RANKS];	/* index = rank */
+	struct rina_rack_desc racks[RINA_MAX_RACKS];
+};
+
+enum rina_job_err {
+	RINA_JOB_OK = 0,
+	RINA_JOB_NO_RANKS,
+	RINA_JOB_TOO_MANY_RANKS,
+	RINA_JOB_TOO_MANY_RACKS,
+	RINA_JOB_BAD_ELEMS,
+	RINA_JOB_BAD_WINDOW,
+	RINA_JOB_BAD_TIMEOUT,
+	RINA_JOB_BAD_RTO,
+	RINA_JOB_BAD_ADDR,
+	RINA_JOB_BAD_PORT,
+	RINA_JOB_DUP_ADDR,
+	RINA_JOB_UNKNOWN_RACK,
+	RINA_JOB_DUP_RACK,
+	__RINA_JOB_MAX,
+};
+
+/* Why a job was rejected; "what" names the rank or rack index at fault. */
+struct rina_job_verdict {
+	enum rina_job_err err;
+	int what;
+};
+
+extern const char *const rina_job_err_names[__RINA_JOB_MAX];
+
+struct rina_job_verdict rina_job_validate(const struct rina_job_desc *job);
+const struct rina_rack_desc *rina_job_rack(const struct rina_job_desc *job,
+					   unsigned int rack_id);
+
+/* One ring member: an autonomous rank or an INA rack spoken for by its agent. */
+struct rina_member {
+	__u16	rack;
+	__u16	agent;		/* rank whose address is the member's address */
+	__u16	first;		/* index into rina_ring.order of its first rank */
+	__u16	n_local;	/* ranks it stands for (1 if autonomous) */
+	__u8	ina;		/* an abstracted member (INA rack) */
+	__u8	pad[3];
+};
+
+struct rina_ring {
+	__u16	L;				/* ring length */
+	__u16	n_ranks;
+	__u16	order[RINA_MAX_RANKS];		/* ranks, rack-contiguous */
+	__u16	member_of[RINA_MAX_RANKS];	/* rank -> member index */
+	struct rina_member m[RINA_MAX_RANKS];
+};
+
+/*
+ * Build the ring of a validated job. Racks in ascending id, ranks in
+ * ascending order inside a rack. With use_ina, every INA rack becomes one
+ * member whose agent is its lowest rank: L = x + m(k - x).
+ */
+void rina_ring_build(const struct rina_job_desc *job, int use_ina,
+		     struct rina_ring *ring);
+
+static inline unsigned int rina_ring_next(const struct rina_ring *r,
+					  unsigned int member)
+{
+	return member + 1 == r->L ? 0 : member + 1;
+}
+
+static inline unsigned int rina_ring_prev(const struct rina_ring *r,
+					  unsigned int member)
+{
+	return member ? member - 1 : r->L - 1u;
+}
+
+/* 64-bit FNV-1a over the fields every rank must agree on. */
+__u64 rina_job_hash(const struct rina_job_desc *job);
+
+#endif /* RINA_CORE_PLAN_H */

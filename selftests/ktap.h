@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * Minimal KTAP emitter for C tests: ktap_plan(n), ktap_result(ok, fmt...),
+ * ktap_skip(fmt...), ktap_finish() -> exit status (0, 1, or 4 if all
+ * skipped). Diagnostics go out as "# " lines.
+ */
+#ifndef RINA_KTAP_H
+#define RINA_KTAP_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int ktap_n, ktap_pass, ktap_fail, ktap_nskip;
+
+static inline void ktap_plan(int n)
+{
+	printf("TAP version 13\n1..%d\n", n);
+	fflush(stdout);
+}
+
+__attribute__((format(printf, 2, 3)))
+static inline void ktap_result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	ktap_n++;
+	if (ok)
+		ktap_pass++;
+	else
+		ktap_fail++;
+	printf("%s %d ", ok ? "ok" : "not ok", ktap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+__attribute__((format(printf, 1, 2)))
+static inline void ktap_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	ktap_n++;
+	ktap_nskip++;
+	printf("ok %d ", ktap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" # SKIP\n");
+	fflush(stdout);
+}
+
+#define ktap_diag(...)	do { printf("# " __VA_ARGS__); printf("\n"); } while (0)
+
+static inline int ktap_finish(void)
+{
+	printf("# Totals: pass:%d fail:%d skip:%d\n", ktap_pass, ktap_fail,
+	       ktap_nskip);
+	fflush(stdout);
+	if (ktap_fail)
+		return 1;
+	return ktap_pass ? 0 : 4;
+}
+
+#endif /* RINA_KTAP_H */

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * librina allreduce over the in-process transport: every rank is a
+ * thread running the real ring engine. Results against a CPU reference
+ * for N = 1..8 and awkward counts, bitwise identity across ranks, loss
+ * and duplication through the fault knobs, a dead rank, mismatched jobs
+ * and calls, overflow and NaN reporting.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rina.h"
+#include "../ktap.h"
+
+#define MAXN	8
+
+struct job_opts {
+	int	n;
+	int	elems;
+	int	window;
+	int	timeout_ms;
+	int	racks;		/* ranks spread over this many racks */
+	uint32_t drop_ppm, dup_ppm;
+	int	net;		/* distinct per run: late packets stay apart */
+};
+
+struct rank_ctx {
+	const struct job_opts *jo;
+	int	rank;
+	char	job[8192];
+	size_t	count;
+	enum rina_dtype dtype;
+	enum rina_redop op;
+	bool	in_place;
+	int	calls;		/* allreduce calls to make */
+	int	die_after;	/* rank leaves after this many calls, -1 never */
+	void	*in, *out;
+	int	init_rc, rc;
+	double	elapsed_ms;
+	struct rina_stats st;
+	char	err[512];
+};
+
+static void make_job(char *buf, size_t len, const struct job_opts *jo,
+		     int variant)
+{
+	int r, n = 0, racks = jo->racks ? jo->racks : 1;
+
+	n += snprintf(buf + n, len - n,
+		      "job %d\nelements %d\nwindow %d\ntimeout_ms %d\nrto_us 1000\n",
+		      7 + variant, jo->elems, jo->window, jo->timeout_ms);
+	for (r = 0; r < racks; r++)
+		n += snprintf(buf + n, len - n, "rack %d plain\n", r);
+	/* a fresh address block per run: a vanished rank's endpoint stays */
+	for (r = 0; r < jo->n; r++) {
+		unsigned int a = (unsigned int)jo->net * 16 + (unsigned int)r + 1;
+
+		n += snprintf(buf + n, len - n,
+			      "rank %d 198.%u.%u.%u:21056 rack %d\n", r,
+			      18 + a / 65536, a / 256 % 256, a % 256,
+			      r * racks / jo->n);
+	}
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void *rank_main(void *arg)
+{
+	struct rank_ctx *x = arg;
+	struct rina_config cfg = RINA_CONFIG_INIT;
+	rina_comm_t *comm;
+	double t0;
+	int i;
+
+	cfg.job_text = x->job;
+	cfg.rank = x->rank;
+	cfg.transport = "inproc";
+	cfg.drop_ppm = x->jo->drop_ppm;
+	cfg.dup_ppm = x->jo->dup_ppm;
+	x->init_rc = rina_comm_init(&comm, &cfg);
+	if (x->init_rc) {
+		snprintf(x->err, sizeof(x->err), "%s", rina_last_error());
+		return NULL;
+	}
+	t0 = now_ms();
+	for (i = 0; i < x->calls; i++) {
+		if (i == x->die_after) {
+			/* vanish without a word, like a killed process */
+			x->rc = -1;
+			return NULL;
+		}
+		if (!x->in_place)
+			memset(x->out, 0xa5, x->count * 4);
+		else
+			memcpy(x->out, x->in, x->count * 4);
+		x->rc = rina_allreduce(x->in_place ? x->out : x->in, x->out,
+				       x->count, x->dtype, x->op, comm);
+		if (x->rc) {
+			snprintf(x->err, sizeof(x->err), "%s",
+				 rina_last_error());
+			break;
+		}
+	}
+	x->elapsed_ms = now_ms() - t0;
+	x->st.size = sizeof(x->st);
+	rina_comm_get_stats(comm, &x->st);
+	rina_comm_destroy(comm);
+	return NULL;
+}
+
+static int32_t ival(int r, size_t j)
+{
+	return (int32_t)((j * 2654435761u + (size_t)r * 977u) % 20001) - 10000;
+}
+
+static float fval(int r, size_t j)
+{
+	return (float)ival(r, j) * 1e-3f * (float)(1 + j % 13) *
+	       (j % 97 == 0 ? 1000.0f : 1.0f);
+}
+
+struct run {
+	struct job_opts jo;
+	struct rank_ctx x[MAXN];
+	int	variant[MAXN];	/* job id offset per rank (mismatch test) */
+	size_t	count[MAXN];
+};
+
+static int net_seq;
+
+static void run_init(struct run *R, int n, int elems, int window)
+{
+	memset(R, 0, sizeof(*R));
+	R->jo.n = n;
+	R->jo.elems = elems;
+	R->jo.window = window;
+	R->jo.timeout_ms = 3000;
+	R->jo.net = net_seq++;
+}
+
+static void run_go(struct run *R, size_t count, enum rina_dtype dt,
+		   enum rina_redop op, bool in_place, int calls)
+{
+	pthread_t th[MAXN];
+	int r;
+	size_t j;
+
+	for (r = 0; r < R->jo.n; r++) {
+		struct rank_ctx *x = &R->x[r];
+		size_t cnt = R->count[r] ? R->count[r] : count;
+
+		x->jo = &R->jo;
+		x->rank = r;
+		make_job(x->job, sizeof(x->job), &R->jo, R->variant[r]);
+		x->count = cnt;
+		x->dtype = dt;
+		x->op = op;
+		x->in_place = in_place;
+		x->calls = calls;
+		if (!x->die_after)
+			x->die_after = -1;
+		x->in = malloc(cnt * 4 + 4);
+		x->out = malloc(cnt * 4 + 4);
+		for (j = 0; j < cnt; j++) {
+			if (dt == RINA_INT32)
+				((int32_t *)x->in)[j] = ival(r, j);
+			else
+				((float *)x->in)[j] = fval(r, j);
+		}
+	}
+	for (r = 0; r < R->jo.n; r++)
+		pthread_create(&th[r], NULL, rank_main, &R->x[r]);
+	for (r = 0; r < R->jo.n; r++)
+		pthread_join(th[r], NULL);
+}
+
+static void run_free(struct run *R)
+{
+	int r;
+
+	for (r = 0; r < R->jo.n; r++) {
+		free(R->x[r].in);
+		free(R->x[r].out);
+	}
+}
+
+static bool all_ok(struct run *R)
+{
+	int r;
+
+	for (r = 0; r < R->jo.n; r++) {
+		if (R->x[r].init_rc || R->x[r].rc) {
+			ktap_diag("rank %d: init %d rc %d: %s", r,
+				  R->x[r].init_rc, R->x[r].rc, R->x[r].err);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Every rank holds the same bytes. */
+static bool identical(struct run *R)
+{
+	int r;
+
+	for (r = 1; r < R->jo.n; r++)
+		if (memcmp(R->x[0].out, R->x[r].out, R->x[0].count * 4)) {
+			ktap_diag("rank %d differs from rank 0", r);
+			return false;
+		}
+	return true;
+}
+
+static bool int_correct(struct run *R, enum rina_redop op)
+{
+	size_t j, n = R->x[0].count;
+	int r;
+
+	for (j = 0; j < n; j++) {
+		int64_t ref = op == RINA_MAX ? INT32_MIN : 0;
+
+		for (r = 0; r < R->jo.n; r++)
+			ref = op == RINA_MAX ? (ival(r, j) > ref ?
+						ival(r, j) : ref) :
+					       ref + ival(r, j);
+		if (op == RINA_AVG)
+			ref /= R->jo.n;
+		if (((int32_t *)R->x[0].out)[j] != ref) {
+			ktap_diag("element %zu: got %d want %lld", j,
+				  ((int32_t *)R->x[0].out)[j],
+				  (long long)ref);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The bound of Documentation/protocol.md: N^2 2^e / (2 (2^31-1)). */
+static bool float_correct(struct run *R, bool avg)
+{
+	size_t g0, j, n = R->x[0].count, E = (size_t)R->jo.elems;
+	int N = R->jo.n, r, e;
+
+	for (g0 = 0; g0 < n; g0 += E) {
+		size_t g1 = g0 + E < n ? g0 + E : n;
+		double gmax = 0, bound;
+
+		for (r = 0; r < N; r++)
+			for (j = g0; j < g1; j++)
+				gmax = fmax(gmax, fabs(fval(r, j)));
+		frexp(gmax, &e);
+		bound = (double)N * N * ldexp(1, e) / (2.0 * 2147483647.0);
+		for (j = g0; j < g1; j++) {
+			double ref = 0, got = ((float *)R->x[0].out)[j];
+
+			for (r = 0; r < N; r++)
+				ref += fval(r, j);
+			if (avg)
+				ref /= N;
+			if (fabs(got - ref) > (avg ? bound / N : bound) +
+			    fabs(ref) * 0x1p-24) {
+				ktap_diag("element %zu: got %.9g want %.9g bound %.3g",
+					  j, got, ref, bound);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+static void test_counts(void)
+{
+	static const size_t counts[] = { 0, 1, 3, 7, 255, 1000, 4099, 50001 };
+	int n;
+	unsigned int c;
+
+	for (n = 1; n <= MAXN; n++) {
+		bool ok = true;
+
+		for (c = 0; c < sizeof(counts) / sizeof(counts[0]) && ok;
+		     c++) {
+			struct run R;
+			bool in_place = c % 2;
+
+			run_init(&R, n, 64, 8);
+			run_go(&R, counts[c], RINA_INT32, RINA_SUM, in_place,
+			       2);
+			ok = all_ok(&R) && int_correct(&R, RINA_SUM) &&
+			     identical(&R);
+			if (!ok)
+				ktap_diag("count %zu in_place %d", counts[c],
+					  in_place);
+			run_free(&R);
+			if (!ok)
+				break;
+			run_init(&R, n, 64, 8);
+			run_go(&R, counts[c], RINA_FLOAT32, RINA_SUM,
+			       in_place, 2);
+			ok = all_ok(&R) && float_correct(&R, false) &&
+			     identical(&R);
+			if (!ok)
+				ktap_diag("float count %zu", counts[c]);
+			run_free(&R);
+		}
+		ktap_result(ok, "int32 and float32 sum, N=%d, counts 0..50001, in and out of place",
+			    n);
+	}
+}
+
+static void test_ops(void)
+{
+	struct run R;
+	bool ok;
+
+	run_init(&R, 4, 32, 16);
+	run_go(&R, 3000, RINA_INT32, RINA_AVG, false, 1);
+	ok = all_ok(&R) && int_correct(&R, RINA_AVG) && identical(&R);
+	run_free(&R);
+	ktap_result(ok, "int32 avg");
+
+	run_init(&R, 5, 32, 16);
+	run_go(&R, 3000, RINA_INT32, RINA_MAX, true, 1);
+	ok = all_ok(&R) && int_correct(&R, RINA_MAX) && identical(&R);
+	run_free(&R);
+	ktap_result(ok, "int32 max");
+
+	run_init(&R, 3, 32, 16);
+	run_go(&R, 3000, RINA_FLOAT32, RINA_AVG, false, 1);
+	ok = all_ok(&R) && float_correct(&R, true) && identical(&R);
+	run_free(&R);
+	ktap_result(ok, "float32 avg");
+}
+
+static void test_faults(uint32_t drop, uint32_t dup, const char *what)
+{
+	struct run R;
+	uint64_t retx = 0, dups = 0;
+	bool ok;
+	int r;
+
+	run_init(&R, 4, 64, 16);
+	R.jo.drop_ppm = drop;
+	R.jo.dup_ppm = dup;
+	R.jo.timeout_ms = 5000;
+	run_go(&R, 20000, RINA_INT32, RINA_SUM, false, 3);
+	ok = all_ok(&R) && int_correct(&R, RINA_SUM) && identical(&R);
+	for (r = 0; r < R.jo.n; r++) {
+		retx += R.x[r].st.retransmits;
+		dups += R.x[r].st.duplicates;
+	}
+	ktap_diag("%s: retransmits %llu duplicates %llu", what,
+		  (unsigned long long)retx, (unsigned long long)dups);
+	if (drop && !retx)
+		ok = false;
+	if (dup && !dups)
+		ok = false;
+	run_free(&R);
+	ktap_result(ok, "%s: exact result, recovery counted", what);
+
+	run_init(&R, 3, 64, 16);
+	R.jo.drop_ppm = drop;
+	R.jo.dup_ppm = dup;
+	R.jo.timeout_ms = 5000;
+	run_go(&R, 20000, RINA_FLOAT32, RINA_SUM, true, 2);
+	ok = all_ok(&R) && float_correct(&R, false) && identical(&R);
+	run_free(&R);
+	ktap_result(ok, "%s: float32 bitwise identical on every rank", what);
+}
+
+static void test_dead_rank(void)
+{
+	struct run R;
+	bool ok = true;
+	int r;
+
+	run_init(&R, 4, 64, 16);
+	R.jo.timeout_ms = 400;
+	R.x[2].die_after = 1;
+	run_go(&R, 10000, RINA_INT32, RINA_SUM, false, 3);
+	for (r = 0; r < R.jo.n; r++) {
+		if (r == 2)
+			continue;
+		ktap_diag("rank %d: rc %d (%s) after %.0f ms: %s", r,
+			  R.x[r].rc, rina_strerror(R.x[r].rc),
+			  R.x[r].elapsed_ms, R.x[r].err);
+		if (R.x[r].rc != RINA_ERR_TIMEOUT &&
+		    R.x[r].rc != RINA_ERR_ABORTED)
+			ok = false;
+		/* deadline: one timeout, plus the first call's work */
+		if (R.x[r].elapsed_ms > 400 * 2 + 500)
+			ok = false;
+	}
+	run_free(&R);
+	ktap_result(ok, "a vanished rank: every other rank fails within the deadline");
+}
+
+static void test_mismatch(void)
+{
+	struct run R;
+	bool ok;
+
+	run_init(&R, 3, 64, 16);
+	R.jo.timeout_ms = 1000;
+	R.variant[1] = 1;	/* rank 1 has another job id */
+	run_go(&R, 100, RINA_INT32, RINA_SUM, false, 1);
+	/* rank 1 hears no one of its job; its neighbours see a stranger */
+	ok = R.x[1].init_rc == RINA_ERR_TIMEOUT && R.x[0].init_rc &&
+	     R.x[2].init_rc;
+	ktap_diag("job id differs: init %d %d %d: %s", R.x[0].init_rc,
+		  R.x[1].init_rc, R.x[2].init_rc, R.x[0].err);
+	run_free(&R);
+	ktap_result(ok, "different job ids never form a ring");
+
+	run_init(&R, 3, 64, 16);
+	R.jo.timeout_ms = 1000;
+	R.x[0].jo = &R.jo;
+	run_go(&R, 100, RINA_INT32, RINA_SUM, false, 0);
+	ok = all_ok(&R);
+	run_free(&R);
+	ktap_result(ok, "init and destroy without a call");
+
+	run_init(&R, 3, 64, 16);
+	R.jo.timeout_ms = 2000;
+	R.count[1] = 5000;	/* rank 1 calls with another count */
+	run_go(&R, 4000, RINA_INT32, RINA_SUM, false, 1);
+	ok = R.x[0].rc && R.x[1].rc && R.x[2].rc;
+	ktap_diag("count differs: %d %d %d: %s / %s / %s", R.x[0].rc,
+		  R.x[1].rc, R.x[2].rc, R.x[0].err, R.x[1].err, R.x[2].err);
+	ok = ok && (R.x[0].rc == RINA_ERR_MISMATCH ||
+		    R.x[1].rc == RINA_ERR_MISMATCH ||
+		    R.x[2].rc == RINA_ERR_MISMATCH);
+	run_free(&R);
+	ktap_result(ok, "different counts: a clear mismatch error, no hang");
+}
+
+static void test_job_hash_mismatch(void)
+{
+	struct run R;
+	pthread_t th[3];
+	bool ok;
+	int r;
+
+	/* same job id and ring, rank 2's file says window 32 */
+	run_init(&R, 3, 64, 16);
+	R.jo.timeout_ms = 1000;
+	for (r = 0; r < 3; r++) {
+		struct rank_ctx *x = &R.x[r];
+
+		x->jo = &R.jo;
+		x->rank = r;
+		x->die_after = -1;
+		make_job(x->job, sizeof(x->job), &R.jo, 0);
+		x->in = x->out = NULL;
+	}
+	{
+		struct job_opts jo2 = R.jo;
+
+		jo2.window = 32;
+		make_job(R.x[2].job, sizeof(R.x[2].job), &jo2, 0);
+	}
+	for (r = 0; r < 3; r++)
+		pthread_create(&th[r], NULL, rank_main, &R.x[r]);
+	for (r = 0; r < 3; r++)
+		pthread_join(th[r], NULL);
+	ok = R.x[2].init_rc == RINA_ERR_MISMATCH ||
+	     R.x[1].init_rc == RINA_ERR_MISMATCH ||
+	     R.x[0].init_rc == RINA_ERR_MISMATCH;
+	ktap_diag("window differs: %d %d %d: %s", R.x[0].init_rc,
+		  R.x[1].init_rc, R.x[2].init_rc,
+		  R.x[2].init_rc ? R.x[2].err : R.x[1].err);
+	ktap_result(ok, "different job descriptions: RINA_ERR_MISMATCH at init");
+}
+
+static void test_overflow_nan(void)
+{
+	struct run R;
+	bool ok = true;
+	int r;
+
+	run_init(&R, 3, 64, 16);
+	run_go(&R, 500, RINA_INT32, RINA_SUM, false, 0);
+	for (r = 0; r < 3; r++) {
+		((int32_t *)R.x[r].in)[123] = INT32_MAX - 5;
+		R.x[r].calls = 1;
+	}
+	{
+		pthread_t th[3];
+
+		for (r = 0; r < 3; r++)
+			pthread_create(&th[r], NULL, rank_main, &R.x[r]);
+		for (r = 0; r < 3; r++)
+			pthread_join(th[r], NULL);
+	}
+	for (r = 0; r < 3; r++)
+		if (R.x[r].rc != RINA_ERR_OVERFLOW)
+			ok = false;
+	ktap_diag("overflow: %d %d %d", R.x[0].rc, R.x[1].rc, R.x[2].rc);
+	run_free(&R);
+	ktap_result(ok, "int32 wrap-around reported on every rank");
+
+	ok = true;
+	run_init(&R, 3, 64, 16);
+	run_go(&R, 500, RINA_FLOAT32, RINA_SUM, false, 0);
+	((float *)R.x[1].in)[77] = NAN;
+	for (r = 0; r < 3; r++)
+		R.x[r].calls = 1;
+	{
+		pthread_t th[3];
+
+		for (r = 0; r < 3; r++)
+			pthread_create(&th[r], NULL, rank_main, &R.x[r]);
+		for (r = 0; r < 3; r++)
+			pthread_join(th[r], NULL);
+	}
+	for (r = 0; r < 3; r++)
+		if (R.x[r].rc != RINA_ERR_NONFINITE)
+			ok = false;
+	ktap_diag("nan: %d %d %d", R.x[0].rc, R.x[1].rc, R.x[2].rc);
+	run_free(&R);
+	ktap_result(ok, "NaN in one rank's input reported on every rank");
+}
+
+static void test_bad_args(void)
+{
+	struct rina_config cfg = RINA_CONFIG_INIT;
+	rina_comm_t *comm = (void *)1;
+	int rc;
+
+	cfg.job_text = "job 1\nrack 0 plain\nrank 0 198.18.0.1 rack 0\n";
+	cfg.rank = 1;
+	cfg.transport = "inproc";
+	rc = rina_comm_init(&comm, &cfg);
+	ktap_result(rc == RINA_ERR_INVALID && !comm &&
+		    strstr(rina_last_error(), "rank 1"),
+		    "rank outside the job is refused: %s", rina_last_error());
+	cfg.rank = 0;
+	cfg.transport = "carrier-pigeon";
+	rc = rina_comm_init(&comm, &cfg);
+	ktap_result(rc == RINA_ERR_INVALID &&
+		    strstr(rina_last_error(), "carrier-pigeon"),
+		    "unknown transport is refused: %s", rina_last_error());
+	cfg.transport = "inproc";
+	rc = rina_comm_init(&comm, &cfg);
+	if (rc == RINA_OK) {
+		int32_t v = 5;
+
+		rc = rina_allreduce(&v, &v, 1, RINA_FLOAT32, RINA_MAX, comm);
+		ktap_result(rc == RINA_ERR_INVALID,
+			    "MAX on float32 is refused: %s",
+			    rina_last_error());
+		rc = rina_allreduce(&v, &v, 1, RINA_INT32, RINA_SUM, comm);
+		ktap_result(rc == RINA_OK && v == 5, "N=1 allreduce is the identity");
+		rina_comm_destroy(comm);
+	} else {
+		ktap_result(0, "single-rank init: %s", rina_last_error());
+		ktap_result(0, "N=1 allreduce is the identity");
+	}
+}
+
+int main(void)
+{
+	ktap_plan(8 + 3 + 4 + 1 + 4 + 2 + 4);
+	test_counts();
+	test_ops();
+	test_faults(10000, 0, "1% loss");
+	test_faults(100000, 100000, "10% loss and 10% duplication");
+	test_dead_rank();
+	test_mismatch();
+	test_job_hash_mismatch();
+	test_overflow_nan();
+	test_bad_args();
+	return ktap_finish();
+}

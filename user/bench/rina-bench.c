@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * rina-bench: nccl-tests-style allreduce benchmark for librina.
+ *
+ * Every rank runs it (rina-run sets RINA_JOB and RINA_RANK). Rank 0
+ * prints the table; with --json every rank prints one object per size.
+ * Bytes on the wire per rank are compared with the ring's theoretical
+ * volume 2(L-1)/L * S plus per-packet headers.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rina.h"
+
+#define HDR_BYTES	70	/* Ethernet + IPv4 + UDP + Rina header */
+
+struct opts {
+	size_t	min_bytes, max_bytes;
+	double	factor;
+	int	iters, warmup;
+	int	check;
+	enum rina_dtype dtype;
+	enum rina_redop op;
+	const char *transport;
+	bool	json;
+	int	elems;		/* E of the job, for the theory column */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	switch (*end) {
+	case 'G': case 'g': v *= 1024; /* fall through */
+	case 'M': case 'm': v *= 1024; /* fall through */
+	case 'K': case 'k': v *= 1024; end++; break;
+	case 0: break;
+	default: return -1;
+	}
+	if (*end)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: rina-bench [-b MINBYTES] [-e MAXBYTES] [-f FACTOR] [-n ITERS]\n"
+"                  [-w WARMUP] [-c 0|1] [-d int32|float32] [-o sum|avg|max]\n"
+"                  [--transport auto|udp|xdp|inproc] [--json]\n"
+"Run once per rank with RINA_JOB and RINA_RANK set (see rina-run).\n");
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "transport", required_argument, NULL, 'T' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct opts){ 1024, 16 << 20, 2.0, 20, 5, 1, RINA_FLOAT32,
+			    RINA_SUM, NULL, false, 256 };
+	while ((c = getopt_long(argc, argv, "b:e:f:n:w:c:d:o:h", lo,
+				NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (parse_size(optarg, &o->min_bytes))
+				goto bad;
+			break;
+		case 'e':
+			if (parse_size(optarg, &o->max_bytes))
+				goto bad;
+			break;
+		case 'f':
+			o->factor = atof(optarg);
+			if (o->factor < 1.0)
+				goto bad;
+			break;
+		case 'n': o->iters = atoi(optarg); break;
+		case 'w': o->warmup = atoi(optarg); break;
+		case 'c': o->check = atoi(optarg); break;
+		case 'd':
+			if (!strcmp(optarg, "int32"))
+				o->dtype = RINA_INT32;
+			else if (!strcmp(optarg, "float32") ||
+				 !strcmp(optarg, "float"))
+				o->dtype = RINA_FLOAT32;
+			else
+				goto bad;
+			break;
+		case 'o':
+			if (!strcmp(optarg, "sum"))
+				o->op = RINA_SUM;
+			else if (!strcmp(optarg, "avg"))
+				o->op = RINA_AVG;
+			else if (!strcmp(optarg, "max"))
+				o->op = RINA_MAX;
+			else
+				goto bad;
+			break;
+		case 'T': o->transport = optarg; break;
+		case 'J': o->json = true; break;
+		case 'h': usage(stdout); exit(0);
+		default: goto bad;
+		}
+	}
+	if (optind != argc || o->iters < 1 || o->warmup < 0 ||
+	    o->min_bytes > o->max_bytes)
+		goto bad;
+	return 0;
+bad:
+	usage(stderr);
+	return -1;
+}
+
+/* Deterministic inputs: rank r, element j. */
+static int32_t ival(int r, size_t j)
+{
+	return (int32_t)((j * 2654435761u + (size_t)r * 40503u) % 2001) - 1000;
+}
+
+static float fval(int r, size_t j)
+{
+	return (float)ival(r, j) / 997.0f * (float)(1 + (j % 7));
+}
+
+static void fill(void *buf, size_t count, const struct opts *o, int rank)
+{
+	size_t j;
+
+	for (j = 0; j < count; j++) {
+		if (o->dtype == RINA_INT32)
+			((int32_t *)buf)[j] = ival(rank, j);
+		else
+			((float *)buf)[j] = fval(rank, j);
+	}
+}
+
+/*
+ * Elements outside the documented bound: int32 exact; float32 within
+ * N^2 * 2^e / (2 * (2^31 - 1)) of the exact sum plus half an ulp of the
+ * result, where 2^e bounds the group's largest input
+ * (Documentation/protocol.md, "Numbers").
+ */
+static size_t check_int(const int32_t *buf, size_t count,
+			const struct opts *o, int n)
+{
+	size_t j, wrong = 0;
+	int r;
+
+	for (j = 0; j < count; j++) {
+		int64_t ref = o->op == RINA_MAX ? INT32_MIN : 0;
+
+		for (r = 0; r < n; r++) {
+			if (o->op == RINA_MAX)
+				ref = ival(r, j) > ref ? ival(r, j) : ref;
+			else
+				ref += ival(r, j);
+		}
+		if (o->op == RINA_AVG)
+			ref /= n;
+		wrong += buf[j] != ref;
+	}
+	return wrong;
+}
+
+static size_t check_float(const float *buf, size_t count,
+			  const struct opts *o, int n)
+{
+	size_t g0, j, wrong = 0, E = (size_t)o->elems;
+	int r, e;
+
+	for (g0 = 0; g0 < count; g0 += E) {
+		size_t g1 = g0 + E < count ? g0 + E : count;
+		double gmax = 0, bound;
+
+		for (r = 0; r < n; r++)
+			for (j = g0; j < g1; j++)
+				gmax = fmax(gmax, fabs(fval(r, j)));
+		frexp(gmax, &e);	/* 2^e > gmax, as librina picks it */
+		bound = (double)n * n * ldexp(1.0, e) / (2.0 * 2147483647.0);
+		if (o->op == RINA_AVG)
+			bound /= n;
+		for (j = g0; j < g1; j++) {
+			double ref = 0;
+
+			for (r = 0; r < n; r++)
+				ref += fval(r, j);
+			if (o->op == RINA_AVG)
+				ref /= n;
+			if (fabs(buf[j] - ref) > bound + fabs(ref) * 0x1p-24)
+				wrong++;
+		}
+	}
+	return wrong;
+}
+
+static size_t check(const void *buf, size_t count, const struct opts *o,
+		    int n)
+{
+	if (o->dtype == RINA_INT32)
+		return check_int(buf, count, o, n);
+	return check_float(buf, count, o, n);
+}
+
+static uint64_t fnv(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (len--) {
+		h ^= *b++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static size_t next_size(size_t bytes, const struct opts *o)
+{
+	size_t next = (size_t)ceil((double)bytes * o->factor);
+
+	if (o->factor > 1.0 && next <= bytes)
+		next = bytes + 4;
+	return next;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	struct rina_stats s0 = { .size = sizeof(s0) }, s1 = { .size = sizeof(s1) };
+	struct opts o;
+	rina_comm_t *comm;
+	double sum_busbw = 0, *times;
+	size_t bytes, total_wrong = 0;
+	int rank, n, L, rows = 0, i, ret;
+	const char *tname;
+	void *buf;
+
+	if (parse_opts(argc, argv, &o))
+		return 2;
+	tname = o.dtype == RINA_INT32 ? "int32" : "float";
+	if (o.transport)
+		setenv("RINA_TRANSPORT", o.transport, 1);
+	ret = rina_comm_init_env(&comm);
+	if (ret) {
+		fprintf(stderr, "rina-bench: %s: %s\n", rina_strerror(ret),
+			rina_last_error());
+		return 1;
+	}
+	rank = rina_comm_rank(comm);
+	n = rina_comm_size(comm);
+	L = rina_comm_ring_len(comm);
+	o.elems = rina_comm_elems(comm);
+	buf = malloc(o.max_bytes ? o.max_bytes : 4);
+	times = calloc((size_t)o.iters, sizeof(*times));
+	if (!buf || !times) {
+		fprintf(stderr, "rina-bench: out of memory\n");
+		return 1;
+	}
+	if (rank == 0 && !o.json) {
+		printf("# rina-bench: %d ranks, ring of %d, transport %s, %s %s\n",
+		       n, L, rina_comm_transport(comm), tname,
+		       o.op == RINA_SUM ? "sum" : o.op == RINA_AVG ? "avg" :
+		       "max");
+		printf("#\n# %10s %12s %8s %6s %10s %8s %8s %7s %12s %12s %6s\n",
+		       "size", "count", "type", "redop", "time", "algbw",
+		       "busbw", "#wrong", "tx/rank", "theory", "ratio");
+		printf("# %10s %12s %8s %6s %10s %8s %8s %7s %12s %12s %6s\n",
+		       "(B)", "(elements)", "", "", "(us)", "(GB/s)",
+		       "(GB/s)", "", "(B)", "(B)", "");
+	}
+	for (bytes = o.min_bytes;; bytes = next_size(bytes, &o)) {
+		size_t count = bytes / 4, wrong = 0;
+		double t, algbw, busbw, theory, tx, rx;
+		double npkt;
+
+		for (i = 0; i < o.warmup; i++) {
+			fill(buf, count, &o, rank);
+			ret = rina_allreduce(buf, buf, count, o.dtype, o.op,
+					     comm);
+			if (ret)
+				goto fail;
+		}
+		rina_comm_get_stats(comm, &s0);
+		for (i = 0; i < o.iters; i++) {
+			double t0;
+
+			if (o.check)
+				fill(buf, count, &o, rank);
+			t0 = now_s();
+			ret = rina_allreduce(buf, buf, count, o.dtype, o.op,
+					     comm);
+			times[i] = now_s() - t0;
+			if (ret)
+				goto fail;
+		}
+		rina_comm_get_stats(comm, &s1);
+		if (o.check)
+			wrong = check(buf, count, &o, n);
+		total_wrong += wrong;
+		qsort(times, (size_t)o.iters, sizeof(*times), cmp_double);
+		for (t = 0, i = 0; i < o.iters; i++)
+			t += times[i];
+		t /= o.iters;
+		algbw = count ? (double)count * 4 / t / 1e9 : 0;
+		busbw = algbw * 2.0 * (n - 1) / n;
+		tx = (double)(s1.tx_bytes - s0.tx_bytes) / o.iters;
+		rx = (double)(s1.rx_bytes - s0.rx_bytes) / o.iters;
+		/* data packets of E elements, each with its headers */
+		npkt = ceil((double)count / o.elems);
+		theory = L > 1 ? 2.0 * (L - 1) / L *
+			 ((double)count * 4 + npkt * HDR_BYTES) : 0;
+		sum_busbw += busbw;
+		rows++;
+		if (o.json) {
+			printf("{\"rank\":%d,\"size\":%zu,\"count\":%zu,\"dtype\":\"%s\",\"op\":\"%s\",\"n_ranks\":%d,\"ring_len\":%d,\"transport\":\"%s\",\"time_us\":%.2f,\"time_min_us\":%.2f,\"time_med_us\":%.2f,\"time_max_us\":%.2f,\"algbw_GBps\":%.4f,\"busbw_GBps\":%.4f,\"wrong\":%zu,\"tx_bytes\":%.0f,\"rx_bytes\":%.0f,\"theory_bytes\":%.0f,\"retransmits\":%llu,\"duplicates\":%llu,\"hash\":\"%016llx\"}\n",
+			       rank, count * 4, count, tname,
+			       o.op == RINA_SUM ? "sum" : o.op == RINA_AVG ?
+			       "avg" : "max", n, L, rina_comm_transport(comm),
+			       t * 1e6, times[0] * 1e6,
+			       times[o.iters / 2] * 1e6,
+			       times[o.iters - 1] * 1e6, algbw, busbw, wrong,
+			       tx, rx, theory,
+			       (unsigned long long)(s1.retransmits -
+						    s0.retransmits),
+			       (unsigned long long)(s1.duplicates -
+						    s0.duplicates),
+			       (unsigned long long)fnv(buf, count * 4));
+		} else if (rank == 0) {
+			printf("  %10zu %12zu %8s %6s %10.1f %8.3f %8.3f %7zu %12.0f %12.0f %6.3f\n",
+			       count * 4, count, tname,
+			       o.op == RINA_SUM ? "sum" : o.op == RINA_AVG ?
+			       "avg" : "max", t * 1e6, algbw, busbw, wrong,
+			       tx, theory, theory > 0 ? tx / theory : 0);
+		}
+		fflush(stdout);
+		if (next_size(bytes, &o) > o.max_bytes ||
+		    next_size(bytes, &o) == bytes)
+			break;
+	}
+	rina_comm_get_stats(comm, &s1);
+	if (!o.json) {
+		if (rank == 0) {
+			printf("# Out of bounds values : %zu %s\n", total_wrong,
+			       total_wrong ? "FAILED" : "OK");
+			printf("# Avg bus bandwidth    : %.4f\n",
+			       rows ? sum_busbw / rows : 0);
+		}
+		printf("# rank %d counters: tx_packets %llu rx_packets %llu retransmits %llu duplicates %llu timeouts %llu malformed %llu stale %llu early %llu fault_dropped %llu fault_duplicated %llu\n",
+		       rank, (unsigned long long)s1.tx_packets,
+		       (unsigned long long)s1.rx_packets,
+		       (unsigned long long)s1.retransmits,
+		       (unsigned long long)s1.duplicates,
+		       (unsigned long long)s1.timeouts,
+		       (unsigned long long)s1.rx_malformed,
+		       (unsigned long long)s1.rx_stale,
+		       (unsigned long long)s1.rx_early,
+		       (unsigned long long)s1.fault_dropped,
+		       (unsigned long long)s1.fault_duplicated);
+	}
+	rina_comm_destroy(comm);
+	free(buf);
+	free(times);
+	return total_wrong ? 1 : 0;
+fail:
+	fprintf(stderr, "rina-bench: rank %d: %s: %s\n", rank,
+		rina_strerror(ret), rina_last_error());
+	rina_comm_destroy(comm);
+	return 1;
+}

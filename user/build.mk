@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# librina, rinactl and rina-bench.
+
+# xdp_fallback.c stands in only while the AF_XDP transport is absent
+LIBRINA_SRCS := $(wildcard $(TOP)/user/lib/*.c) $(TOP)/core/plan.c \
+	$(TOP)/core/agg.c
+ifneq ($(wildcard $(TOP)/user/lib/xdp_transport.c),)
+LIBRINA_SRCS := $(filter-out %/xdp_fallback.c,$(LIBRINA_SRCS))
+endif
+LIBRINA_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(LIBRINA_SRCS)) \
+	$(OBJ)/core/agg_avx2.o
+LIBRINA_PIC_OBJS := $(LIBRINA_OBJS:.o=.pic.o)
+LIBRINA_A := $(LIBDIR)/librina.a
+LIBRINA_SO := $(LIBDIR)/librina.so.1
+RINA_LDLIBS := -lxdp -lbpf -lelf -lz -lmnl -lm -lpthread
+
+LIB_CFLAGS := -O3 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib
+
+RINACTL_SRCS := $(wildcard $(TOP)/user/rinactl/*.c)
+RINACTL_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(RINACTL_SRCS))
+
+ALL_TARGETS += $(LIBRINA_A) $(LIBRINA_SO) $(BIN)/rinactl $(BIN)/rina-bench
+
+$(OBJ)/user/%.o: $(TOP)/user/%.c | $(BPF_SKELS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(OBJ)/user/%.pic.o: $(TOP)/user/%.c | $(BPF_SKELS)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(OBJ)/core/%.o: $(TOP)/core/%.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(OBJ)/core/%.pic.o: $(TOP)/core/%.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+# The same reference loops, vectorised for AVX2 (chosen at run time).
+AVX2_FLAGS := -mavx2 '-DRINA_AGG_NAME(x)=x\#\#_avx2'
+$(OBJ)/core/agg_avx2.o: $(TOP)/core/agg.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LIB_CFLAGS) $(AVX2_FLAGS) -MMD -MP -c $< -o $@
+
+$(OBJ)/core/agg_avx2.pic.o: $(TOP)/core/agg.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LIB_CFLAGS) $(AVX2_FLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(LIBRINA_A): $(LIBRINA_OBJS)
+	$(call msg,AR,$@)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIBRINA_SO): $(LIBRINA_PIC_OBJS)
+	$(call msg,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -shared -Wl,-soname,librina.so.1 -o $@ $^ $(RINA_LDLIBS)
+	$(Q)ln -sf librina.so.1 $(LIBDIR)/librina.so
+
+$(BIN)/rinactl: $(RINACTL_OBJS) $(LIBRINA_A)
+	$(call msg,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -o $@ $(RINACTL_OBJS) $(LIBRINA_A) $(RINA_LDLIBS)
+
+$(BIN)/rina-bench: $(OBJ)/user/bench/rina-bench.o $(LIBRINA_A)
+	$(call msg,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -o $@ $^ $(RINA_LDLIBS)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+		$(DESTDIR)$(PREFIX)/include/linux
+	install -m 755 $(wildcard $(BIN)/*) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(LIBRINA_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIBRINA_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf librina.so.1 $(DESTDIR)$(PREFIX)/lib/librina.so
+	install -m 644 $(TOP)/user/include/rina.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(TOP)/include/uapi/linux/rina.h \
+		$(DESTDIR)$(PREFIX)/include/linux/
+	-ldconfig
+
+-include $(LIBRINA_OBJS:.o=.d) $(RINACTL_OBJS:.o=.d)

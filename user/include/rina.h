@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * librina: the API training processes link to run Rina allreduce.
+ *
+ *	struct rina_config cfg = RINA_CONFIG_INIT;
+ *	rina_comm_t *comm;
+ *
+ *	cfg.job_file = "job.txt";
+ *	cfg.rank = 3;
+ *	if (rina_comm_init(&comm, &cfg))	// or rina_comm_init_env()
+ *		errx(1, "%s", rina_last_error());
+ *	rc = rina_allreduce(grad, grad, n, RINA_FLOAT32, RINA_SUM, comm);
+ *	rina_comm_destroy(comm);
+ *
+ * The ABI is append-only: struct rina_config and struct rina_stats carry
+ * their size, new fields go at the end.
+ */
+#ifndef RINA_H
+#define RINA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RINA_API_VERSION	1
+#define RINA_CONFIG_MAGIC	0x52494e41u	/* "RINA" */
+
+enum rina_result {
+	RINA_OK			= 0,
+	RINA_ERR_INVALID	= 1,	/* bad argument */
+	RINA_ERR_JOBFILE	= 2,	/* job description unreadable or invalid */
+	RINA_ERR_SYSTEM		= 3,	/* a system call failed */
+	RINA_ERR_NOMEM		= 4,
+	RINA_ERR_TIMEOUT	= 5,	/* a peer stopped answering */
+	RINA_ERR_ABORTED	= 6,	/* another rank failed and said so */
+	RINA_ERR_MISMATCH	= 7,	/* ranks disagree on the job */
+	RINA_ERR_OVERFLOW	= 8,	/* int32 sum wrapped around */
+	RINA_ERR_NONFINITE	= 9,	/* NaN or Inf in a float32 input */
+	RINA_ERR_TRANSPORT	= 10,	/* transport unavailable or failed */
+	RINA_ERR_BROKEN		= 11,	/* communicator failed earlier */
+	__RINA_RESULT_MAX,
+};
+
+enum rina_dtype {
+	RINA_INT32	= 0,
+	RINA_FLOAT32	= 1,
+};
+
+enum rina_redop {
+	RINA_SUM	= 0,
+	RINA_AVG	= 1,	/* SUM, divided by the rank count at the end */
+	RINA_MAX	= 2,	/* int32 only */
+};
+
+struct rina_config {
+	uint32_t	size;		/* sizeof(struct rina_config) */
+	uint32_t	magic;		/* RINA_CONFIG_MAGIC */
+	uint32_t	version;	/* RINA_API_VERSION */
+	int		rank;
+	const char	*job_file;	/* path, or NULL with job_text */
+	const char	*job_text;	/* the job description itself */
+	const char	*transport;	/* "auto", "udp", "xdp", "inproc" */
+	uint32_t	timeout_ms;	/* 0: the job's */
+	uint32_t	drop_ppm;	/* fault injection on send: drop ... */
+	uint32_t	dup_ppm;	/* ... and duplicate, per million */
+	uint32_t	flags;		/* reserved, 0 */
+};
+
+#define RINA_CONFIG_INIT {					\
+	.size = sizeof(struct rina_config),			\
+	.magic = RINA_CONFIG_MAGIC,				\
+	.version = RINA_API_VERSION,				\
+	.rank = -1,						\
+	.transport = "auto",					\
+}
+
+/* Monotonic counters of one communicator. */
+struct rina_stats {
+	uint32_t	size;		/* set by the caller: sizeof(struct rina_stats) */
+	uint32_t	pad;
+	uint64_t	calls;
+	uint64_t	tx_packets, tx_bytes;	/* bytes framed on the wire */
+	uint64_t	rx_packets, rx_bytes;
+	uint64_t	tx_data, rx_data;	/* data packets */
+	uint64_t	tx_acks, rx_acks;
+	uint64_t	retransmits;
+	uint64_t	duplicates;	/* data packets received twice */
+	uint64_t	timeouts;	/* retransmission timer expiries */
+	uint64_t	rx_malformed;	/* failed rina_hdr_check */
+	uint64_t	rx_foreign;	/* other job, or unknown sender */
+	uint64_t	rx_stale;	/* from an earlier call */
+	uint64_t	rx_early;	/* from the next call, kept for it */
+	uint64_t	fault_dropped, fault_duplicated;
+	uint64_t	overflows;	/* calls that returned RINA_ERR_OVERFLOW */
+	/* transport */
+	uint64_t	xdp_rx_dropped, xdp_rx_ring_full;
+	uint64_t	xdp_fill_ring_empty, xdp_invalid_descs;
+};
+
+typedef struct rina_comm rina_comm_t;
+
+/* Create a communicator; on failure *comm is NULL, see rina_last_error(). */
+int rina_comm_init(rina_comm_t **comm, const struct rina_config *cfg);
+/*
+ * The same from the environment launchers set: RINA_JOB (job file),
+ * RINA_RANK, and optionally RINA_TRANSPORT, RINA_TIMEOUT_MS,
+ * RINA_FAULT_DROP_PPM, RINA_FAULT_DUP_PPM.
+ */
+int rina_comm_init_env(rina_comm_t **comm);
+int rina_comm_destroy(rina_comm_t *comm);
+
+/*
+ * Allreduce count elements of sendbuf into recvbuf on every rank
+ * (in place when sendbuf == recvbuf). Every rank gets bitwise-identical
+ * results. Blocking; returns enum rina_result.
+ */
+int rina_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+		   enum rina_dtype dtype, enum rina_redop op,
+		   rina_comm_t *comm);
+
+int rina_comm_rank(const rina_comm_t *comm);
+int rina_comm_size(const rina_comm_t *comm);
+int rina_comm_ring_len(const rina_comm_t *comm);	/* L */
+int rina_comm_elems(const rina_comm_t *comm);		/* E */
+const char *rina_comm_transport(const rina_comm_t *comm);
+int rina_comm_get_stats(rina_comm_t *comm, struct rina_stats *st);
+
+const char *rina_strerror(int result);
+/* Detail of the last failure in this thread (init or allreduce). */
+const char *rina_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RINA_H */

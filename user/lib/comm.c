@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Communicator life cycle and the public allreduce entry point: parse
+ * and check the job, find this rank's place in the ring, open the
+ * transport, shake hands with the neighbours; dispatch calls by dtype.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rina_int.h"
+#include "jobfile.h"
+
+static __thread char last_error[512];
+
+int rina_fail(int result, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return result;
+}
+
+const char *rina_last_error(void)
+{
+	return last_error;
+}
+
+uint64_t rina_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static const char *const result_names[__RINA_RESULT_MAX] = {
+	[RINA_OK]		= "success",
+	[RINA_ERR_INVALID]	= "invalid argument",
+	[RINA_ERR_JOBFILE]	= "bad job description",
+	[RINA_ERR_SYSTEM]	= "system call failed",
+	[RINA_ERR_NOMEM]	= "out of memory",
+	[RINA_ERR_TIMEOUT]	= "timed out waiting for a peer",
+	[RINA_ERR_ABORTED]	= "aborted by another rank",
+	[RINA_ERR_MISMATCH]	= "ranks disagree on the job or the call",
+	[RINA_ERR_OVERFLOW]	= "int32 sum overflowed",
+	[RINA_ERR_NONFINITE]	= "NaN or infinity in the input",
+	[RINA_ERR_TRANSPORT]	= "transport failure",
+	[RINA_ERR_BROKEN]	= "communicator failed earlier",
+};
+
+const char *rina_strerror(int result)
+{
+	if (result < 0 || result >= __RINA_RESULT_MAX)
+		return "unknown result";
+	return result_names[result];
+}
+
+static int open_transport(struct rina_comm *c, const char *want)
+{
+	struct rina_transport_cfg tc = {
+		.local = c->self,
+		.max_msg_len = c->max_msg,
+		.window = c->job.window,
+		.rcvbuf = 8 << 20,
+	};
+	char err[256] = "";
+	int ret;
+
+	if (!want || !*want)
+		want = "auto";
+	if (!strcmp(want, "inproc"))
+		ret = rina_inproc_transport_create(&tc, &c->tp, err,
+						   sizeof(err));
+	else if (!strcmp(want, "xdp"))
+		ret = rina_xdp_transport_create(&tc, &c->tp, err, sizeof(err));
+	else if (!strcmp(want, "udp"))
+		ret = rina_udp_transport_create(&tc, &c->tp, err, sizeof(err));
+	else if (!strcmp(want, "auto")) {
+		/* AF_XDP when the Rina XDP program is attached, else UDP */
+		ret = rina_xdp_transport_create(&tc, &c->tp, err, sizeof(err));
+		if (ret)
+			ret = rina_udp_transport_create(&tc, &c->tp, err,
+							sizeof(err));
+	} else {
+		return rina_fail(RINA_ERR_INVALID,
+				 "unknown transport \"%s\" (auto, udp, xdp, inproc)",
+				 want);
+	}
+	if (ret)
+		return rina_fail(RINA_ERR_TRANSPORT, "%s transport: %s", want,
+				 err);
+	return RINA_OK;
+}
+
+static void place_in_ring(struct rina_comm *c)
+{
+	const struct rina_member *m;
+	unsigned int j, sum = 0;
+
+	/* INA racks act as plain racks until the ToR path is in librina */
+	rina_ring_build(&c->job, 0, &c->ring);
+	c->N = c->job.n_ranks;
+	c->L = c->ring.L;
+	c->member = c->ring.member_of[c->rank];
+	for (j = 0; j < c->L; j++) {
+		c->contrib_before[j] = sum;
+		sum += c->ring.m[j].n_local;
+	}
+	m = &c->ring.m[rina_ring_next(&c->ring, c->member)];
+	c->next_rank = m->agent;
+	c->next.ip = c->job.ranks[m->agent].ip;
+	c->next.port = c->job.ranks[m->agent].port;
+	memcpy(c->next.mac, c->job.ranks[m->agent].mac, 6);
+	m = &c->ring.m[rina_ring_prev(&c->ring, c->member)];
+	c->prev_rank = m->agent;
+	c->prev.ip = c->job.ranks[m->agent].ip;
+	c->prev.port = c->job.ranks[m->agent].port;
+	memcpy(c->prev.mac, c->job.ranks[m->agent].mac, 6);
+	c->self.ip = c->job.ranks[c->rank].ip;
+	c->self.port = c->job.ranks[c->rank].port;
+}
+
+int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
+{
+	struct rina_comm *c;
+	char err[512];
+	int ret;
+
+	if (!out)
+		return rina_fail(RINA_ERR_INVALID, "comm pointer is NULL");
+	*out = NULL;
+	if (!cfg || cfg->magic != RINA_CONFIG_MAGIC ||
+	    cfg->size < sizeof(*cfg) || cfg->version != RINA_API_VERSION)
+		return rina_fail(RINA_ERR_INVALID,
+				 "config not initialised with RINA_CONFIG_INIT (or built against another librina)");
+	if (cfg->flags)
+		return rina_fail(RINA_ERR_INVALID, "unknown config flags 0x%x",
+				 cfg->flags);
+	if (!cfg->job_file == !cfg->job_text)
+		return rina_fail(RINA_ERR_INVALID,
+				 "give exactly one of job_file and job_text");
+	if (cfg->drop_ppm > 1000000 || cfg->dup_ppm > 1000000)
+		return rina_fail(RINA_ERR_INVALID,
+				 "fault rates are per million (0..1000000)");
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return rina_fail(RINA_ERR_NOMEM, "out of memory");
+	if (cfg->job_file)
+		ret = rina_jobfile_parse(cfg->job_file, &c->job, err,
+					 sizeof(err));
+	else
+		ret = rina_jobfile_parse_text(cfg->job_text, "job_text",
+					      &c->job, err, sizeof(err));
+	if (ret) {
+		ret = rina_fail(RINA_ERR_JOBFILE, "%s", err);
+		goto err_free;
+	}
+	if (cfg->rank < 0 || cfg->rank >= c->job.n_ranks) {
+		ret = rina_fail(RINA_ERR_INVALID,
+				"rank %d is not in the job (ranks 0..%u)",
+				cfg->rank, c->job.n_ranks - 1);
+		goto err_free;
+	}
+	c->rank = cfg->rank;
+	c->job_hash = rina_job_hash(&c->job);
+	c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : c->job.timeout_ms;
+	c->rto_us = c->job.rto_us;
+	c->drop_ppm = cfg->drop_ppm;
+	c->dup_ppm = cfg->dup_ppm;
+	c->rng = 0x9e3779b97f4a7c15ULL * (uint64_t)(c->rank + 1) ^
+		 rina_now_us();
+	c->max_msg = RINA_HDR_LEN + (uint32_t)c->job.elems * 4;
+	if (c->max_msg < RINA_HDR_LEN + sizeof(struct rina_ctrl))
+		c->max_msg = RINA_HDR_LEN + sizeof(struct rina_ctrl);
+	place_in_ring(c);
+	c->txbuf = malloc((size_t)RINA_BATCH * c->max_msg);
+	if (!c->txbuf) {
+		ret = rina_fail(RINA_ERR_NOMEM, "out of memory");
+		goto err_free;
+	}
+	rina_reduce_select(getenv("RINA_REDUCE"));
+	ret = open_transport(c, cfg->transport);
+	if (ret)
+		goto err_free;
+	ret = rina_ring_hello(c);
+	if (ret)
+		goto err_tp;
+	*out = c;
+	return RINA_OK;
+
+err_tp:
+	c->tp->ops->destroy(c->tp);
+err_free:
+	free(c->txbuf);
+	free(c);
+	return ret;
+}
+
+static int env_uint(const char *name, uint32_t *v)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long x;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	x = strtoul(s, &end, 10);
+	if (errno || *end || x > UINT32_MAX)
+		return rina_fail(RINA_ERR_INVALID, "%s=\"%s\" is not a number",
+				 name, s);
+	*v = (uint32_t)x;
+	return 0;
+}
+
+int rina_comm_init_env(rina_comm_t **comm)
+{
+	struct rina_config cfg = RINA_CONFIG_INIT;
+	uint32_t rank = UINT32_MAX;
+	int ret;
+
+	if (comm)
+		*comm = NULL;
+	cfg.job_file = getenv("RINA_JOB");
+	if (!cfg.job_file || !*cfg.job_file)
+		return rina_fail(RINA_ERR_INVALID, "RINA_JOB is not set");
+	if (!getenv("RINA_RANK"))
+		return rina_fail(RINA_ERR_INVALID, "RINA_RANK is not set");
+	ret = env_uint("RINA_RANK", &rank);
+	if (!ret)
+		ret = env_uint("RINA_TIMEOUT_MS", &cfg.timeout_ms);
+	if (!ret)
+		ret = env_uint("RINA_FAULT_DROP_PPM", &cfg.drop_ppm);
+	if (!ret)
+		ret = env_uint("RINA_FAULT_DUP_PPM", &cfg.dup_ppm);
+	if (ret)
+		return ret;
+	if (rank > RINA_MAX_RANKS)
+		return rina_fail(RINA_ERR_INVALID, "RINA_RANK=%u out of range",
+				 rank);
+	cfg.rank = (int)rank;
+	if (getenv("RINA_TRANSPORT"))
+		cfg.transport = getenv("RINA_TRANSPORT");
+	return rina_comm_init(comm, &cfg);
+}
+
+int rina_comm_destroy(rina_comm_t *c)
+{
+	unsigned int j;
+
+	if (!c)
+		return RINA_ERR_INVALID;
+	rina_ring_linger(c);
+	c->tp->ops->destroy(c->tp);
+	for (j = 0; j < RINA_STASH_MAX; j++)
+		free(c->stash[j].buf);
+	free(c->work);
+	free(c->txbuf);
+	free(c);
+	return RINA_OK;
+}
+
+int rina_comm_rank(const rina_comm_t *c)
+{
+	return c ? c->rank : -1;
+}
+
+int rina_comm_size(const rina_comm_t *c)
+{
+	return c ? (int)c->N : -1;
+}
+
+int rina_comm_ring_len(const rina_comm_t *c)
+{
+	return c ? (int)c->L : -1;
+}
+
+int rina_comm_elems(const rina_comm_t *c)
+{
+	return c ? (int)c->job.elems : -1;
+}
+
+const char *rina_comm_transport(const rina_comm_t *c)
+{
+	return c ? c->tp->ops->name : NULL;
+}
+
+int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
+{
+	struct rina_transport_stats ts = { 0 };
+	struct rina_stats tmp;
+	uint32_t size;
+
+	if (!c || !st || st->size < offsetof(struct rina_stats, calls))
+		return rina_fail(RINA_ERR_INVALID,
+				 "set stats.size = sizeof(struct rina_stats)");
+	size = st->size < sizeof(tmp) ? st->size : sizeof(tmp);
+	tmp = c->st;
+	c->tp->ops->get_stats(c->tp, &ts);
+	tmp.tx_packets = ts.tx_packets;
+	tmp.tx_bytes = ts.tx_bytes;
+	tmp.xdp_rx_dropped = ts.rx_dropped;
+	tmp.xdp_rx_ring_full = ts.rx_ring_full;
+	tmp.xdp_fill_ring_empty = ts.rx_fill_ring_empty;
+	tmp.xdp_invalid_descs = ts.rx_invalid_descs + ts.tx_invalid_descs;
+	tmp.size = size;
+	memcpy(st, &tmp, size);
+	return RINA_OK;
+}
+
+static int grow_work(struct rina_comm *c, size_t count)
+{
+	int32_t *w;
+
+	if (count <= c->work_cap)
+		return 0;
+	w = realloc(c->work, count * sizeof(*w));
+	if (!w)
+		return -1;
+	c->work = w;
+	c->work_cap = count;
+	return 0;
+}
+
+static int check_call(const void *sendbuf, void *recvbuf, size_t count,
+		      enum rina_dtype dtype, enum rina_redop op,
+		      rina_comm_t *c)
+{
+	if (!c)
+		return rina_fail(RINA_ERR_INVALID, "comm is NULL");
+	if (c->broken)
+		return rina_fail(RINA_ERR_BROKEN,
+				 "communicator failed earlier (%s); destroy it",
+				 rina_strerror(c->broken));
+	if (count && (!sendbuf || !recvbuf))
+		return rina_fail(RINA_ERR_INVALID, "NULL buffer");
+	if (dtype != RINA_INT32 && dtype != RINA_FLOAT32)
+		return rina_fail(RINA_ERR_INVALID, "unknown dtype %d", dtype);
+	if (op != RINA_SUM && op != RINA_AVG && op != RINA_MAX)
+		return rina_fail(RINA_ERR_INVALID, "unknown op %d", op);
+	if (op == RINA_MAX && dtype != RINA_INT32)
+		return rina_fail(RINA_ERR_INVALID, "MAX is for int32 only");
+	return RINA_OK;
+}
+
+static int int32_allreduce(struct rina_comm *c, const int32_t *in,
+			   int32_t *out, size_t count, enum rina_redop op)
+{
+	uint8_t dt = RINA_DTYPE_OP(RINA_WIRE_INT32, op == RINA_MAX ?
+				   RINA_WIRE_MAX : RINA_WIRE_SUM);
+	size_t j;
+	int ret;
+
+	if (in != out)
+		memcpy(out, in, count * sizeof(*out));
+	ret = rina_ring_run(c, out, count, dt);
+	if (ret || op != RINA_AVG)
+		return ret;
+	for (j = 0; j < count; j++)	/* truncates toward zero, as C */
+		out[j] /= (int32_t)c->N;
+	return RINA_OK;
+}
+
+int rina_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+		   enum rina_dtype dtype, enum rina_redop op, rina_comm_t *c)
+{
+	int ret;
+
+	ret = check_call(sendbuf, recvbuf, count, dtype, op, c);
+	if (ret)
+		return ret;
+	c->st.calls++;
+	if (dtype == RINA_INT32)
+		ret = int32_allreduce(c, sendbuf, recvbuf, count, op);
+	else if (grow_work(c, count))
+		ret = rina_fail(RINA_ERR_NOMEM, "out of memory");
+	else
+		ret = rina_float_allreduce(c, sendbuf, recvbuf, count,
+					   op == RINA_AVG);
+	if (ret == RINA_ERR_OVERFLOW) {
+		c->st.overflows++;	/* consistent on every rank */
+	} else if (ret && ret != RINA_ERR_INVALID &&
+		   ret != RINA_ERR_NONFINITE) {
+		if (ret != RINA_ERR_ABORTED)
+			rina_ring_abort(c, ret);
+		c->broken = ret;
+	}
+	return ret;
+}

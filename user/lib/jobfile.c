@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Parser for the job description file: one directive per line, checked
+ * field by field with the line number in every message, then the whole
+ * job validated by the shared core.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobfile.h"
+
+#define MAX_FIELDS	8
+
+struct parse_ctx {
+	const char *name;
+	int line;
+	char *err;
+	size_t errlen;
+	unsigned char seen_rank[RINA_MAX_RANKS];
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(struct parse_ctx *c, const char *dir, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(c->err, c->errlen, "%s:%d: %s: ", c->name, c->line, dir);
+	if (n < 0 || (size_t)n >= c->errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(c->err + n, c->errlen - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int parse_uint(const char *s, unsigned long min, unsigned long max,
+		      unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int num(struct parse_ctx *c, const char *dir, const char *what,
+	       const char *s, unsigned long min, unsigned long max,
+	       unsigned long *out)
+{
+	if (parse_uint(s, min, max, out))
+		return fail(c, dir, "%s \"%s\" is not a number in %lu..%lu",
+			    what, s, min, max);
+	return 0;
+}
+
+/* IPV4[:PORT] */
+static int parse_addr(struct parse_ctx *c, const char *dir, char *s,
+		      __be32 *ip, __be16 *port, unsigned long def_port)
+{
+	char *colon = strchr(s, ':');
+	unsigned long p = def_port;
+	struct in_addr a;
+
+	if (colon) {
+		*colon = 0;
+		if (parse_uint(colon + 1, 1, 65535, &p))
+			return fail(c, dir, "port \"%s\" is not a number in 1..65535",
+				    colon + 1);
+	}
+	if (inet_pton(AF_INET, s, &a) != 1)
+		return fail(c, dir, "\"%s\" is not an IPv4 address", s);
+	if (a.s_addr == 0)
+		return fail(c, dir, "0.0.0.0 is not a usable address");
+	*ip = a.s_addr;
+	*port = htons((unsigned short)p);
+	return 0;
+}
+
+static int parse_mac(const char *s, __u8 mac[6])
+{
+	unsigned int b[6];
+	char tail;
+	int i;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != 6)
+		return -1;
+	for (i = 0; i < 6; i++) {
+		if (b[i] > 255)
+			return -1;
+		mac[i] = (__u8)b[i];
+	}
+	return 0;
+}
+
+static int do_rack(struct parse_ctx *c, struct rina_job_desc *job,
+		   char **f, int nf)
+{
+	struct rina_rack_desc *r;
+	unsigned long id;
+
+	if (nf != 3 && nf != 5)
+		return fail(c, "rack", "expected \"rack ID ina|plain [tor IPV4[:PORT]]\"");
+	if (job->n_racks >= RINA_MAX_RACKS)
+		return fail(c, "rack", "more than %d racks", RINA_MAX_RACKS);
+	if (num(c, "rack", "rack id", f[1], 0, 65535, &id))
+		return -1;
+	if (rina_job_rack(job, (unsigned int)id))
+		return fail(c, "rack", "rack %lu declared twice", id);
+	r = &job->racks[job->n_racks];
+	r->id = (__u16)id;
+	if (!strcmp(f[2], "ina"))
+		r->ina = 1;
+	else if (strcmp(f[2], "plain"))
+		return fail(c, "rack", "\"%s\" is neither \"ina\" nor \"plain\"",
+			    f[2]);
+	if (nf == 5) {
+		if (strcmp(f[3], "tor"))
+			return fail(c, "rack", "unknown field \"%s\"", f[3]);
+		if (parse_addr(c, "rack", f[4], &r->tor_ip, &r->tor_port,
+			       RINA_UDP_PORT_AGENT))
+			return -1;
+	}
+	job->n_racks++;
+	return 0;
+}
+
+static int do_rank(struct parse_ctx *c, struct rina_job_desc *job,
+		   char **f, int nf)
+{
+	struct rina_rank_desc *r;
+	unsigned long rank, rack, port;
+	int i;
+
+	if (nf < 5 || strcmp(f[3], "rack"))
+		return fail(c, "rank", "expected \"rank R IPV4[:PORT] rack ID [mac MAC]\"");
+	if (num(c, "rank", "rank", f[1], 0, RINA_MAX_RANKS - 1, &rank))
+		return -1;
+	if (c->seen_rank[rank])
+		return fail(c, "rank", "rank %lu declared twice", rank);
+	r = &job->ranks[rank];
+	if (parse_addr(c, "rank", f[2], &r->ip, &r->port, RINA_UDP_PORT_WORKER))
+		return -1;
+	port = ntohs(r->port);
+	if (port < RINA_UDP_PORT_MIN || port >= RINA_UDP_PORT_AGENT)
+		return fail(c, "rank", "port %lu is outside the Rina range %d..%d",
+			    port, RINA_UDP_PORT_MIN, RINA_UDP_PORT_AGENT - 1);
+	if (num(c, "rank", "rack id", f[4], 0, 65535, &rack))
+		return -1;
+	r->rack = (__u16)rack;
+	for (i = 5; i < nf; i += 2) {
+		if (!strcmp(f[i], "mac") && i + 1 < nf) {
+			if (parse_mac(f[i + 1], r->mac))
+				return fail(c, "rank", "\"%s\" is not a MAC address",
+					    f[i + 1]);
+		} else {
+			return fail(c, "rank", "unknown field \"%s\"", f[i]);
+		}
+	}
+	c->seen_rank[rank] = 1;
+	if (rank + 1 > job->n_ranks)
+		job->n_ranks = (__u16)(rank + 1);
+	return 0;
+}
+
+static int do_param(struct parse_ctx *c, struct rina_job_desc *job,
+		    char **f, int nf)
+{
+	static const struct {
+		const char *name;
+		unsigned long min, max;
+	} params[] = {
+		{ "job", 1, 65535 },
+		{ "elements", 1, RINA_MAX_ELEMS },
+		{ "window", RINA_MIN_WINDOW, RINA_MAX_WINDOW },
+		{ "timeout_ms", 10, 3600000 },
+		{ "rto_us", 50, 10000000 },
+	};
+	unsigned long v;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
+		if (strcmp(f[0], params[i].name))
+			continue;
+		if (nf != 2)
+			return fail(c, f[0], "expected one value");
+		if (num(c, f[0], "value", f[1], params[i].min, params[i].max,
+			&v))
+			return -1;
+		switch (i) {
+		case 0: job->job_id = (__u16)v; break;
+		case 1: job->elems = (__u16)v; break;
+		case 2:
+			if (v & (v - 1))
+				return fail(c, f[0], "%lu is not a power of two",
+					    v);
+			job->window = (__u16)v;
+			break;
+		case 3: job->timeout_ms = (__u32)v; break;
+		case 4: job->rto_us = (__u32)v; break;
+		}
+		return 0;
+	}
+	return fail(c, f[0], "unknown directive");
+}
+
+static int parse_line(struct parse_ctx *c, struct rina_job_desc *job,
+		      char *line)
+{
+	char *f[MAX_FIELDS + 1], *save = NULL, *tok, *hash;
+	int nf = 0;
+
+	hash = strchr(line, '#');
+	if (hash)
+		*hash = 0;
+	for (tok = strtok_r(line, " \t\r", &save); tok;
+	     tok = strtok_r(NULL, " \t\r", &save)) {
+		if (nf == MAX_FIELDS)
+			return fail(c, f[0], "too many fields");
+		f[nf++] = tok;
+	}
+	if (!nf)
+		return 0;
+	if (!strcmp(f[0], "rack"))
+		return do_rack(c, job, f, nf);
+	if (!strcmp(f[0], "rank"))
+		return do_rank(c, job, f, nf);
+	return do_param(c, job, f, nf);
+}
+
+static void job_defaults(struct rina_job_desc *job)
+{
+	memset(job, 0, sizeof(*job));
+	job->elems = 256;
+	job->window = 64;
+	job->timeout_ms = 10000;
+	job->rto_us = 2000;
+}
+
+int rina_jobfile_parse_text(const char *text, const char *name,
+			    struct rina_job_desc *job, char *err,
+			    size_t errlen)
+{
+	struct parse_ctx c = { .name = name, .err = err, .errlen = errlen };
+	struct rina_job_verdict v;
+	char line[1024];
+	const char *p = text;
+	unsigned int i;
+
+	job_defaults(job);
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+
+		c.line++;
+		if (n >= sizeof(line))
+			return fail(&c, "line", "longer than %zu characters",
+				    sizeof(line) - 1);
+		memcpy(line, p, n);
+		line[n] = 0;
+		if (parse_line(&c, job, line))
+			return -1;
+		p += n + (p[n] == '\n');
+	}
+	c.line = 0;
+	if (!job->job_id) {
+		snprintf(err, errlen, "%s: no \"job ID\" line", name);
+		return -1;
+	}
+	for (i = 0; i < job->n_ranks; i++) {
+		if (!c.seen_rank[i]) {
+			snprintf(err, errlen, "%s: rank %u is missing (ranks must be 0..%u)",
+				 name, i, job->n_ranks - 1);
+			return -1;
+		}
+	}
+	v = rina_job_validate(job);
+	if (v.err) {
+		if (v.what >= 0)
+			snprintf(err, errlen, "%s: %s %d: %s", name,
+				 v.err == RINA_JOB_DUP_RACK ? "rack" : "rank",
+				 v.err == RINA_JOB_DUP_RACK ?
+				 job->racks[v.what].id : v.what,
+				 rina_job_err_names[v.err]);
+		else
+			snprintf(err, errlen, "%s: %s", name,
+				 rina_job_err_names[v.err]);
+		return -1;
+	}
+	return 0;
+}
+
+int rina_jobfile_parse(const char *path, struct rina_job_desc *job,
+		       char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	long sz;
+	int ret;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fseek(f, 0, SEEK_END) || (sz = ftell(f)) < 0 || sz > (1 << 20) ||
+	    fseek(f, 0, SEEK_SET)) {
+		snprintf(err, errlen, "%s: not a readable file of at most 1 MiB",
+			 path);
+		fclose(f);
+		return -1;
+	}
+	buf = malloc((size_t)sz + 1);
+	if (!buf) {
+		fclose(f);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	len = fread(buf, 1, (size_t)sz, f);
+	fclose(f);
+	buf[len] = 0;
+	if (strlen(buf) != len) {
+		snprintf(err, errlen, "%s: contains a NUL byte", path);
+		free(buf);
+		return -1;
+	}
+	ret = rina_jobfile_parse_text(buf, path, job, err, errlen);
+	free(buf);
+	return ret;
+}

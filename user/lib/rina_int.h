@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * librina internals shared by its files: the communicator, the ring
+ * engine entry point, reduce kernels and error reporting.
+ */
+#ifndef RINA_INT_H
+#define RINA_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include <linux/rina.h>
+
+#include "rina.h"
+#include "plan.h"
+#include "transport.h"
+
+#define RINA_BATCH		64	/* messages per send/recv call */
+#define RINA_STASH_MAX		1024	/* early packets kept for the next call */
+#define RINA_RTO_MAX_US		50000	/* retransmission back-off cap */
+#define RINA_LINGER_MAX_MS	2000	/* destroy: wait for BYE at most */
+
+struct rina_stash_ent {
+	uint32_t	len;
+	struct rina_addr addr;
+	uint8_t		*buf;
+};
+
+struct rina_comm {
+	int			rank;
+	unsigned int		N;		/* ranks */
+	unsigned int		L;		/* ring members */
+	unsigned int		member;		/* my member index */
+	struct rina_job_desc	job;
+	struct rina_ring	ring;
+	uint64_t		job_hash;
+	struct rina_addr	self, next, prev;
+	int			next_rank, prev_rank;
+	uint32_t		contrib_before[RINA_MAX_RANKS];	/* see ring.c */
+
+	struct rina_transport	*tp;
+	uint32_t		max_msg;	/* header + E words */
+	uint32_t		timeout_ms;
+	uint32_t		rto_us;
+	uint32_t		drop_ppm, dup_ppm;
+	uint64_t		rng;
+
+	uint16_t		round;		/* next call's round number */
+	uint32_t		slot_base;
+	int			broken;		/* enum rina_result, sticky */
+	bool			prev_said_bye;	/* upstream left the ring */
+
+	struct rina_stats	st;
+
+	struct rina_stash_ent	stash[RINA_STASH_MAX];
+	unsigned int		nstash;
+
+	/* scratch kept across calls, grown on demand */
+	int32_t			*work;
+	size_t			work_cap;
+	uint8_t			*txbuf;		/* RINA_BATCH x max_msg */
+};
+
+/* Error reporting: sets the thread's last error and returns result. */
+int rina_fail(int result, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+uint64_t rina_now_us(void);
+
+/* Ring allreduce of int32 words in place (wire dtype and op given). */
+int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
+		  uint8_t dtype_op);
+/* Handshake with both ring neighbours: same job, both alive. */
+int rina_ring_hello(struct rina_comm *c);
+/* Answer late retransmissions of the last call, then return. */
+void rina_ring_linger(struct rina_comm *c);
+/* Tell every other rank this job is dead (best effort). */
+void rina_ring_abort(struct rina_comm *c, int result);
+
+/* Fault injection and sending through the transport (ring.c). */
+int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n);
+
+/* Reduce kernels, vectorised where the CPU allows (reduce.c). */
+struct rina_reduce_ops {
+	const char *name;
+	int  (*add_be)(int32_t *acc, const __be32 *in, uint32_t n);
+	void (*max_be)(int32_t *acc, const __be32 *in, uint32_t n);
+	void (*store_be)(__be32 *out, const int32_t *acc, uint32_t n);
+	void (*load_be)(int32_t *acc, const __be32 *in, uint32_t n);
+	void (*quantize)(int32_t *q, const float *x, uint32_t n, double f);
+	void (*dequantize)(float *y, const int32_t *q, uint32_t n, double div);
+};
+extern const struct rina_reduce_ops *rina_reduce;
+void rina_reduce_select(const char *force);	/* "scalar", "avx2", NULL */
+
+/* float32 support (quant.c). */
+int rina_float_allreduce(struct rina_comm *c, const float *in, float *out,
+			 size_t count, bool avg);
+
+int rina_inproc_transport_create(const struct rina_transport_cfg *cfg,
+				 struct rina_transport **out,
+				 char *err, size_t errlen);
+
+#endif /* RINA_INT_H */

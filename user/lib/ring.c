@@ -1,0 +1,872 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The ring engine: one Ring-AllReduce call over any transport.
+ *
+ * Reduce-scatter and allgather are pipelined per packet: a partial that
+ * arrives from upstream is added to this member's contribution and queued
+ * for downstream at once. Every hop is windowed (W packets in flight) and
+ * acknowledged; unacknowledged packets are retransmitted with exponential
+ * back-off; receivers suppress duplicates by sequence number. The call
+ * number (round) in every packet keeps a late packet of one call out of
+ * the next. Documentation/protocol.md describes the rules.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rina_int.h"
+#include "wire.h"
+#include "schedule.h"
+#include "bitmap.h"
+
+struct out_ent {
+	uint32_t	seq;
+	uint32_t	tries;
+	uint64_t	t_sent;
+	uint64_t	rto;
+};
+
+struct ack_batch {
+	struct rina_addr addr;
+	uint16_t	round;
+	uint32_t	n;
+	__be32		seqs[RINA_MAX_ELEMS];
+};
+
+struct call {
+	struct rina_comm *c;
+	struct rina_sched s;
+	int32_t		*acc;
+	uint8_t		dtype_op;
+	bool		op_max;
+	uint32_t	i;		/* member index */
+	uint16_t	round;
+
+	__u64		*rxmap;		/* seqs received from upstream */
+	__u64		*ackmap;	/* seqs acknowledged by downstream */
+	__u64		*ovfmap;	/* packets whose sum wrapped around */
+	uint32_t	*outpos;	/* seq -> index + 1 into out[] */
+	uint32_t	*fwdq;		/* seqs ready to send, FIFO */
+	uint32_t	fwd_head, fwd_tail;
+	uint64_t	inj_b;		/* next step-0 packet to inject */
+	uint32_t	inj_p;
+	struct out_ent	*out;
+	uint32_t	nout, W;
+
+	uint64_t	expect_rx, got_rx;
+	uint64_t	expect_ack, got_ack;
+	uint64_t	last_progress;
+
+	struct rina_msg	tx[RINA_BATCH];
+	int		ntx;
+	struct ack_batch ack;
+	int		result;		/* first error seen while processing */
+};
+
+/* ---- sending ----------------------------------------------------- */
+
+static uint64_t rng_next(struct rina_comm *c)
+{
+	uint64_t x = c->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	c->rng = x;
+	return x;
+}
+
+/*
+ * Every packet librina sends passes here, so the fault knobs cover data,
+ * ACKs and control alike.
+ */
+int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n)
+{
+	struct rina_msg out[RINA_BATCH * 2];
+	int i, k = 0, sent = 0, ret;
+
+	for (i = 0; i < n; i++) {
+		if (c->drop_ppm && rng_next(c) % 1000000 < c->drop_ppm) {
+			c->st.fault_dropped++;
+			continue;
+		}
+		out[k++] = msgs[i];
+		if (c->dup_ppm && rng_next(c) % 1000000 < c->dup_ppm) {
+			c->st.fault_duplicated++;
+			out[k++] = msgs[i];
+		}
+		if (k >= RINA_BATCH || i == n - 1) {
+			ret = c->tp->ops->send(c->tp, out, k);
+			if (ret < 0)
+				return ret;
+			sent += ret;
+			k = 0;
+		}
+	}
+	if (k) {
+		ret = c->tp->ops->send(c->tp, out, k);
+		if (ret < 0)
+			return ret;
+		sent += ret;
+	}
+	return sent;
+}
+
+static void hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
+		     uint16_t round)
+{
+	memset(h, 0, sizeof(*h));
+	h->ver_op = (uint8_t)(RINA_VERSION << 4 | op);
+	h->job_id = htons(c->job.job_id);
+	h->round = htons(round);
+	h->src_id = htons((uint16_t)c->rank);
+	h->exp = RINA_EXP_NONE;
+}
+
+static int flush_tx(struct call *k)
+{
+	int ret;
+
+	if (!k->ntx)
+		return 0;
+	ret = rina_xmit(k->c, k->tx, k->ntx);
+	k->ntx = 0;
+	if (ret == -EMSGSIZE)
+		return rina_fail(RINA_ERR_TRANSPORT,
+				 "send failed: %u-byte datagrams exceed the path MTU; lower \"elements\" in the job or raise the MTU",
+				 k->c->max_msg);
+	if (ret < 0)
+		return rina_fail(RINA_ERR_TRANSPORT, "send failed: %s",
+				 strerror(-ret));
+	return 0;
+}
+
+static void flush_acks(struct call *k)
+{
+	struct rina_comm *c = k->c;
+	struct ack_batch *a = &k->ack;
+	uint8_t buf[RINA_HDR_LEN + sizeof(a->seqs)];
+	struct rina_hdr *h = (struct rina_hdr *)buf;
+	struct rina_msg m;
+
+	if (!a->n)
+		return;
+	hdr_init(c, h, RINA_OP_ACK, a->round);
+	h->seq = a->seqs[0];
+	h->n_elem = htons((uint16_t)a->n);
+	memcpy(buf + RINA_HDR_LEN, a->seqs, a->n * 4);
+	m.buf = buf;
+	m.len = RINA_HDR_LEN + a->n * 4;
+	m.addr = a->addr;
+	if (rina_xmit(c, &m, 1) > 0)
+		c->st.tx_acks++;
+	a->n = 0;
+}
+
+static void queue_ack(struct call *k, const struct rina_addr *to,
+		      uint16_t round, __be32 seq)
+{
+	struct ack_batch *a = &k->ack;
+
+	if (a->n && (a->addr.ip != to->ip || a->addr.port != to->port ||
+		     a->round != round || a->n == k->c->job.elems))
+		flush_acks(k);
+	a->addr = *to;
+	a->round = round;
+	a->seqs[a->n++] = seq;
+}
+
+/* Contributions summed into chunk c once member i has added its own. */
+static uint32_t contrib_upto(const struct rina_comm *c, uint32_t chunk,
+			     uint32_t i)
+{
+	/* members chunk, chunk+1, ..., i (cyclic) have added theirs */
+	uint32_t a = c->contrib_before[chunk], b = c->contrib_before[i] +
+		c->ring.m[i].n_local;
+
+	return b > a ? b - a : b + c->N - a;
+}
+
+/* Build one data packet for seq from the accumulator. */
+static int emit(struct call *k, uint32_t seq, bool retx)
+{
+	struct rina_comm *c = k->c;
+	const struct rina_sched *s = &k->s;
+	uint32_t L = s->L, nxt = rina_ring_next(&c->ring, k->i);
+	struct rina_pkt_id id;
+	struct rina_hdr *h;
+	uint64_t off, pktno;
+	uint32_t len;
+	int ret;
+
+	if (k->ntx == RINA_BATCH) {
+		ret = flush_tx(k);
+		if (ret)
+			return ret;
+	}
+	rina_seq_decode(s, seq, &id);
+	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
+	len = rina_pkt_len(s, id.block, id.chunk, id.pkt);
+	pktno = off / s->E;
+
+	h = (struct rina_hdr *)(c->txbuf + (size_t)k->ntx * c->max_msg);
+	hdr_init(c, h, id.ag ? RINA_OP_AG_DATA : RINA_OP_SR_PARTIAL, k->round);
+	h->chunk = htons((uint16_t)id.chunk);
+	h->seq = htonl(seq);
+	h->n_elem = htons((uint16_t)len);
+	h->p_chunk = htons((uint16_t)s->P);
+	h->dtype_op = k->dtype_op;
+	if (id.ag) {
+		/* hops travelled when it arrives downstream */
+		h->hop = (uint8_t)((nxt + L - (id.chunk + L - 1) % L) % L);
+		h->step = h->hop;
+		h->flags = RINA_F_AG_PHASE;
+		h->num_contrib = htons((uint16_t)c->N);
+	} else {
+		h->step = (uint8_t)rina_chunk_step(nxt, id.chunk, L);
+		h->slot = htons(rina_slot(c->slot_base,
+					  rina_ordinal(s, nxt, id.block,
+						       id.chunk, id.pkt)));
+		h->num_contrib = htons((uint16_t)contrib_upto(c, id.chunk,
+							      k->i));
+		if (id.chunk == rina_own_chunk(nxt, L))
+			h->flags |= RINA_F_OWN_FINAL;
+	}
+	if (id.pkt == s->P - 1 || off + len >= s->count)
+		h->flags |= RINA_F_LAST;
+	if (retx)
+		h->flags |= RINA_F_RETX;
+	if (rina_bit_test(k->ovfmap, (uint32_t)pktno))
+		h->flags |= RINA_F_OVERFLOW;
+	rina_reduce->store_be((__be32 *)(h + 1), k->acc + off, len);
+
+	k->tx[k->ntx].buf = h;
+	k->tx[k->ntx].len = RINA_HDR_LEN + len * 4;
+	k->tx[k->ntx].addr = c->next;
+	k->ntx++;
+	c->st.tx_data++;
+	if (retx)
+		c->st.retransmits++;
+	return 0;
+}
+
+/* Next step-0 packet (chunk i of each block), or UINT32_MAX. */
+static uint32_t next_inject(struct call *k)
+{
+	const struct rina_sched *s = &k->s;
+
+	while (k->inj_b < s->nblocks) {
+		uint64_t b = k->inj_b;
+		uint32_t p = k->inj_p;
+
+		if (++k->inj_p == s->P) {
+			k->inj_p = 0;
+			k->inj_b++;
+		}
+		if (rina_pkt_len(s, b, k->i, p))
+			return rina_seq(s, b, k->i, p, 0);
+	}
+	return UINT32_MAX;
+}
+
+/*
+ * Fill the window: forwards first (they unblock members downstream),
+ * then new step-0 packets.
+ */
+static int pump(struct call *k)
+{
+	uint64_t now = rina_now_us();
+	int ret;
+
+	while (k->nout < k->W) {
+		uint32_t seq;
+		struct out_ent *e;
+
+		if (k->fwd_head != k->fwd_tail)
+			seq = k->fwdq[k->fwd_head++];
+		else if ((seq = next_inject(k)) == UINT32_MAX)
+			break;
+		ret = emit(k, seq, false);
+		if (ret)
+			return ret;
+		e = &k->out[k->nout];
+		e->seq = seq;
+		e->tries = 0;
+		e->t_sent = now;
+		e->rto = k->c->rto_us;
+		k->outpos[seq] = ++k->nout;
+	}
+	return flush_tx(k);
+}
+
+static void out_remove(struct call *k, uint32_t seq)
+{
+	uint32_t pos = k->outpos[seq];
+
+	if (!pos)
+		return;
+	k->outpos[seq] = 0;
+	if (pos != k->nout) {
+		k->out[pos - 1] = k->out[k->nout - 1];
+		k->outpos[k->out[pos - 1].seq] = pos;
+	}
+	k->nout--;
+}
+
+/* Resend what timed out; returns microseconds to the next expiry. */
+static int retransmit(struct call *k, uint64_t *wait_us)
+{
+	uint64_t now = rina_now_us(), next = UINT64_MAX;
+	uint32_t j;
+	int ret;
+
+	for (j = 0; j < k->nout; j++) {
+		struct out_ent *e = &k->out[j];
+		uint64_t due = e->t_sent + e->rto;
+
+		if (due <= now) {
+			k->c->st.timeouts++;
+			ret = emit(k, e->seq, true);
+			if (ret)
+				return ret;
+			e->tries++;
+			e->t_sent = now;
+			e->rto = e->rto * 2 > RINA_RTO_MAX_US ?
+				 RINA_RTO_MAX_US : e->rto * 2;
+			due = now + e->rto;
+		}
+		if (due < next)
+			next = due;
+	}
+	*wait_us = next == UINT64_MAX ? UINT64_MAX : next - now;
+	return flush_tx(k);
+}
+
+/* ---- receiving --------------------------------------------------- */
+
+static bool addr_eq(const struct rina_addr *a, const struct rina_addr *b)
+{
+	return a->ip == b->ip && a->port == b->port;
+}
+
+static int mismatch(struct call *k, const struct rina_hdr *h,
+		    const char *what)
+{
+	return rina_fail(RINA_ERR_MISMATCH,
+			 "rank %u called allreduce with a different %s than rank %d (call %u)",
+			 ntohs(h->src_id), what, k->c->rank, k->round);
+}
+
+static int rx_data(struct call *k, const struct rina_hdr *h,
+		   const struct rina_addr *from)
+{
+	struct rina_comm *c = k->c;
+	const struct rina_sched *s = &k->s;
+	uint32_t L = s->L, seq = ntohl(h->seq), len, own;
+	bool ag = rina_hdr_opcode(h) == RINA_OP_AG_DATA;
+	const __be32 *pl = (const __be32 *)(h + 1);
+	struct rina_pkt_id id;
+	uint64_t off, pktno;
+
+	if (!addr_eq(from, &c->prev) || rina_hdr_opcode(h) ==
+	    RINA_OP_SR_CONTRIB) {
+		c->st.rx_foreign++;
+		return 0;
+	}
+	if (h->dtype_op != k->dtype_op)
+		return mismatch(k, h, "data type or operation");
+	if (seq >= s->seqs)
+		return mismatch(k, h, "element count");
+	rina_seq_decode(s, seq, &id);
+	len = rina_pkt_len(s, id.block, id.chunk, id.pkt);
+	if (id.ag != ag || ntohs(h->chunk) != id.chunk ||
+	    ntohs(h->p_chunk) != s->P)
+		return mismatch(k, h, "element count");
+	if (ntohs(h->n_elem) != len)
+		return mismatch(k, h, "element count");
+	own = rina_own_chunk(k->i, L);
+	if ((!ag && id.chunk == k->i) || (ag && id.chunk == own)) {
+		c->st.rx_malformed++;	/* never sent to us by the schedule */
+		return 0;
+	}
+	if (ag ? ntohs(h->num_contrib) != c->N :
+	    ntohs(h->num_contrib) != contrib_upto(c, id.chunk,
+						  rina_ring_prev(&c->ring,
+								 k->i))) {
+		c->st.rx_malformed++;
+		return 0;
+	}
+	queue_ack(k, from, k->round, h->seq);
+	if (rina_bit_test_and_set(k->rxmap, seq)) {
+		c->st.duplicates++;
+		return 0;
+	}
+	k->got_rx++;
+	k->last_progress = rina_now_us();
+	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
+	pktno = off / s->E;
+	if (h->flags & RINA_F_OVERFLOW)
+		rina_bit_test_and_set(k->ovfmap, (uint32_t)pktno);
+	if (ag) {
+		rina_reduce->load_be(k->acc + off, pl, len);
+		/* forward unless the next member owns the chunk's origin */
+		if (id.chunk != (k->i + 2) % L)
+			k->fwdq[k->fwd_tail++] = seq;
+		return 0;
+	}
+	if (k->op_max)
+		rina_reduce->max_be(k->acc + off, pl, len);
+	else if (rina_reduce->add_be(k->acc + off, pl, len))
+		rina_bit_test_and_set(k->ovfmap, (uint32_t)pktno);
+	if (id.chunk == own)	/* fully reduced: start its allgather */
+		seq = rina_seq(s, id.block, id.chunk, id.pkt, 1);
+	k->fwdq[k->fwd_tail++] = seq;
+	return 0;
+}
+
+static void rx_ack(struct call *k, const struct rina_hdr *h,
+		   const struct rina_addr *from)
+{
+	struct rina_comm *c = k->c;
+	const __be32 *seqs = (const __be32 *)(h + 1);
+	uint32_t j, n = ntohs(h->n_elem);
+
+	c->st.rx_acks++;
+	if (!addr_eq(from, &c->next)) {
+		c->st.rx_foreign++;
+		return;
+	}
+	if (rina_round_cmp(ntohs(h->round), k->round)) {
+		c->st.rx_stale++;
+		return;
+	}
+	for (j = 0; j < n; j++) {
+		uint32_t seq = ntohl(seqs[j]);
+
+		if (seq >= k->s.seqs || !k->outpos[seq])
+			continue;	/* late duplicate ACK */
+		out_remove(k, seq);
+		rina_bit_test_and_set(k->ackmap, seq);
+		k->got_ack++;
+		k->last_progress = rina_now_us();
+	}
+}
+
+/* What a control message told us, for the handshakes that wait on it. */
+struct ctrl_seen {
+	bool	hello_prev;	/* HELLO from upstream (answered) */
+	bool	hello_next;	/* HELLO_ACK from downstream */
+	bool	bye_next;	/* BYE_ACK from downstream */
+};
+
+static void send_ctrl(struct rina_comm *c, const struct rina_addr *to,
+		      uint32_t type, uint32_t arg);
+
+static int rx_ctrl(struct rina_comm *c, const struct rina_hdr *h,
+		   const struct rina_addr *from, struct ctrl_seen *seen)
+{
+	const struct rina_ctrl *m = (const struct rina_ctrl *)(h + 1);
+	uint32_t type = ntohl(m->type);
+	uint64_t hash = be64toh(m->hash);
+	unsigned int src = ntohs(h->src_id);
+
+	switch (type) {
+	case RINA_CTRL_HELLO:
+	case RINA_CTRL_HELLO_ACK:
+		if (hash != c->job_hash)
+			return rina_fail(RINA_ERR_MISMATCH,
+					 "rank %u has a different job description than rank %d (hash %016llx, ours %016llx)",
+					 src, c->rank,
+					 (unsigned long long)hash,
+					 (unsigned long long)c->job_hash);
+		if (type == RINA_CTRL_HELLO && addr_eq(from, &c->prev)) {
+			send_ctrl(c, from, RINA_CTRL_HELLO_ACK, 0);
+			if (seen)
+				seen->hello_prev = true;
+		} else if (type == RINA_CTRL_HELLO_ACK &&
+			   addr_eq(from, &c->next) && seen) {
+			seen->hello_next = true;
+		}
+		return 0;
+	case RINA_CTRL_BYE:
+		if (addr_eq(from, &c->prev)) {
+			/* may come while we still finish the last call */
+			send_ctrl(c, from, RINA_CTRL_BYE_ACK, 0);
+			c->prev_said_bye = true;
+		}
+		return 0;
+	case RINA_CTRL_BYE_ACK:
+		if (addr_eq(from, &c->next) && seen)
+			seen->bye_next = true;
+		return 0;
+	case RINA_CTRL_ABORT:
+		return rina_fail(RINA_ERR_ABORTED,
+				 "rank %u aborted the job: %s", src,
+				 rina_strerror((int)ntohl(m->arg)));
+	default:
+		c->st.rx_malformed++;
+		return 0;
+	}
+}
+
+static void stash(struct rina_comm *c, const struct rina_msg *m)
+{
+	struct rina_stash_ent *e;
+
+	if (c->nstash == RINA_STASH_MAX)
+		return;		/* the sender will retransmit */
+	e = &c->stash[c->nstash];
+	if (!e->buf) {
+		e->buf = malloc(c->max_msg);
+		if (!e->buf)
+			return;
+	}
+	memcpy(e->buf, m->buf, m->len);
+	e->len = m->len;
+	e->addr = m->addr;
+	c->nstash++;
+	c->st.rx_early++;
+}
+
+/*
+ * One received message. Returns a result code; messages for other
+ * calls are stashed (next call) or acknowledged statelessly (earlier
+ * call: the sender missed our ACK).
+ */
+static int rx_one(struct call *k, const struct rina_msg *m, bool from_stash)
+{
+	struct rina_comm *c = k->c;
+	const struct rina_hdr *h = m->buf;
+	enum rina_parse_err pe;
+	unsigned int op;
+	int rc;
+
+	if (!from_stash) {
+		c->st.rx_packets++;
+		c->st.rx_bytes += m->len + RINA_FRAME_OVERHEAD;
+	}
+	pe = rina_hdr_check(h, m->len);
+	if (pe) {
+		c->st.rx_malformed++;
+		return 0;
+	}
+	if (ntohs(h->job_id) != c->job.job_id) {
+		c->st.rx_foreign++;
+		return 0;
+	}
+	op = rina_hdr_opcode(h);
+	if (op == RINA_OP_CTRL)
+		return rx_ctrl(c, h, &m->addr, NULL);
+	if (op == RINA_OP_ACK) {
+		rx_ack(k, h, &m->addr);
+		return 0;
+	}
+	if (op != RINA_OP_SR_PARTIAL && op != RINA_OP_AG_DATA) {
+		c->st.rx_malformed++;
+		return 0;
+	}
+	c->st.rx_data++;
+	rc = rina_round_cmp(ntohs(h->round), k->round);
+	if (rc < 0) {
+		c->st.rx_stale++;
+		if (addr_eq(&m->addr, &c->prev))
+			queue_ack(k, &m->addr, ntohs(h->round), h->seq);
+		return 0;
+	}
+	if (rc > 0) {
+		if (rc == 1 && !from_stash)
+			stash(c, m);
+		return 0;
+	}
+	return rx_data(k, h, &m->addr);
+}
+
+/* ---- the call ---------------------------------------------------- */
+
+static void *zalloc(size_t n)
+{
+	return calloc(1, n ? n : 1);
+}
+
+static void call_free(struct call *k)
+{
+	free(k->rxmap);
+	free(k->ackmap);
+	free(k->ovfmap);
+	free(k->outpos);
+	free(k->fwdq);
+	free(k->out);
+}
+
+static void count_expected(struct call *k)
+{
+	const struct rina_sched *s = &k->s;
+	uint32_t L = s->L, own = rina_own_chunk(k->i, L), c, p;
+	uint64_t b;
+
+	for (b = 0; b < s->nblocks; b++)
+		for (c = 0; c < L; c++)
+			for (p = 0; p < s->P; p++) {
+				if (!rina_pkt_len(s, b, c, p))
+					continue;
+				k->expect_rx += (c != k->i) + (c != own);
+				k->expect_ack += (c != own) +
+						 (c != (k->i + 2) % L);
+			}
+}
+
+static int describe_stall(struct call *k)
+{
+	struct rina_comm *c = k->c;
+
+	return rina_fail(RINA_ERR_TIMEOUT,
+			 "rank %d: no progress for %u ms in call %u: %llu of %llu packets from rank %d, %llu of %llu acks from rank %d",
+			 c->rank, c->timeout_ms, k->round,
+			 (unsigned long long)k->got_rx,
+			 (unsigned long long)k->expect_rx, c->prev_rank,
+			 (unsigned long long)k->got_ack,
+			 (unsigned long long)k->expect_ack, c->next_rank);
+}
+
+static int call_loop(struct call *k)
+{
+	struct rina_comm *c = k->c;
+	struct rina_msg msgs[RINA_BATCH];
+	unsigned int j, nst = c->nstash;
+	uint64_t wait_us;
+	int n, ret;
+
+	/* packets of this call that arrived during the last one */
+	c->nstash = 0;
+	for (j = 0; j < nst; j++) {
+		struct rina_msg m = { c->stash[j].buf, c->stash[j].len,
+				      c->stash[j].addr };
+
+		ret = rx_one(k, &m, true);
+		if (ret)
+			return ret;
+	}
+	flush_acks(k);
+
+	while (k->got_rx < k->expect_rx || k->got_ack < k->expect_ack) {
+		ret = pump(k);
+		if (ret)
+			return ret;
+		ret = retransmit(k, &wait_us);
+		if (ret)
+			return ret;
+		if (wait_us > 100000)
+			wait_us = 100000;
+		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH,
+				     (int)((wait_us + 999) / 1000));
+		if (n < 0)
+			return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
+					 strerror(-n));
+		for (j = 0; j < (unsigned int)n; j++) {
+			ret = rx_one(k, &msgs[j], false);
+			if (ret)
+				return ret;
+		}
+		flush_acks(k);
+		if (rina_now_us() - k->last_progress >
+		    (uint64_t)c->timeout_ms * 1000)
+			return describe_stall(k);
+	}
+	return RINA_OK;
+}
+
+int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
+		  uint8_t dtype_op)
+{
+	struct call *k;
+	uint32_t words;
+	int ret;
+
+	k = zalloc(sizeof(*k));
+	if (!k)
+		return rina_fail(RINA_ERR_NOMEM, "out of memory");
+	k->c = c;
+	k->acc = acc;
+	k->dtype_op = dtype_op;
+	k->op_max = RINA_OP_OF(dtype_op) == RINA_WIRE_MAX;
+	k->i = c->member;
+	k->round = c->round++;
+	k->W = c->job.window;
+	if (rina_sched_init(&k->s, count, c->L, c->job.elems, c->job.window)) {
+		free(k);
+		return rina_fail(RINA_ERR_INVALID,
+				 "count %zu needs more than 2^32 packets", count);
+	}
+	words = RINA_BITMAP_WORDS(k->s.seqs);
+	k->rxmap = zalloc(words * 8);
+	k->ackmap = zalloc(words * 8);
+	k->ovfmap = zalloc(RINA_BITMAP_WORDS(count / c->job.elems + 1) * 8);
+	k->outpos = zalloc((size_t)k->s.seqs * 4);
+	k->fwdq = zalloc((size_t)k->s.seqs * 4);
+	k->out = zalloc(k->W * sizeof(*k->out));
+	if (!k->rxmap || !k->ackmap || !k->ovfmap || !k->outpos ||
+	    !k->fwdq || !k->out) {
+		ret = rina_fail(RINA_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	count_expected(k);
+	k->last_progress = rina_now_us();
+	ret = c->L > 1 ? call_loop(k) : RINA_OK;
+	if (!ret) {
+		uint32_t j;
+
+		for (j = 0; j < RINA_BITMAP_WORDS(count / c->job.elems + 1);
+		     j++)
+			if (k->ovfmap[j])
+				ret = rina_fail(RINA_ERR_OVERFLOW,
+						"int32 sum wrapped around (call %u)",
+						k->round);
+	}
+	c->slot_base += (uint32_t)(k->s.nblocks * k->s.L * k->s.P);
+out:
+	call_free(k);
+	free(k);
+	return ret;
+}
+
+/* ---- job life cycle ---------------------------------------------- */
+
+static void send_ctrl(struct rina_comm *c, const struct rina_addr *to,
+		      uint32_t type, uint32_t arg)
+{
+	struct {
+		struct rina_hdr h;
+		struct rina_ctrl m;
+	} __attribute__((packed)) r;
+	struct rina_msg msg = { &r, sizeof(r), *to };
+
+	hdr_init(c, &r.h, RINA_OP_CTRL, 0);
+	r.h.n_elem = htons(RINA_CTRL_WORDS);
+	r.m.type = htonl(type);
+	r.m.arg = htonl(arg);
+	r.m.hash = htobe64(c->job_hash);
+	rina_xmit(c, &msg, 1);
+}
+
+int rina_ring_hello(struct rina_comm *c)
+{
+	struct rina_msg msgs[RINA_BATCH];
+	struct ctrl_seen seen = { 0 };
+	uint64_t start = rina_now_us(), last_tx = 0;
+	uint64_t limit = (uint64_t)c->timeout_ms * 1000;
+	int n, j, ret;
+
+	if (c->L < 2)
+		return RINA_OK;
+	while (!seen.hello_prev || !seen.hello_next) {
+		uint64_t now = rina_now_us();
+
+		if (now - start > limit)
+			return rina_fail(RINA_ERR_TIMEOUT,
+					 "rank %d: ring neighbours did not answer within %u ms (%s rank %d, %s rank %d)",
+					 c->rank, c->timeout_ms,
+					 seen.hello_prev ? "heard" : "no word from",
+					 c->prev_rank,
+					 seen.hello_next ? "heard" : "no word from",
+					 c->next_rank);
+		if (!seen.hello_next && now - last_tx >= 10000) {
+			send_ctrl(c, &c->next, RINA_CTRL_HELLO, 0);
+			last_tx = now;
+		}
+		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH, 10);
+		if (n < 0)
+			return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
+					 strerror(-n));
+		for (j = 0; j < n; j++) {
+			const struct rina_hdr *h = msgs[j].buf;
+
+			c->st.rx_packets++;
+			c->st.rx_bytes += msgs[j].len + RINA_FRAME_OVERHEAD;
+			if (rina_hdr_check(h, msgs[j].len)) {
+				c->st.rx_malformed++;
+				continue;
+			}
+			if (ntohs(h->job_id) != c->job.job_id) {
+				c->st.rx_foreign++;
+				continue;
+			}
+			if (rina_hdr_opcode(h) == RINA_OP_CTRL) {
+				ret = rx_ctrl(c, h, &msgs[j].addr, &seen);
+				if (ret)
+					return ret;
+			} else if (rina_hdr_opcode(h) != RINA_OP_ACK &&
+				   rina_round_cmp(ntohs(h->round),
+						  c->round) == 0) {
+				/* a neighbour already started call 0 */
+				stash(c, &msgs[j]);
+			}
+		}
+	}
+	return RINA_OK;
+}
+
+/*
+ * Leave the ring without stranding anyone: upstream may still be
+ * retransmitting our last call's packets because an ACK was lost. Keep
+ * acknowledging until upstream says BYE (all its sends are acked), and
+ * say BYE downstream until it answers. Bounded by the job timeout.
+ */
+void rina_ring_linger(struct rina_comm *c)
+{
+	struct rina_msg msgs[RINA_BATCH];
+	struct call k = { .c = c, .round = c->round };
+	struct ctrl_seen seen = { 0 };
+	uint64_t start = rina_now_us(), last_tx = 0, now;
+	uint64_t cap = (uint64_t)(c->timeout_ms < RINA_LINGER_MAX_MS ?
+				  c->timeout_ms : RINA_LINGER_MAX_MS) * 1000;
+	int n, j;
+
+	if (c->L < 2 || c->broken)
+		return;
+	while (!c->prev_said_bye || !seen.bye_next) {
+		now = rina_now_us();
+		if (now - start > cap)
+			break;
+		if (!seen.bye_next && now - last_tx >= 5000) {
+			send_ctrl(c, &c->next, RINA_CTRL_BYE, 0);
+			last_tx = now;
+		}
+		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH, 5);
+		for (j = 0; j < n; j++) {
+			const struct rina_hdr *h = msgs[j].buf;
+			unsigned int op;
+
+			if (rina_hdr_check(h, msgs[j].len) ||
+			    ntohs(h->job_id) != c->job.job_id)
+				continue;
+			op = rina_hdr_opcode(h);
+			if (op == RINA_OP_CTRL)
+				rx_ctrl(c, h, &msgs[j].addr, &seen);
+			else if ((op == RINA_OP_SR_PARTIAL ||
+				  op == RINA_OP_AG_DATA) &&
+				 addr_eq(&msgs[j].addr, &c->prev))
+				queue_ack(&k, &msgs[j].addr, ntohs(h->round),
+					  h->seq);
+		}
+		flush_acks(&k);
+	}
+}
+
+void rina_ring_abort(struct rina_comm *c, int result)
+{
+	unsigned int r, copies;
+
+	for (copies = 0; copies < 3; copies++)
+		for (r = 0; r < c->N; r++) {
+			struct rina_addr a = { 0 };
+
+			if ((int)r == c->rank)
+				continue;
+			a.ip = c->job.ranks[r].ip;
+			a.port = c->job.ranks[r].port;
+			send_ctrl(c, &a, RINA_CTRL_ABORT, (uint32_t)result);
+		}
+}
