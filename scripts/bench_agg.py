@@ -11,7 +11,9 @@ time_us (an allreduce is over when the last rank has its result), and its
 busbw = size / time * 2 (n - 1) / n with n the run's rank count. Across
 repetitions: median, min and max. The ratio rina/OpenMPI compares busbw of
 the rina variant and an MPI variant of the same repetition (the runs are
-interleaved), then takes median, min and max of those ratios.
+interleaved), then takes median, min and max of those ratios. Rows that
+carry tx_bytes (rina-bench) show, in the ratio column, the median of the
+largest per-rank tx_bytes over the size, against a plain ring's 2(n - 1)/n.
 
 usage: bench_agg.py [--json] [FILE...]   (stdin without FILE)
        bench_agg.py --tag TOPO VARIANT REP < rina-run.log >> rows.jsonl
@@ -107,6 +109,11 @@ def summarize(per):
              "time_us": mmm([r["time_us"] for r in reps.values()]),
              "busbw_GBps": mmm([r["busbw"] for r in reps.values()]),
              "wrong": sum(r["wrong"] for r in reps.values())}
+        tx = [r["tx_bytes"] / size for r in reps.values() if r["tx_bytes"]]
+        if tx:
+            # bytes one rank put on the wire per allreduce, over the size;
+            # a plain ring needs 2(n-1)/n (plus headers)
+            s["tx_per_size"] = mmm(tx)
         if variant.startswith("mpi"):
             for rv in sorted({k[1] for k in per if k[0] == topo and
                               k[2] == size and k[1].startswith("rina")}):
@@ -145,6 +152,10 @@ def print_table(summary, f=sys.stdout):
                                   for r in sorted(s["ratio"]))
             elif s["variant"].startswith("mpi") and not rina:
                 ratio = "n/a (no rina runs)"
+            elif "tx_per_size" in s:
+                n = s["nranks"]
+                ratio = "wire tx/size %.2f (ring %.2f)" % (
+                    s["tx_per_size"]["median"], 2 * (n - 1) / n)
             wrong = "" if not s["wrong"] else "  WRONG %d" % s["wrong"]
             print("  %6s  %-12s %4d  %-30s %-24s %s%s" %
                   (human(s["size"]), s["variant"], s["reps"],

@@ -15,7 +15,7 @@ command -v python3 >/dev/null || {
 	ktap_plan 1; ktap_skip bench_agg "no python3"; exit 4
 }
 
-ktap_plan 7
+ktap_plan 8
 
 # 1: --tag keeps only the JSON rows of a rina-run log and tags them
 cat >"$tmp/log" <<'EOF'
@@ -86,6 +86,14 @@ if grep -q 'busbw ratio rina-udp/this' "$tmp/table" &&
 else
 	sed 's/^/#   /' "$tmp/table"
 	ktap_fail "text_table"
+fi
+
+# 8: rina rows report bytes on the wire per rank against the ring volume
+if grep -qE '^ +1M +rina-udp +3 .* wire tx/size 1\.53 \(ring 1\.50\)$' "$tmp/table" &&
+   expect rina-udp 2x2 1048576 'close(s["tx_per_size"]["median"], 1600000 / 1048576)'; then
+	ktap_ok "wire_bytes_vs_ring_volume"
+else
+	ktap_fail "wire_bytes_vs_ring_volume"
 fi
 
 ktap_finish
