@@ -27,7 +27,7 @@ VMTEST_BIN := $(BUILD)/selftests/vm/rina_kmod_test
 ALL_TARGETS += $(VMTEST_BIN)
 
 .PHONY: vm-tests
-vm-tests: $(VMTEST_BIN) $(KMOD_KOS)
+vm-tests: $(VMTEST_BIN) $(KMOD_KOS) $(BIN)/rinactl
 
 $(VMTEST_BIN): $(TOP)/selftests/vm/rina_kmod_test.c \
 		$(TOP)/user/rinactl/rgenl.c $(TOP)/user/rinactl/rgenl.h \

@@ -10,6 +10,7 @@ kver=$1 kroot=$2 ko=$3 out=$4
 top=$(cd "$(dirname "$0")/../.." && pwd)
 stage=$(mktemp -d "${out%/*}/initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
+chmod 755 "$stage"
 
 mkdir -p "$stage"/{bin,sbin,etc,proc,sys,dev,tmp,run,lib/modules,tests,usr/bin}
 cp /bin/busybox "$stage/bin/busybox"

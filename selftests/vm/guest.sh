@@ -78,11 +78,13 @@ else
 	ktap_skip tracepoints "no tracefs events/rina"
 fi
 
-# rinactl against the module, when its subcommands are there
+# rinactl against the module, in a netns of its own
 if [ -x /tests/rinactl_test.sh ] && [ -x /usr/bin/rinactl ]; then
-	/tests/rinactl_test.sh
+	unshare -n /tests/rinactl_test.sh
 	rc=$?
 	[ $rc = 0 ] && ktap_ok rinactl_test || ktap_fail rinactl_test "exit $rc"
+else
+	ktap_skip rinactl_test "build/bin/rinactl was not built"
 fi
 
 # rmmod with jobs present (the C test leaves an aborted job behind)

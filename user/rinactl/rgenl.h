@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
+#include <linux/rina.h>
 
 #define RGENL_BUFSZ	(64 * 1024)
 

@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest test of rinactl's job, stats and monitor subcommands against
+# rina.ko (busybox sh in the VM, rina.ko loaded, run in a fresh netns by
+# guest.sh so that it sees only its own jobs). Prints KTAP.
+. /tests/ktap.sh
+D=$(mktemp -d)
+trap 'rm -rf $D' EXIT
+
+cat > $D/job.txt <<'JOB'
+job 7
+elements 128
+window 32
+timeout_ms 5000
+rack 0 ina tor 198.18.0.254
+rack 1 plain
+rank 0 198.18.0.1:21056 rack 0 mac 02:00:00:00:00:01
+rank 1 198.18.0.2:21056 rack 0
+rank 2 198.18.1.1:21057 rack 1
+rank 3 198.18.1.2:21056 rack 1
+JOB
+sed 's/^job 7/job 8/; s/^window 32/window 48/' $D/job.txt > $D/badwin.txt
+printf 'job 9\nrack 0 plain\nrank 0 198.18.0.1:80 rack 0\n' > $D/badport.txt
+
+check() { # NAME WANT_RC GREP_PATTERN CMD...
+	name=$1 want=$2 pat=$3; shift 3
+	out=$("$@" 2>&1); rc=$?
+	if [ $rc != $want ]; then
+		ktap_fail $name "exit $rc, want $want: $out"
+	elif [ -n "$pat" ] && ! echo "$out" | grep -q -- "$pat"; then
+		ktap_fail $name "output lacks \"$pat\": $out"
+	else
+		ktap_ok $name
+	fi
+}
+
+rinactl monitor count 4 > $D/monitor.out 2>&1 &
+mon=$!
+sleep 1
+check rinactl_job_add 0 "job 7 added" rinactl job add $D/job.txt
+check rinactl_job_show 0 "job 7 state ready elements 128 window 32 timeout_ms 5000 rto_us 2000 ring 3 agents 1" rinactl job show 7
+check rinactl_job_show_ranks 0 "rank 2 198.18.1.1:21057 rack 1" rinactl job show
+check rinactl_job_show_mac 0 "mac 02:00:00:00:00:01" rinactl job show 7
+check rinactl_job_show_rack 0 "rack 0 ina tor 198.18.0.254:21071" rinactl job show 7
+check rinactl_job_show_json 0 '^\[{"job":7,"state":"ready","elements":128,.*"racks":\[{"rack":0,"ina":true' rinactl -j job show
+check rinactl_job_add_duplicate 1 "File exists: job id already in use" rinactl job add $D/job.txt
+check rinactl_job_add_bad_file 1 "badport.txt:3" rinactl job add $D/badport.txt
+check rinactl_job_add_kernel_rejects 1 "power of two" rinactl job add $D/badwin.txt
+check rinactl_job_add_missing_file 1 "" rinactl job add $D/nonexistent
+check rinactl_job_del_unknown 1 "No such file or directory: no such job" rinactl job del 99
+check rinactl_job_del_bad_id 2 "not a job id" rinactl job del abc
+check rinactl_job_usage 2 "Usage" rinactl job add
+check rinactl_unprivileged_del_denied 1 "Operation not permitted" su nobody -s /bin/sh -c "rinactl job del 7"
+check rinactl_unprivileged_show 0 "job 7" su nobody -s /bin/sh -c "rinactl job show"
+check rinactl_stats 0 "jobs_added" rinactl stats
+check rinactl_stats_json 0 '^{"jobs":1,"jobs_added":' rinactl -j stats
+check rinactl_stats_percpu 0 "cpu1:" rinactl stats percpu
+check rinactl_job_del 0 "" rinactl job del 7
+check rinactl_job_gone 1 "no such job" rinactl job show 7
+# monitor saw: added 7, deleted 7 (the rejected adds sent nothing); add
+# and delete one more so that it can exit after 4 events
+rinactl job add $D/job.txt >/dev/null && rinactl job del 7
+i=0
+while kill -0 $mon 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $mon 2>/dev/null; then
+	kill $mon
+	ktap_fail rinactl_monitor "did not see 4 events: $(cat $D/monitor.out)"
+elif [ "$(sed -n 1p $D/monitor.out)" = "job_added job 7 state ready" ] &&
+     [ "$(sed -n 2p $D/monitor.out)" = "job_deleted job 7 state ready" ] &&
+     [ "$(wc -l < $D/monitor.out)" = 4 ]; then
+	ktap_ok rinactl_monitor
+else
+	ktap_fail rinactl_monitor "$(cat $D/monitor.out)"
+fi
+echo "1..$ktap_n"
+ktap_finish

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * rinactl job add FILE | del ID | show [ID]: jobs of rina.ko over the
+ * "rina" generic netlink family. FILE is a job description
+ * (Documentation/job-file.md), parsed by librina's parser.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobfile.h"
+#include "rgenl.h"
+#include "rinactl.h"
+
+static const char *const job_states[] = {
+	[RINA_JOB_READY] = "ready",
+	[RINA_JOB_ACTIVE] = "active",
+	[RINA_JOB_ABORTED] = "aborted",
+};
+
+/* Report a failed request the iproute2 way; returns the exit code. */
+int rinactl_genl_error(const char *what, struct rgenl *g, int err)
+{
+	if (err == -ENOENT && !g->nl) {
+		fprintf(stderr, "rinactl: %s: the \"%s\" netlink family is "
+			"absent (is rina.ko loaded?)\n", what, RINA_GENL_NAME);
+		return RINACTL_EXIT_FAIL;
+	}
+	fprintf(stderr, "rinactl: %s: %s%s%s\n", what, strerror(-err),
+		g->errmsg[0] ? ": " : "", g->errmsg);
+	return RINACTL_EXIT_FAIL;
+}
+
+static int job_usage(void)
+{
+	fprintf(stderr, "Usage: rinactl job add FILE\n"
+		"       rinactl job del ID\n"
+		"       rinactl job show [ID]\n");
+	return RINACTL_EXIT_USAGE;
+}
+
+static int parse_id(const char *s, unsigned int *id)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || end == s || v < 1 || v > 65535) {
+		fprintf(stderr, "rinactl: \"%s\" is not a job id (1..65535)\n",
+			s);
+		return -1;
+	}
+	*id = (unsigned int)v;
+	return 0;
+}
+
+static void put_job(struct nlmsghdr *nlh, const struct rina_job_desc *d)
+{
+	struct nlattr *list, *e;
+	unsigned int i;
+
+	mnl_attr_put_u16(nlh, RINA_A_JOB_ID, d->job_id);
+	mnl_attr_put_u16(nlh, RINA_A_JOB_ELEMS, d->elems);
+	mnl_attr_put_u16(nlh, RINA_A_JOB_WINDOW, d->window);
+	mnl_attr_put_u32(nlh, RINA_A_JOB_TIMEOUT_MS, d->timeout_ms);
+	mnl_attr_put_u32(nlh, RINA_A_JOB_RTO_US, d->rto_us);
+	list = mnl_attr_nest_start(nlh, RINA_A_JOB_RACKS);
+	for (i = 0; i < d->n_racks; i++) {
+		const struct rina_rack_desc *rk = &d->racks[i];
+
+		e = mnl_attr_nest_start(nlh, RINA_A_JOB_RACK);
+		mnl_attr_put_u16(nlh, RINA_A_RACK_ID, rk->id);
+		if (rk->ina)
+			mnl_attr_put(nlh, RINA_A_RACK_INA, 0, NULL);
+		if (rk->tor_ip)
+			mnl_attr_put_u32(nlh, RINA_A_RACK_TOR_IPV4, rk->tor_ip);
+		if (rk->tor_port)
+			mnl_attr_put_u16(nlh, RINA_A_RACK_TOR_PORT,
+					 ntohs(rk->tor_port));
+		mnl_attr_nest_end(nlh, e);
+	}
+	mnl_attr_nest_end(nlh, list);
+	list = mnl_attr_nest_start(nlh, RINA_A_JOB_RANKS);
+	for (i = 0; i < d->n_ranks; i++) {
+		static const unsigned char zero[6];
+		const struct rina_rank_desc *r = &d->ranks[i];
+
+		e = mnl_attr_nest_start(nlh, RINA_A_JOB_RANK);
+		mnl_attr_put_u16(nlh, RINA_A_RANK_ID, i);
+		mnl_attr_put_u32(nlh, RINA_A_RANK_IPV4, r->ip);
+		mnl_attr_put_u16(nlh, RINA_A_RANK_PORT, ntohs(r->port));
+		mnl_attr_put_u16(nlh, RINA_A_RANK_RACK, r->rack);
+		if (memcmp(r->mac, zero, 6))
+			mnl_attr_put(nlh, RINA_A_RANK_MAC, 6, r->mac);
+		mnl_attr_nest_end(nlh, e);
+	}
+	mnl_attr_nest_end(nlh, list);
+}
+
+static int job_add(int argc, char **argv)
+{
+	static struct rina_job_desc desc;
+	char err[256];
+	struct rgenl g;
+	int ret;
+
+	if (argc != 1)
+		return job_usage();
+	if (rina_jobfile_parse(argv[0], &desc, err, sizeof(err))) {
+		fprintf(stderr, "rinactl: job add: %s\n", err);
+		return RINACTL_EXIT_FAIL;
+	}
+	ret = rgenl_open(&g);
+	if (ret)
+		return rinactl_genl_error("job add", &g, ret);
+	{
+		struct nlmsghdr *nlh = rgenl_msg(&g, RINA_CMD_JOB_ADD, 0);
+
+		put_job(nlh, &desc);
+		ret = rgenl_talk(&g, nlh, NULL, NULL);
+	}
+	if (ret)
+		ret = rinactl_genl_error("job add", &g, ret);
+	else if (!rinactl_opts.json)
+		printf("job %u added\n", desc.job_id);
+	else
+		printf("{\"job\":%u,\"added\":true}\n", desc.job_id);
+	rgenl_close(&g);
+	return ret;
+}
+
+static int job_del(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	unsigned int id;
+	struct rgenl g;
+	int ret;
+
+	if (argc != 1)
+		return job_usage();
+	if (parse_id(argv[0], &id))
+		return RINACTL_EXIT_USAGE;
+	ret = rgenl_open(&g);
+	if (ret)
+		return rinactl_genl_error("job del", &g, ret);
+	nlh = rgenl_msg(&g, RINA_CMD_JOB_DEL, 0);
+	mnl_attr_put_u16(nlh, RINA_A_JOB_ID, id);
+	ret = rgenl_talk(&g, nlh, NULL, NULL);
+	if (ret)
+		ret = rinactl_genl_error("job del", &g, ret);
+	rgenl_close(&g);
+	return ret;
+}
+
+struct show_ctx {
+	int n;
+};
+
+static void show_rank(const struct nlattr *e, bool json, bool first)
+{
+	const struct nlattr *a;
+	unsigned int id = 0, port = 0, rack = 0;
+	const unsigned char *mac = NULL;
+	struct in_addr ip = { 0 };
+
+	mnl_attr_for_each_nested(a, e) {
+		switch (mnl_attr_get_type(a)) {
+		case RINA_A_RANK_ID:
+			id = mnl_attr_get_u16(a);
+			break;
+		case RINA_A_RANK_IPV4:
+			ip.s_addr = mnl_attr_get_u32(a);
+			break;
+		case RINA_A_RANK_PORT:
+			port = mnl_attr_get_u16(a);
+			break;
+		case RINA_A_RANK_RACK:
+			rack = mnl_attr_get_u16(a);
+			break;
+		case RINA_A_RANK_MAC:
+			if (mnl_attr_get_payload_len(a) == 6)
+				mac = mnl_attr_get_payload(a);
+			break;
+		}
+	}
+	if (json) {
+		printf("%s{\"rank\":%u,\"ip\":\"%s\",\"port\":%u,\"rack\":%u",
+		       first ? "" : ",", id, inet_ntoa(ip), port, rack);
+		if (mac)
+			printf(",\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\"",
+			       mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+		printf("}");
+		return;
+	}
+	printf("\trank %u %s:%u rack %u", id, inet_ntoa(ip), port, rack);
+	if (mac)
+		printf(" mac %02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1],
+		       mac[2], mac[3], mac[4], mac[5]);
+	printf("\n");
+}
+
+static void show_rack(const struct nlattr *e, bool json, bool first)
+{
+	const struct nlattr *a;
+	unsigned int id = 0, port = 0;
+	struct in_addr tor = { 0 };
+	bool ina = false;
+
+	mnl_attr_for_each_nested(a, e) {
+		switch (mnl_attr_get_type(a)) {
+		case RINA_A_RACK_ID:
+			id = mnl_attr_get_u16(a);
+			break;
+		case RINA_A_RACK_INA:
+			ina = true;
+			break;
+		case RINA_A_RACK_TOR_IPV4:
+			tor.s_addr = mnl_attr_get_u32(a);
+			break;
+		case RINA_A_RACK_TOR_PORT:
+			port = mnl_attr_get_u16(a);
+			break;
+		}
+	}
+	if (json) {
+		printf("%s{\"rack\":%u,\"ina\":%s", first ? "" : ",", id,
+		       ina ? "true" : "false");
+		if (tor.s_addr)
+			printf(",\"tor\":\"%s\",\"tor_port\":%u",
+			       inet_ntoa(tor), port);
+		printf("}");
+		return;
+	}
+	printf("\track %u %s", id, ina ? "ina" : "plain");
+	if (tor.s_addr)
+		printf(" tor %s:%u", inet_ntoa(tor), port);
+	printf("\n");
+}
+
+static int show_cb(const struct nlmsghdr *nlh, void *data)
+{
+	bool json = rinactl_opts.json;
+	struct show_ctx *ctx = data;
+	const struct nlattr *a, *e, *ranks = NULL, *racks = NULL;
+	unsigned int v[RINA_A_JOB_MAX + 1] = { 0 };
+	const char *state;
+	bool first;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		int t = mnl_attr_get_type(a);
+
+		switch (t) {
+		case RINA_A_JOB_ID:
+		case RINA_A_JOB_ELEMS:
+		case RINA_A_JOB_WINDOW:
+			v[t] = mnl_attr_get_u16(a);
+			break;
+		case RINA_A_JOB_TIMEOUT_MS:
+		case RINA_A_JOB_RTO_US:
+		case RINA_A_JOB_N_ATTACHED:
+		case RINA_A_JOB_RING_LEN:
+		case RINA_A_JOB_AGENTS:
+			v[t] = mnl_attr_get_u32(a);
+			break;
+		case RINA_A_JOB_STATE:
+			v[t] = mnl_attr_get_u8(a);
+			break;
+		case RINA_A_JOB_RANKS:
+			ranks = a;
+			break;
+		case RINA_A_JOB_RACKS:
+			racks = a;
+			break;
+		}
+	}
+	state = v[RINA_A_JOB_STATE] <= RINA_JOB_ABORTED &&
+		job_states[v[RINA_A_JOB_STATE]] ?
+		job_states[v[RINA_A_JOB_STATE]] : "unknown";
+	if (json)
+		printf("%s{\"job\":%u,\"state\":\"%s\",\"elements\":%u,"
+		       "\"window\":%u,\"timeout_ms\":%u,\"rto_us\":%u,"
+		       "\"ring_len\":%u,\"agents\":%u,\"attached\":%u,"
+		       "\"racks\":[", ctx->n ? "," : "", v[RINA_A_JOB_ID],
+		       state, v[RINA_A_JOB_ELEMS], v[RINA_A_JOB_WINDOW],
+		       v[RINA_A_JOB_TIMEOUT_MS], v[RINA_A_JOB_RTO_US],
+		       v[RINA_A_JOB_RING_LEN], v[RINA_A_JOB_AGENTS],
+		       v[RINA_A_JOB_N_ATTACHED]);
+	else
+		printf("job %u state %s elements %u window %u timeout_ms %u "
+		       "rto_us %u ring %u agents %u attached %u\n",
+		       v[RINA_A_JOB_ID], state, v[RINA_A_JOB_ELEMS],
+		       v[RINA_A_JOB_WINDOW], v[RINA_A_JOB_TIMEOUT_MS],
+		       v[RINA_A_JOB_RTO_US], v[RINA_A_JOB_RING_LEN],
+		       v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED]);
+	first = true;
+	if (racks)
+		mnl_attr_for_each_nested(e, racks) {
+			show_rack(e, json, first);
+			first = false;
+		}
+	if (json)
+		printf("],\"ranks\":[");
+	first = true;
+	if (ranks)
+		mnl_attr_for_each_nested(e, ranks) {
+			show_rank(e, json, first);
+			first = false;
+		}
+	if (json)
+		printf("]}");
+	ctx->n++;
+	return MNL_CB_OK;
+}
+
+static int job_show(int argc, char **argv)
+{
+	struct show_ctx ctx = { 0 };
+	struct nlmsghdr *nlh;
+	unsigned int id = 0;
+	struct rgenl g;
+	int ret;
+
+	if (argc > 1)
+		return job_usage();
+	if (argc == 1 && parse_id(argv[0], &id))
+		return RINACTL_EXIT_USAGE;
+	ret = rgenl_open(&g);
+	if (ret)
+		return rinactl_genl_error("job show", &g, ret);
+	nlh = rgenl_msg(&g, RINA_CMD_JOB_GET, id ? 0 : NLM_F_DUMP);
+	if (id)
+		mnl_attr_put_u16(nlh, RINA_A_JOB_ID, id);
+	if (rinactl_opts.json)
+		printf("[");
+	ret = rgenl_talk(&g, nlh, show_cb, &ctx);
+	if (rinactl_opts.json)
+		printf("]\n");
+	if (ret)
+		ret = rinactl_genl_error("job show", &g, ret);
+	rgenl_close(&g);
+	return ret;
+}
+
+static int cmd_job(int argc, char **argv)
+{
+	if (argc < 2)
+		return job_show(0, NULL);
+	if (rinactl_matches(argv[1], "add"))
+		return job_add(argc - 2, argv + 2);
+	if (rinactl_matches(argv[1], "delete"))
+		return job_del(argc - 2, argv + 2);
+	if (rinactl_matches(argv[1], "show") ||
+	    rinactl_matches(argv[1], "list"))
+		return job_show(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "help")) {
+		job_usage();
+		return 0;
+	}
+	fprintf(stderr, "rinactl: job: unknown command \"%s\"\n", argv[1]);
+	return job_usage();
+}
+
+RINACTL_CMD(job, cmd_job, "job { add FILE | del ID | show [ID] }");

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * rinactl stats [percpu]: rina.ko's counters of this network namespace,
+ * totals or one row per CPU.
+ */
+#include <string.h>
+
+#include "rgenl.h"
+#include "rinactl.h"
+
+int rinactl_genl_error(const char *what, struct rgenl *g, int err);
+
+static const char *const stat_names[RINA_A_STATS_MAX + 1] = {
+	[RINA_A_STATS_CPU]		= "cpu",
+	[RINA_A_STATS_JOBS]		= "jobs",
+	[RINA_A_STATS_JOBS_ADDED]	= "jobs_added",
+	[RINA_A_STATS_JOBS_DELETED]	= "jobs_deleted",
+	[RINA_A_STATS_JOB_REJECTS]	= "job_rejects",
+	[RINA_A_STATS_ATTACHES]		= "attaches",
+	[RINA_A_STATS_DETACHES]		= "detaches",
+	[RINA_A_STATS_IOCTL_REJECTS]	= "ioctl_rejects",
+	[RINA_A_STATS_MEMBERS_LOST]	= "members_lost",
+	[RINA_A_STATS_JOBS_ABORTED]	= "jobs_aborted",
+};
+
+static int stats_cb(const struct nlmsghdr *nlh, void *data)
+{
+	int *rows = data;
+	const struct nlattr *a;
+	bool first = true;
+
+	if (rinactl_opts.json)
+		printf("%s{", *rows ? "," : "");
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		unsigned int t = mnl_attr_get_type(a);
+		unsigned long long v;
+
+		if (t > RINA_A_STATS_MAX || !stat_names[t])
+			continue;
+		if (mnl_attr_get_payload_len(a) == 8)
+			v = (unsigned long long)mnl_attr_get_u64(a);
+		else
+			v = mnl_attr_get_u32(a);
+		if (rinactl_opts.json)
+			printf("%s\"%s\":%llu", first ? "" : ",",
+			       stat_names[t], v);
+		else if (t == RINA_A_STATS_CPU)
+			printf("cpu%llu:\n", v);
+		else
+			printf("  %-16s %llu\n", stat_names[t], v);
+		first = false;
+	}
+	if (rinactl_opts.json)
+		printf("}");
+	(*rows)++;
+	return MNL_CB_OK;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	bool percpu = false;
+	struct rgenl g;
+	int ret, rows = 0;
+
+	if (argc > 2 || (argc == 2 && !(percpu = rinactl_matches(argv[1],
+							 "percpu")))) {
+		fprintf(stderr, "Usage: rinactl stats [percpu]\n");
+		return RINACTL_EXIT_USAGE;
+	}
+	ret = rgenl_open(&g);
+	if (ret)
+		return rinactl_genl_error("stats", &g, ret);
+	if (rinactl_opts.json && percpu)
+		printf("[");
+	ret = rgenl_talk(&g, rgenl_msg(&g, RINA_CMD_STATS_GET,
+				       percpu ? NLM_F_DUMP : 0),
+			 stats_cb, &rows);
+	if (rinactl_opts.json)
+		printf(percpu ? "]\n" : "\n");
+	if (ret)
+		ret = rinactl_genl_error("stats", &g, ret);
+	rgenl_close(&g);
+	return ret;
+}
+
+RINACTL_CMD(stats, cmd_stats, "stats [percpu]");
