@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# p4/: the C model of the INA ToR (librina_tor_model.a), its packet-vector
+# runner and fuzzer (selftests/tor/), and rina-p4cfg, the generator of the
+# behavioural model's runtime commands for a job and rack.
+
+TOR_MODEL_SRCS	:= $(wildcard $(TOP)/p4/model/*.c) $(TOP)/core/agg.c
+TOR_MODEL_HDRS	:= $(wildcard $(TOP)/p4/model/*.h) $(TOP)/core/slot.h \
+	$(TOP)/core/wire.h $(TOP)/core/agg.h $(TOP)/include/uapi/linux/rina.h
+TOR_MODEL_OBJS	:= $(patsubst $(TOP)/%.c,$(OBJ)/p4model/%.o,$(TOR_MODEL_SRCS))
+TOR_MODEL_LIB	:= $(LIBDIR)/librina_tor_model.a
+TOR_CFLAGS	:= $(USER_CFLAGS) -I$(TOP)/p4/model
+TOR_TEST_DIR	:= $(BUILD)/selftests/tor
+
+$(OBJ)/p4model/%.o: $(TOP)/%.c $(TOR_MODEL_HDRS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(TOR_CFLAGS) -c $< -o $@
+
+$(TOR_MODEL_LIB): $(TOR_MODEL_OBJS)
+	$(call msg,AR,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(TOR_TEST_DIR)/tor_vectors: $(TOP)/selftests/tor/tor_vectors.c \
+		$(TOR_MODEL_LIB) $(TOR_MODEL_HDRS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(TOR_CFLAGS) $< $(TOR_MODEL_LIB) -o $@
+
+# libFuzzer + ASan/UBSan build of the whole model from source.
+$(TOR_TEST_DIR)/fuzz_tor: $(TOP)/selftests/tor/fuzz_tor.c $(TOR_MODEL_SRCS) \
+		$(TOR_MODEL_HDRS)
+	$(call msg,CLANG,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(COMMON_CFLAGS) -O1 -I$(TOP)/p4/model \
+		-fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined \
+		$< $(TOR_MODEL_SRCS) -o $@
+
+P4CFG_SRCS	:= $(TOP)/p4/cfg/rina-p4cfg.c $(TOP)/core/plan.c \
+	$(TOP)/user/lib/jobfile.c
+
+$(BIN)/rina-p4cfg: $(P4CFG_SRCS) $(TOP)/core/plan.h $(TOP)/user/lib/jobfile.h \
+		$(TOP)/p4/model/configuration.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(TOR_CFLAGS) -I$(TOP)/user/lib $(P4CFG_SRCS) -o $@
+
+ALL_TARGETS += $(TOR_MODEL_LIB) $(TOR_TEST_DIR)/tor_vectors \
+	$(TOR_TEST_DIR)/fuzz_tor $(BIN)/rina-p4cfg

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libFuzzer target for the INA ToR model's packet entry point. An input
+ * is a sequence of records [port u8][length be16][frame bytes]; the
+ * switch carries a job install (the packet-vectors' rack) and keeps its
+ * state across inputs. Checks: no memory error (ASan/UBSan), every
+ * output within bounds, every emitted Rina packet valid by rina_hdr_check.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rina_tor_model.h"
+
+static struct rina_tor *sw;
+static struct rina_tor_out *out;
+
+static const char *const config[] = {
+	"table_add RinaIngress.l2_fwd.l2_fwd RinaIngress.l2_fwd.set_port 02:00:00:00:01:0b => 1",
+	"table_add RinaIngress.l2_fwd.l2_fwd RinaIngress.l2_fwd.set_port 02:00:00:00:01:0c => 2",
+	"table_add RinaIngress.l2_fwd.l2_fwd RinaIngress.l2_fwd.set_port 02:00:00:00:01:0d => 3",
+	"table_add RinaIngress.l2_fwd.l2_fwd RinaIngress.l2_fwd.set_port 02:00:00:00:00:0a => 0",
+	"table_add RinaIngress.l2_fwd.l2_fwd RinaIngress.l2_fwd.set_port 02:00:00:00:02:0a => 0",
+	"table_add RinaIngress.job_classify.rina_job RinaIngress.job_classify.set_job 198.18.1.11 21071 7 => 0 1 0 4 1 3 2 3 7 2 61441 02:00:00:00:01:0b",
+	"table_add RinaIngress.job_classify.rina_worker RinaIngress.job_classify.set_worker 0 1 => 0",
+	"table_add RinaIngress.job_classify.rina_worker RinaIngress.job_classify.set_worker 0 2 => 1",
+	"table_add RinaIngress.job_classify.rina_worker RinaIngress.job_classify.set_worker 0 3 => 2",
+	"mc_mgrp_create 2",
+	"mc_mgrp_create 1",
+	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_local 1 => 0 02:00:00:00:01:0b 198.18.1.11 21056",
+	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_local 2 => 1 02:00:00:00:01:0c 198.18.1.12 21056",
+	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_local 3 => 2 02:00:00:00:01:0d 198.18.1.13 21056",
+	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_next 4 => 02:00:00:00:02:0a 198.18.2.10 21056",
+	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_up 5 => 02:00:00:00:00:0a 198.18.0.10 21056",
+	"mc_node_create 1 1", "mc_node_associate 2 0",
+	"mc_node_create 2 2", "mc_node_associate 2 1",
+	"mc_node_create 3 3", "mc_node_associate 2 2",
+	"mc_node_create 4 0", "mc_node_associate 2 3",
+	"mc_node_create 5 0", "mc_node_associate 2 4",
+	"mc_node_create 0 0 1 2 3", "mc_node_associate 1 5",
+	"table_add RinaIngress.drop_sim.drop_sim RinaIngress.drop_sim.drop_rate 0x13 => 3000",
+	"table_add RinaEgress.drop_sim.drop_sim RinaEgress.drop_sim.drop_rate 0x14 => 3000",
+};
+
+static void setup(void)
+{
+	char err[256];
+	unsigned int i;
+
+	sw = calloc(1, sizeof(*sw));
+	out = calloc(1, sizeof(*out));
+	if (!sw || !out)
+		abort();
+	rina_tor_init(sw);
+	for (i = 0; i < sizeof(config) / sizeof(config[0]); i++) {
+		if (rina_tor_cli(sw, config[i], err, sizeof(err))) {
+			fprintf(stderr, "config: %s: %s\n", config[i], err);
+			abort();
+		}
+	}
+}
+
+static void check_out(void)
+{
+	unsigned int i;
+
+	if (out->n > RINA_TOR_MAX_OUT)
+		abort();
+	for (i = 0; i < out->n; i++) {
+		const struct rina_tor_pkt *p = &out->pkt[i];
+		unsigned int ulen;
+
+		if (p->len > RINA_TOR_FRAME_MAX || p->port >= RINA_TOR_MAX_PORTS)
+			abort();
+		/* an emitted (UDP checksum 0, TTL 64, id 0) Rina packet */
+		if (p->len < RINA_TOR_RINA_OFF + RINA_HDR_LEN ||
+		    p->data[12] != 8 || p->data[13] != 0 ||
+		    p->data[14] != 0x45 || p->data[18] || p->data[19] ||
+		    p->data[20] != 0x40 || p->data[21] || p->data[22] != 64 ||
+		    p->data[23] != 17)
+			continue;
+		ulen = (unsigned int)(p->data[38] << 8 | p->data[39]);
+		if (!rina_port_match((unsigned int)(p->data[36] << 8 |
+						     p->data[37])) ||
+		    p->data[40] || p->data[41] || ulen < 8 ||
+		    ulen != p->len - RINA_TOR_L4_OFF)
+			continue;
+		if (rina_hdr_check((const struct rina_hdr *)
+				   (p->data + RINA_TOR_RINA_OFF), ulen - 8))
+			abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!sw)
+		setup();
+	while (size >= 3) {
+		unsigned int port = data[0] % 8;
+		size_t len = (size_t)data[1] << 8 | data[2];
+
+		data += 3;
+		size -= 3;
+		if (len > size)
+			len = size;
+		rina_tor_process(sw, port, data, (unsigned int)len, out);
+		check_out();
+		data += len;
+		size -= len;
+	}
+	return 0;
+}

@@ -1,0 +1,986 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+"""Generate the INA ToR packet vectors (selftests/tor/vectors/*.vec).
+
+Independent of the C model: every expected packet below is written out by
+hand from the protocol (Documentation/protocol-ina.md) and encoded by this
+file's own packet builder. The generated files are reviewed and committed;
+the runner (tor_vectors.c) never regenerates them, so a change of the
+model's behaviour fails the test. Re-run only after a deliberate protocol
+change:  python3 selftests/tor/gen_vectors.py selftests/tor/vectors
+"""
+import os
+import struct
+import sys
+
+# ---- wire constants (include/uapi/linux/rina.h) ----------------------------
+CONTRIB, PARTIAL, AG, ACK, NACK, CTRL = 1, 2, 3, 4, 5, 6
+F_RETX, F_LAST, F_OWN, F_BYPASS, F_OVF = 0x01, 0x02, 0x04, 0x08, 0x10
+F_SW, F_AGP = 0x40, 0x80
+INT32_SUM, INT32_MAX = 0x10, 0x11
+EXP_NONE = -128
+AGENT_PORT, WORKER_PORT = 0x524F, 0x5240
+
+# ---- counter indexes (p4/model/configuration.h, Documentation) -----------
+JOB_CTR = ["contrib_in", "partial_in", "ag_in", "ack_in", "nack_in",
+           "ctrl_in", "bypass_in", "slot_done", "dup", "reemit", "stale",
+           "collision", "overflow", "bad", "too_long", "no_worker",
+           "drop_sim"]
+JOB_OUT = ["partial_out", "ag_out", "ag_mcast", "ack_out", "ack_mcast",
+           "drop_sim_out"]
+TOR_CTR = ["ok", "runt", "bad_version", "bad_opcode", "bad_length",
+           "oversize", "bad_dtype", "bad_field", "unknown_job", "non_rina",
+           "l2_flood", "l2_runt", "giant"]
+
+
+def mac(s):
+    return bytes(int(x, 16) for x in s.split(":"))
+
+
+def ip(s):
+    return bytes(int(x) for x in s.split("."))
+
+
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s) & 0xFFFF
+
+
+def udp_frame(dmac, smac, sip, dip, sport, dport, payload, ident=0x1234,
+              ttl=64, tos=0, ucsum=0xBEEF, flags_frag=0x4000):
+    ulen = 8 + len(payload)
+    iph = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + ulen, ident,
+                      flags_frag, ttl, 17, 0, ip(sip), ip(dip))
+    iph = iph[:10] + struct.pack("!H", csum(iph)) + iph[12:]
+    return (mac(dmac) + mac(smac) + b"\x08\x00" + iph +
+            struct.pack("!HHHH", sport, dport, ulen, ucsum) + payload)
+
+
+def rina(op, seq, slot=0, chunk=0, flags=0, job=7, rnd=1, step=0, hop=0,
+         src=0, p=2, nc=1, exp=EXP_NONE, dt=INT32_SUM, data=(), n=None,
+         ver=1, rsvd=0):
+    if n is None:
+        n = len(data)
+    h = struct.pack("!BBHHBBHHIHHHHbBH", ver << 4 | op, flags, job, rnd,
+                    step, hop, src, chunk, seq, slot, n, p, nc, exp, dt,
+                    rsvd)
+    assert len(h) == 28
+    return h + b"".join(struct.pack("!I", d & 0xFFFFFFFF) for d in data)
+
+
+def i32(v):
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v & 0x80000000 else v
+
+
+# ---- the rack of most vectors ---------------------------------------------
+# Ring of L = 3 members, job 7: member 0 = rank 0 (autonomous, upstream),
+# member 1 = this INA rack (agent rank 1; local ranks 1, 2, 3 on ports 1,
+# 2, 3 -> bits 0, 1, 2; upstream bit m = 3), member 2 = rank 4 (next).
+# The uplink is port 0. W = 4 slots from pool_base 0, P = 2.
+L = 3
+ME = 1
+OWN = (ME + 1) % L
+TOR_MAC = "02:00:00:00:01:ff"
+AGENT = dict(mac="02:00:00:00:01:0b", ip="198.18.1.11", port=AGENT_PORT)
+WORKERS = [dict(rank=1, mac="02:00:00:00:01:0b", ip="198.18.1.11",
+                port=WORKER_PORT, tor_port=1),
+           dict(rank=2, mac="02:00:00:00:01:0c", ip="198.18.1.12",
+                port=WORKER_PORT, tor_port=2),
+           dict(rank=3, mac="02:00:00:00:01:0d", ip="198.18.1.13",
+                port=WORKER_PORT, tor_port=3)]
+UP = dict(rank=0, mac="02:00:00:00:00:0a", ip="198.18.0.10",
+          port=WORKER_PORT)
+NEXT = dict(rank=4, mac="02:00:00:00:02:0a", ip="198.18.2.10",
+            port=WORKER_PORT)
+UPLINK = 0
+SRC_SW = 0xF000 | 1
+P = 2
+
+TI = "RinaIngress.job_classify"
+
+
+def std_config(v, job=7, job_idx=0, epoch=1, pool_base=0, win=4, mgrp=2,
+               rid_base=1, l2=True, flood=True, agent=AGENT):
+    v.c("configuration: job %d, ring member %d of %d, W %d, pool %d.." %
+        (job, ME, L, win, pool_base))
+    if l2:
+        for w in WORKERS[1:]:
+            v.cli("table_add RinaIngress.l2_fwd.l2_fwd "
+                  "RinaIngress.l2_fwd.set_port %s => %d" %
+                  (w["mac"], w["tor_port"]))
+        v.cli("table_add RinaIngress.l2_fwd.l2_fwd "
+              "RinaIngress.l2_fwd.set_port %s => 1" % AGENT["mac"])
+        for h in (UP, NEXT):
+            v.cli("table_add RinaIngress.l2_fwd.l2_fwd "
+                  "RinaIngress.l2_fwd.set_port %s => %d" % (h["mac"], UPLINK))
+    v.cli("table_add %s.rina_job %s.set_job %s %d %d => "
+          "%d %d %d %d %d %d %d %d %d %d %d %s" %
+          (TI, TI, agent["ip"], agent["port"], job, job_idx, epoch,
+           pool_base, win, ME, L, OWN, len(WORKERS),
+           (1 << len(WORKERS)) - 1, mgrp, SRC_SW, agent["mac"]))
+    for b, w in enumerate(WORKERS):
+        v.cli("table_add %s.rina_worker %s.set_worker %d %d => %d" %
+              (TI, TI, job_idx, w["rank"], b))
+    rid = rid_base
+    v.cli("mc_mgrp_create %d" % mgrp)
+    if flood:
+        v.cli("mc_mgrp_create 1")
+    nodes = []
+    for b, w in enumerate(WORKERS):
+        v.cli("table_add RinaEgress.rewrite.replica RinaEgress.rewrite."
+              "rw_local %d => %d %s %s %d" %
+              (rid, b, w["mac"], w["ip"], w["port"]))
+        nodes.append((rid, w["tor_port"]))
+        rid += 1
+    v.cli("table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_next "
+          "%d => %s %s %d" % (rid, NEXT["mac"], NEXT["ip"], NEXT["port"]))
+    nodes.append((rid, UPLINK))
+    rid += 1
+    v.cli("table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_up "
+          "%d => %s %s %d" % (rid, UP["mac"], UP["ip"], UP["port"]))
+    nodes.append((rid, UPLINK))
+    for r, port in nodes:
+        v.cli("mc_node_create %d %d" % (r, port))
+        v.cli("mc_node_associate %d %d" % (mgrp, v.handle))
+        v.handle += 1
+    if flood:
+        v.cli("mc_node_create 0 0 1 2 3")
+        v.cli("mc_node_associate 1 %d" % v.handle)
+        v.handle += 1
+
+
+class Vec:
+    def __init__(self, name, title):
+        self.name = name
+        self.lines = ["# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause",
+                      "# " + title,
+                      "# Generated by selftests/tor/gen_vectors.py; "
+                      "format: selftests/tor/README.md"]
+        self.handle = 0
+        self.jc = {}
+        self.jo = {}
+        self.tc = {}
+
+    def c(self, text):
+        self.lines.append("")
+        self.lines.append("# " + text)
+
+    def cli(self, cmd):
+        self.lines.append("cli " + cmd)
+
+    def inp(self, port, pkt, desc):
+        self.lines.append("# > port %d: %s" % (port, desc))
+        self.lines.append("in %d %s" % (port, pkt.hex()))
+
+    def out(self, port, pkt, desc):
+        self.lines.append("#   < port %d: %s" % (port, desc))
+        self.lines.append("out %d %s" % (port, pkt.hex()))
+
+    def count(self, table, name, n=1, job_idx=0):
+        d = {"job_ctr": self.jc, "job_out": self.jo, "tor_ctr": self.tc}[table]
+        key = (job_idx, name)
+        d[key] = d.get(key, 0) + n
+
+    def counters(self):
+        self.c("counters (every non-zero one, and the zero ones that matter)")
+        for table, names, pfx, d in (
+                ("job_ctr", JOB_CTR, "RinaIngress.counters.job_ctr", self.jc),
+                ("job_out", JOB_OUT, "RinaEgress.counters.job_out", self.jo),
+                ("tor_ctr", TOR_CTR, "RinaIngress.counters.tor_ctr", self.tc)):
+            jobs = sorted({j for j, _ in d}) or [0]
+            if table == "tor_ctr":
+                jobs = [0]
+            for j in jobs:
+                for i, name in enumerate(names):
+                    idx = i if table == "tor_ctr" else j * len(names) + i
+                    val = d.get((j, name), 0)
+                    self.lines.append("counter %s %d %d   # %s%s" %
+                                      (pfx, idx, val, name,
+                                       "" if table == "tor_ctr" else
+                                       " job_idx %d" % j))
+
+    def write(self, d):
+        with open(os.path.join(d, self.name + ".vec"), "w") as f:
+            f.write("\n".join(self.lines) + "\n")
+
+
+# ---- packet helpers -----------------------------------------------------------
+def contrib(w, seq, slot, chunk, data, flags=0, step=None, job=7, **kw):
+    if step is None:
+        step = (ME - chunk) % L
+    return udp_frame(AGENT["mac"], w["mac"], w["ip"], AGENT["ip"], w["port"],
+                     AGENT_PORT, rina(CONTRIB, seq, slot, chunk, flags,
+                                      job=job, step=step, src=w["rank"],
+                                      data=data, **kw))
+
+
+def partial(seq, slot, chunk, data, nc=1, flags=0, step=None, job=7, **kw):
+    if step is None:
+        step = (ME - chunk) % L
+    return udp_frame(AGENT["mac"], UP["mac"], UP["ip"], AGENT["ip"],
+                     UP["port"], AGENT_PORT,
+                     rina(PARTIAL, seq, slot, chunk, flags, job=job,
+                          step=step, src=UP["rank"], nc=nc, data=data, **kw))
+
+
+def from_agent(dst, body):
+    """A packet the switch emits: agent address -> dst, fresh IP header."""
+    return udp_frame(dst["mac"], AGENT["mac"], AGENT["ip"], dst["ip"],
+                     AGENT_PORT, dst["port"], body, ident=0, ucsum=0)
+
+
+def out_partial(seq, slot, chunk, data, nc, flags=F_SW, step=None, job=7,
+                exp=EXP_NONE, p=P):
+    if step is None:
+        step = (ME - chunk) % L + 1
+    return from_agent(NEXT, rina(PARTIAL, seq, slot, chunk, flags, job=job,
+                                 step=step, src=SRC_SW, nc=nc, data=data,
+                                 exp=exp, p=p))
+
+
+def out_ack(seq, slot, step, chunk, flags=F_SW, job=7, p=P, dt=INT32_SUM,
+            hop=0):
+    return from_agent(UP, rina(ACK, seq, slot, chunk, flags, job=job,
+                               step=step, hop=hop, src=SRC_SW, nc=0,
+                               data=[seq], p=p, dt=dt))
+
+
+def sums(*vecs):
+    return [i32(sum(x)) for x in zip(*vecs)]
+
+
+# ---- vectors ----------------------------------------------------------------
+def v_agg_first_chunk():
+    v = Vec("agg_first_chunk", "aggregation of m = 3 local contributions "
+            "for the member's first chunk (no upstream partial)")
+    std_config(v)
+    c = ME          # first chunk: contributors = local workers only
+    a, b, d = [1, 2, 3, -4], [10, 20, 30, -40], [100, 200, 300, -400]
+    v.c("chunk %d packet 0 (seq %d, slot 0): three contributions" % (c, c * P))
+    v.inp(1, contrib(WORKERS[0], c * P, 0, c, a), "contrib rank 1")
+    v.count("job_ctr", "contrib_in")
+    v.inp(2, contrib(WORKERS[1], c * P, 0, c, b), "contrib rank 2")
+    v.count("job_ctr", "contrib_in")
+    v.inp(3, contrib(WORKERS[2], c * P, 0, c, d), "contrib rank 3")
+    v.count("job_ctr", "contrib_in")
+    v.count("job_ctr", "slot_done")
+    v.out(UPLINK, out_partial(c * P, 0 + P, c, sums(a, b, d), 3),
+          "SR_PARTIAL to next, slot + P, step + 1, num_contrib 3; no ACK")
+    v.count("job_out", "partial_out")
+    v.c("packet 1 (seq %d, slot 1), short (2 elements), LAST flag kept, "
+        "exponent max kept" % (c * P + 1))
+    v.inp(3, contrib(WORKERS[2], c * P + 1, 1, c, [7, 8], flags=F_LAST,
+                     exp=3), "contrib rank 3")
+    v.inp(1, contrib(WORKERS[0], c * P + 1, 1, c, [1, 1], flags=F_LAST,
+                     exp=5), "contrib rank 1")
+    v.inp(2, contrib(WORKERS[1], c * P + 1, 1, c, [-8, 9], flags=F_LAST,
+                     exp=-2), "contrib rank 2")
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "slot_done")
+    v.out(UPLINK, out_partial(c * P + 1, 1 + P, c, [0, 18], 3,
+                              flags=F_SW | F_LAST, exp=5),
+          "SR_PARTIAL [0, 18], exp 5, LAST")
+    v.count("job_out", "partial_out")
+    v.count("tor_ctr", "ok", 6)
+    v.counters()
+    return v
+
+
+def v_agg_with_upstream():
+    v = Vec("agg_with_upstream", "aggregation of 3 local contributions and "
+            "the upstream partial; ACK of the partial at DONE only")
+    std_config(v)
+    c = 0           # step 1 at member 1: local workers + upstream
+    slot = 1 * P    # ordinal of chunk 0 at member 1: step 1 -> P + p
+    a, b, d, u = [5, 6], [7, 8], [9, 10], [1000, 2000]
+    v.c("chunk 0 packet 0 (seq 0, slot %d): partial arrives second, the "
+        "slot completes on the last local contribution" % slot)
+    v.inp(1, contrib(WORKERS[0], 0, slot, c, a), "contrib rank 1")
+    v.inp(UPLINK, partial(0, slot, c, u, nc=1), "SR_PARTIAL from member 0 "
+          "(no ACK yet: slot not done)")
+    v.inp(2, contrib(WORKERS[1], 0, slot, c, b), "contrib rank 2")
+    v.inp(3, contrib(WORKERS[2], 0, slot, c, d), "contrib rank 3")
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "slot_done")
+    v.out(UPLINK, out_partial(0, slot + P, c, sums(a, b, d, u), 4, step=2),
+          "SR_PARTIAL sum of 4, num_contrib 4")
+    v.out(UPLINK, out_ack(0, slot - P, 1, c),
+          "ACK seq 0 to member 0, slot - P (the sender's slot)")
+    v.count("job_out", "partial_out")
+    v.count("job_out", "ack_out")
+    v.c("chunk 0 packet 1 (seq 1, slot %d): the partial completes it" %
+        (slot + 1))
+    for i, w in enumerate(WORKERS):
+        v.inp(w["tor_port"], contrib(w, 1, slot + 1, c, [i + 1, -(i + 1)]),
+              "contrib rank %d" % w["rank"])
+    v.count("job_ctr", "contrib_in", 3)
+    v.inp(UPLINK, partial(1, slot + 1, c, [100, 100], nc=1),
+          "SR_PARTIAL from member 0")
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "slot_done")
+    v.out(UPLINK, out_partial(1, slot + 1 + P, c, [106, 94], 4, step=2),
+          "SR_PARTIAL [106, 94]")
+    v.out(UPLINK, out_ack(1, slot + 1 - P, 1, c), "ACK seq 1")
+    v.count("job_out", "partial_out")
+    v.count("job_out", "ack_out")
+    v.count("tor_ctr", "ok", 8)
+    v.counters()
+    return v
+
+
+def ag_seq(seq):
+    return seq + L * P
+
+
+def v_own_chunk():
+    v = Vec("own_chunk_mcast", "own chunk: AG_DATA multicast to the m = 3 "
+            "local workers plus forward to the next member, ACK upstream")
+    std_config(v)
+    c = OWN
+    slot = 2 * P    # own chunk is processed at step L - 1 = 2
+    seq = c * P
+    a, b, d, u = [1, -1, 2], [3, -3, 4], [5, -5, 6], [70, 80, 90]
+    v.inp(UPLINK, partial(seq, slot, c, u, nc=1), "SR_PARTIAL chunk %d "
+          "(own) from member 0" % c)
+    v.count("job_ctr", "partial_in")
+    for w, x in zip(WORKERS, (a, b, d)):
+        v.inp(w["tor_port"], contrib(w, seq, slot, c, x),
+              "contrib rank %d" % w["rank"])
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "slot_done")
+    res = sums(a, b, d, u)
+    agf = F_SW | F_AGP | F_OWN
+    body0 = rina(AG, ag_seq(seq), 0, c, agf, step=2, hop=0, src=SRC_SW,
+                 nc=4, data=res)
+    body1 = rina(AG, ag_seq(seq), 0, c, agf, step=2, hop=1, src=SRC_SW,
+                 nc=4, data=res)
+    for w in WORKERS:
+        v.out(w["tor_port"], from_agent(w, body0),
+              "AG_DATA seq %d (seq + L*P) hop 0 to rank %d" %
+              (ag_seq(seq), w["rank"]))
+    v.out(UPLINK, from_agent(NEXT, body1), "AG_DATA hop 1 to next member")
+    v.out(UPLINK, out_ack(seq, slot - P, 2, c), "ACK of the partial")
+    v.count("job_out", "ag_mcast", 3)
+    v.count("job_out", "ag_out")
+    v.count("job_out", "ack_out")
+    v.count("tor_ctr", "ok", 4)
+    v.counters()
+    return v
+
+
+def v_duplicates():
+    v = Vec("duplicates_reemit", "duplicates before completion are dropped; "
+            "after completion the stored result is re-emitted (RETX)")
+    std_config(v)
+    c0, s0 = 0, P       # chunk 0 (with upstream), slot P
+    a, b, d, u = [1, 1], [2, 2], [3, 3], [4, 4]
+    v.c("before completion: a second copy of rank 2 and of the partial")
+    v.inp(2, contrib(WORKERS[1], 0, s0, c0, b), "contrib rank 2")
+    v.inp(2, contrib(WORKERS[1], 0, s0, c0, b, flags=F_RETX),
+          "the same again (RETX): dropped, not added")
+    v.inp(UPLINK, partial(0, s0, c0, u), "SR_PARTIAL")
+    v.inp(UPLINK, partial(0, s0, c0, u, flags=F_RETX), "SR_PARTIAL again: "
+          "dropped, no ACK (not done)")
+    v.count("job_ctr", "contrib_in", 2)
+    v.count("job_ctr", "partial_in", 2)
+    v.count("job_ctr", "dup", 2)
+    v.inp(1, contrib(WORKERS[0], 0, s0, c0, a), "contrib rank 1")
+    v.inp(3, contrib(WORKERS[2], 0, s0, c0, d), "contrib rank 3: done")
+    v.count("job_ctr", "contrib_in", 2)
+    v.count("job_ctr", "slot_done")
+    v.out(UPLINK, out_partial(0, s0 + P, c0, [10, 10], 4, step=2),
+          "SR_PARTIAL [10, 10] (each contribution added once)")
+    v.out(UPLINK, out_ack(0, s0 - P, 1, c0), "ACK")
+    v.count("job_out", "partial_out")
+    v.count("job_out", "ack_out")
+    v.c("after completion: a retransmitted local contribution re-sends "
+        "the stored partial (RETX), values unchanged")
+    v.inp(1, contrib(WORKERS[0], 0, s0, c0, [99, 99], flags=F_RETX),
+          "contrib rank 1 RETX (payload ignored)")
+    v.out(UPLINK, out_partial(0, s0 + P, c0, [10, 10], 4, step=2,
+                              flags=F_SW | F_RETX), "SR_PARTIAL re-emitted")
+    v.count("job_ctr", "contrib_in")
+    v.count("job_ctr", "dup")
+    v.count("job_ctr", "reemit")
+    v.count("job_out", "partial_out")
+    v.c("after completion: the upstream retransmits its partial (our ACK "
+        "was lost): ACK again, nothing else")
+    v.inp(UPLINK, partial(0, s0, c0, u, flags=F_RETX), "SR_PARTIAL RETX")
+    v.out(UPLINK, out_ack(0, s0 - P, 1, c0), "ACK re-sent")
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "dup")
+    v.count("job_ctr", "reemit")
+    v.count("job_out", "ack_out")
+    v.c("own chunk done, then rank 3 retransmits its contribution: "
+        "AG_DATA back to rank 3 only")
+    c2, s2, seq2 = OWN, 2 * P, OWN * P
+    v.inp(UPLINK, partial(seq2, s2, c2, [1]), "SR_PARTIAL own chunk")
+    for w in WORKERS:
+        v.inp(w["tor_port"], contrib(w, seq2, s2, c2, [w["rank"]]),
+              "contrib rank %d" % w["rank"])
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "slot_done")
+    agf = F_SW | F_AGP | F_OWN
+    res = [1 + 1 + 2 + 3]
+    for w in WORKERS:
+        v.out(w["tor_port"], from_agent(w, rina(
+            AG, ag_seq(seq2), 0, c2, agf, step=2, hop=0, src=SRC_SW, nc=4,
+            data=res)), "AG_DATA to rank %d" % w["rank"])
+    v.out(UPLINK, from_agent(NEXT, rina(
+        AG, ag_seq(seq2), 0, c2, agf, step=2, hop=1, src=SRC_SW, nc=4,
+        data=res)), "AG_DATA to next")
+    v.out(UPLINK, out_ack(seq2, s2 - P, 2, c2), "ACK")
+    v.count("job_out", "ag_mcast", 3)
+    v.count("job_out", "ag_out")
+    v.count("job_out", "ack_out")
+    v.inp(3, contrib(WORKERS[2], seq2, s2, c2, [3], flags=F_RETX),
+          "contrib rank 3 RETX")
+    v.out(3, from_agent(WORKERS[2], rina(
+        AG, ag_seq(seq2), 0, c2, agf | F_RETX, step=2, hop=0, src=SRC_SW,
+        nc=4, data=res)), "AG_DATA (RETX) to rank 3 only")
+    v.count("job_ctr", "contrib_in")
+    v.count("job_ctr", "dup")
+    v.count("job_ctr", "reemit")
+    v.count("job_out", "ag_mcast")
+    v.count("tor_ctr", "ok", 13)
+    v.counters()
+    return v
+
+
+def v_shadow():
+    v = Vec("shadow_sets", "slot reuse: ordinal o and o + W use the two "
+            "shadow sets of one index; o + 2W re-initialises o's set")
+    std_config(v)
+    c = ME          # first chunk: local workers only, simplest
+    W = 4
+
+    def fill(slot, seq, base, rnd=1):
+        for i, w in enumerate(WORKERS):
+            v.inp(w["tor_port"], contrib(w, seq, slot, c, [base + i],
+                                         rnd=rnd),
+                  "contrib rank %d slot %d seq %d round %d" %
+                  (w["rank"], slot, seq, rnd))
+        v.count("job_ctr", "contrib_in", 3)
+        v.count("tor_ctr", "ok", 3)
+
+    def done(slot, seq, val, rnd=1):
+        v.out(UPLINK, from_agent(NEXT, rina(
+            PARTIAL, seq, slot + P, c, F_SW, rnd=rnd, step=1, src=SRC_SW,
+            nc=3, data=[val])), "SR_PARTIAL slot %d value %d" %
+            (slot + P, val))
+        v.count("job_ctr", "slot_done")
+        v.count("job_out", "partial_out")
+
+    v.c("slot 1 (index 1, set 0) and slot 5 (index 1, set 1) both open")
+    v.inp(1, contrib(WORKERS[0], 2, 1, c, [10]), "contrib rank 1 slot 1")
+    v.inp(1, contrib(WORKERS[0], 3, 1 + W, c, [20]), "contrib rank 1 slot 5")
+    v.count("job_ctr", "contrib_in", 2)
+    v.count("tor_ctr", "ok", 2)
+    for w in WORKERS[1:]:
+        v.inp(w["tor_port"], contrib(w, 2, 1, c, [10]),
+              "contrib rank %d slot 1" % w["rank"])
+    v.count("job_ctr", "contrib_in", 2)
+    v.count("tor_ctr", "ok", 2)
+    done(1, 2, 30)
+    for w in WORKERS[1:]:
+        v.inp(w["tor_port"], contrib(w, 3, 1 + W, c, [20]),
+              "contrib rank %d slot 5" % w["rank"])
+    v.count("job_ctr", "contrib_in", 2)
+    v.count("tor_ctr", "ok", 2)
+    done(1 + W, 3, 60)
+    v.c("slot 9 = 1 + 2W (index 1, set 0) re-initialises slot 1's set: "
+        "fresh values, next round")
+    fill(1 + 2 * W, 2, 100, rnd=2)
+    done(1 + 2 * W, 2, 303, rnd=2)
+    v.c("slot 13 = 5 + 2W (index 1, set 1) replaces slot 5")
+    fill(13, 7, 1, rnd=2)
+    done(13, 7, 6, rnd=2)
+    v.c("a second job (8, job_idx 1, pool 64..67) whose slot_base is "
+        "near the 16-bit wrap: 65533 (set 1), 1 (set 0), then 5 = "
+        "65533 + 2W mod 65536 is newer than 65533 and replaces it")
+    std_config(v, job=8, job_idx=1, epoch=1, pool_base=64, win=4, mgrp=3,
+               rid_base=100, l2=False, flood=False)
+    for slot, seq, base in ((65533, 2, 7), (1, 3, 0), (5, 4, 1)):
+        for i, w in enumerate(WORKERS):
+            v.inp(w["tor_port"], contrib(w, seq, slot, c, [base + i],
+                                         job=8),
+                  "job 8 contrib rank %d slot %d" % (w["rank"], slot))
+        v.out(UPLINK, from_agent(NEXT, rina(
+            PARTIAL, seq, (slot + P) & 0xFFFF, c, F_SW, job=8, step=1,
+            src=SRC_SW, nc=3, data=[3 * base + 3])),
+            "job 8 SR_PARTIAL slot %d" % ((slot + P) & 0xFFFF))
+        v.count("job_ctr", "contrib_in", 3, job_idx=1)
+        v.count("job_ctr", "slot_done", 1, job_idx=1)
+        v.count("job_out", "partial_out", 1, job_idx=1)
+        v.count("tor_ctr", "ok", 3)
+    v.counters()
+    return v
+
+
+def v_stale_collision():
+    v = Vec("stale_collision", "a late packet older than the slot occupant "
+            "is dropped (stale); a newer occupant while the old one is "
+            "unfinished is bypassed to the agent (collision)")
+    std_config(v)
+    c = ME
+    W = 4
+    v.c("slot 2 completes, then slot 2 + 2W = 10 reclaims it")
+    for w in WORKERS:
+        v.inp(w["tor_port"], contrib(w, 2, 2, c, [1]), "contrib slot 2")
+    v.out(UPLINK, from_agent(NEXT, rina(PARTIAL, 2, 2 + P, c, F_SW, step=1,
+                                        src=SRC_SW, nc=3, data=[3])),
+          "SR_PARTIAL")
+    v.inp(1, contrib(WORKERS[0], 9, 10, c, [5]), "contrib rank 1 slot 10 "
+          "(fresh claim)")
+    v.count("job_ctr", "contrib_in", 4)
+    v.count("job_ctr", "slot_done")
+    v.count("job_out", "partial_out")
+    v.c("late retransmission for slot 2: stale, dropped, no re-emission")
+    v.inp(2, contrib(WORKERS[1], 2, 2, c, [1], flags=F_RETX),
+          "contrib rank 2 slot 2 RETX")
+    v.count("job_ctr", "contrib_in")
+    v.count("job_ctr", "stale")
+    v.c("slot 18 = 10 + 2W while slot 10 is unfinished: collision -> "
+        "SW_BYPASS set, UDP checksum 0, switched to the agent unchanged "
+        "otherwise")
+    pkt = contrib(WORKERS[2], 11, 18, c, [4])
+    v.inp(3, pkt, "contrib rank 3 slot 18")
+    byp = bytearray(pkt)
+    byp[42 + 1] |= F_BYPASS
+    byp[40:42] = b"\x00\x00"
+    v.out(1, bytes(byp), "the same packet with SW_BYPASS, to the agent's "
+          "port")
+    v.count("job_ctr", "contrib_in")
+    v.count("job_ctr", "collision")
+    v.c("slot 10 still completes normally afterwards")
+    for w in WORKERS[1:]:
+        v.inp(w["tor_port"], contrib(w, 9, 10, c, [5]), "contrib slot 10")
+    v.count("job_ctr", "contrib_in", 2)
+    v.count("job_ctr", "slot_done")
+    v.out(UPLINK, from_agent(NEXT, rina(PARTIAL, 9, 10 + P, c, F_SW, step=1,
+                                        src=SRC_SW, nc=3, data=[15])),
+          "SR_PARTIAL")
+    v.count("job_out", "partial_out")
+    v.c("a packet that already carries SW_BYPASS is switched untouched")
+    pkt = contrib(WORKERS[1], 12, 3, c, [4], flags=F_BYPASS)
+    v.inp(2, pkt, "contrib rank 2 with SW_BYPASS")
+    v.out(1, pkt, "unchanged, to the agent")
+    v.count("job_ctr", "bypass_in")
+    v.count("tor_ctr", "ok", 9)
+    v.counters()
+    return v
+
+
+def v_unknown_job():
+    v = Vec("unknown_job", "Rina packets of a job not installed here, or "
+            "addressed to another member, are switched untouched")
+    std_config(v)
+    pkt = contrib(WORKERS[1], 0, 0, 1, [1, 2], job=99)
+    v.inp(2, pkt, "contrib for job 99 to the agent")
+    v.out(1, pkt, "switched to the agent unchanged")
+    v.count("tor_ctr", "unknown_job")
+    pkt = udp_frame(NEXT["mac"], AGENT["mac"], AGENT["ip"], NEXT["ip"],
+                    AGENT_PORT, NEXT["port"],
+                    rina(AG, 20, 0, 1, F_AGP, hop=1, src=1, nc=4, data=[9]))
+    v.inp(1, pkt, "AG_DATA sent by the agent (repair) to the next member")
+    v.out(UPLINK, pkt, "switched to the uplink unchanged")
+    v.count("tor_ctr", "unknown_job")
+    pkt = contrib(WORKERS[1], 0, 0, 1, [1], job=7)
+    pkt = bytearray(pkt)
+    pkt[36:38] = struct.pack("!H", 0x5241)
+    ipchk = bytes(pkt)
+    v.inp(2, ipchk, "job 7 contrib to the agent's worker port (not the "
+          "agent port)")
+    v.out(1, ipchk, "switched unchanged")
+    v.count("tor_ctr", "unknown_job")
+    v.counters()
+    return v
+
+
+def v_malformed():
+    v = Vec("malformed", "malformed Rina packets are dropped and counted by "
+            "parse error; nothing is emitted")
+    std_config(v)
+    good = rina(CONTRIB, 0, 0, 1, src=2, data=[1, 2])
+
+    def send(body, why, err, frame=None):
+        if frame is None:
+            frame = udp_frame(AGENT["mac"], WORKERS[1]["mac"],
+                              WORKERS[1]["ip"], AGENT["ip"], WORKER_PORT,
+                              AGENT_PORT, body)
+        v.inp(2, frame, why)
+        v.count("tor_ctr", err)
+
+    send(good[:20], "20 bytes of Rina header", "runt")
+    send(good[:27], "27 bytes", "runt")
+    send(rina(CONTRIB, 0, 0, 1, src=2, data=[1, 2], ver=2), "version 2",
+         "bad_version")
+    b = bytearray(good)
+    b[0] = 0x10
+    send(bytes(b), "opcode 0", "bad_opcode")
+    b[0] = 0x17
+    send(bytes(b), "opcode 7", "bad_opcode")
+    send(rina(CONTRIB, 0, 0, 1, src=2, data=[1, 2], n=3), "n_elem 3 with "
+         "2 words", "bad_length")
+    send(rina(CONTRIB, 0, 0, 1, src=2, data=[1, 2], n=1), "n_elem 1 with "
+         "2 words", "bad_length")
+    send(rina(CONTRIB, 0, 0, 1, src=2, data=[]), "data with n_elem 0",
+         "bad_length")
+    send(rina(CONTRIB, 0, 0, 1, src=2, data=[0] * 4, n=1025),
+         "n_elem 1025", "oversize")
+    send(rina(CONTRIB, 0, 0, 1, src=2, data=[1], dt=0x20), "dtype 2",
+         "bad_dtype")
+    send(rina(CONTRIB, 0, 0, 1, src=2, data=[1], dt=0x12), "op 2",
+         "bad_dtype")
+    send(rina(CONTRIB, 0, 0, 1, src=2, data=[1], rsvd=1), "rsvd 1",
+         "bad_field")
+    send(rina(CTRL, 0, data=[1, 2, 3]), "CTRL with 3 words", "bad_length")
+    send(rina(ACK, 0, data=[]), "ACK with no seq", "bad_length")
+    f = bytearray(udp_frame(AGENT["mac"], WORKERS[1]["mac"],
+                            WORKERS[1]["ip"], AGENT["ip"], WORKER_PORT,
+                            AGENT_PORT, good))
+    send(None, "frame 2 bytes shorter than the UDP length says",
+         "bad_length", frame=bytes(f[:-2]))
+    send(None, "2 bytes of trailing garbage", "bad_length",
+         frame=bytes(f + b"\x00\x00"))
+    g = bytearray(f)
+    g[38:40] = struct.pack("!H", 4)
+    send(None, "UDP length 4", "runt", frame=bytes(g))
+    v.inp(2, bytes(f[:10]), "10-byte frame")
+    v.count("tor_ctr", "l2_runt")
+    v.c("after all that, a good packet still aggregates normally")
+    for w in WORKERS:
+        v.inp(w["tor_port"], contrib(w, 2, 0, 1, [2]), "contrib")
+    v.count("tor_ctr", "ok", 3)
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "slot_done")
+    v.out(UPLINK, out_partial(2, P, 1, [6], 3), "SR_PARTIAL [6]")
+    v.count("job_out", "partial_out")
+    v.counters()
+    return v
+
+
+def v_non_rina():
+    v = Vec("non_rina", "traffic that is not Rina is switched by MAC, "
+            "byte for byte; unknown destinations flood")
+    std_config(v)
+    arp = (b"\xff" * 6 + mac(WORKERS[1]["mac"]) + b"\x08\x06" +
+           bytes.fromhex("0001080006040001") + mac(WORKERS[1]["mac"]) +
+           ip(WORKERS[1]["ip"]) + b"\x00" * 6 + ip(AGENT["ip"]) +
+           b"\x00" * 18)
+    v.inp(2, arp, "ARP request, broadcast")
+    for port in (0, 1, 3):
+        v.out(port, arp, "flooded")
+    v.count("tor_ctr", "non_rina")
+    v.count("tor_ctr", "l2_flood")
+    tcp = udp_frame(NEXT["mac"], WORKERS[2]["mac"], WORKERS[2]["ip"],
+                    NEXT["ip"], 40000, 22, b"hello")
+    tcp = bytearray(tcp)
+    tcp[23] = 6
+    tcp[24:26] = b"\x00\x00"
+    tcp[24:26] = struct.pack("!H", csum(bytes(tcp[14:34])))
+    v.inp(3, bytes(tcp), "IPv4 proto 6 to the next host")
+    v.out(UPLINK, bytes(tcp), "switched to the uplink unchanged")
+    v.count("tor_ctr", "non_rina")
+    u = udp_frame(WORKERS[0]["mac"], UP["mac"], UP["ip"], WORKERS[0]["ip"],
+                  5353, 5353, b"x" * 33)
+    v.inp(UPLINK, u, "UDP 5353 to rank 1")
+    v.out(1, u, "unchanged")
+    v.count("tor_ctr", "non_rina")
+    frag = udp_frame(AGENT["mac"], UP["mac"], UP["ip"], AGENT["ip"],
+                     WORKER_PORT, AGENT_PORT,
+                     rina(PARTIAL, 0, 2, 0, data=[1]), flags_frag=0x2000)
+    v.inp(UPLINK, frag, "IPv4 fragment (MF) to the agent port: not parsed "
+          "as Rina")
+    v.out(1, frag, "unchanged")
+    v.count("tor_ctr", "non_rina")
+    ip6 = (mac(AGENT["mac"]) + mac(UP["mac"]) + b"\x86\xdd" + b"\x60" +
+           b"\x00" * 59)
+    v.inp(UPLINK, ip6, "IPv6 frame")
+    v.out(1, ip6, "unchanged")
+    v.count("tor_ctr", "non_rina")
+    own = udp_frame(WORKERS[1]["mac"], "02:00:00:00:01:0c", "1.2.3.4",
+                    "5.6.7.8", 1, 2, b"")
+    v.inp(2, own, "frame whose destination is on its ingress port")
+    v.count("tor_ctr", "non_rina")
+    v.counters()
+    return v
+
+
+def v_allgather():
+    v = Vec("allgather_ack", "allgather data from upstream: ACK, copy to "
+            "local workers, forward while hop < L - 1; ACK fan-out")
+    std_config(v)
+    c = 0           # chunk 0 is owned by member L - 1 = 2
+    seq = ag_seq(c * P)
+    body = rina(AG, seq, 0, c, F_AGP | F_OWN, step=2, hop=1, src=0xF002,
+                nc=5, data=[11, 22, 33])
+    pkt = udp_frame(AGENT["mac"], UP["mac"], UP["ip"], AGENT["ip"],
+                    UP["port"], AGENT_PORT, body)
+    v.inp(UPLINK, pkt, "AG_DATA hop 1 from member 0")
+    locb = rina(AG, seq, 0, c, F_AGP | F_OWN | F_SW, step=2, hop=1,
+                src=0xF002, nc=5, data=[11, 22, 33])
+    for w in WORKERS:
+        v.out(w["tor_port"], from_agent(w, locb), "copy to rank %d" %
+              w["rank"])
+    v.out(UPLINK, from_agent(NEXT, rina(AG, seq, 0, c, F_AGP | F_OWN | F_SW,
+                                        step=2, hop=2, src=0xF002, nc=5,
+                                        data=[11, 22, 33])),
+          "forward, hop 2")
+    v.out(UPLINK, out_ack(seq, 0, 2, c, flags=F_SW | F_AGP, hop=1),
+          "AG ACK to member 0")
+    v.count("job_ctr", "ag_in")
+    v.count("job_out", "ag_mcast", 3)
+    v.count("job_out", "ag_out")
+    v.count("job_out", "ack_out")
+    body = rina(AG, seq + 1, 0, c, F_AGP, step=2, hop=2, src=0xF002, nc=5,
+                data=[1])
+    v.inp(UPLINK, udp_frame(AGENT["mac"], UP["mac"], UP["ip"], AGENT["ip"],
+                            UP["port"], AGENT_PORT, body),
+          "AG_DATA hop 2 = L - 1: last hop")
+    locb = rina(AG, seq + 1, 0, c, F_AGP | F_SW, step=2, hop=2, src=0xF002,
+                nc=5, data=[1])
+    for w in WORKERS:
+        v.out(w["tor_port"], from_agent(w, locb), "copy to rank %d" %
+              w["rank"])
+    v.out(UPLINK, out_ack(seq + 1, 0, 2, c, flags=F_SW | F_AGP, hop=2),
+          "AG ACK; no forward")
+    v.count("job_ctr", "ag_in")
+    v.count("job_out", "ag_mcast", 3)
+    v.count("job_out", "ack_out")
+    v.c("ACK of our partials from the downstream member: to every local "
+        "worker")
+    ack = rina(ACK, 4, 5, 1, 0, step=1, src=NEXT["rank"], nc=0,
+               data=[4, 5])
+    v.inp(UPLINK, udp_frame(AGENT["mac"], NEXT["mac"], NEXT["ip"],
+                            AGENT["ip"], NEXT["port"], AGENT_PORT, ack),
+          "ACK seqs 4, 5")
+    ackl = rina(ACK, 4, 5, 1, F_SW, step=1, src=NEXT["rank"], nc=0,
+                data=[4, 5])
+    for w in WORKERS:
+        v.out(w["tor_port"], from_agent(w, ackl), "ACK copy to rank %d" %
+              w["rank"])
+    v.count("job_ctr", "ack_in")
+    v.count("job_out", "ack_mcast", 3)
+    v.c("AG ACK, NACK and CTRL go to the agent untouched")
+    for body, what, ctr in (
+            (rina(ACK, 9, 0, 1, F_AGP, src=4, nc=0, data=[9]), "AG ACK",
+             "ack_in"),
+            (rina(NACK, 9, 0, 1, F_AGP, src=2, nc=0, data=[9, 10]), "NACK",
+             "nack_in"),
+            (rina(CTRL, 0, 0, 0, src=2, nc=0, data=[1, 0, 0, 7]), "CTRL",
+             "ctrl_in")):
+        pkt = udp_frame(AGENT["mac"], NEXT["mac"], NEXT["ip"], AGENT["ip"],
+                        NEXT["port"], AGENT_PORT, body)
+        v.inp(UPLINK, pkt, what)
+        v.out(1, pkt, "to the agent unchanged")
+        v.count("job_ctr", ctr)
+    v.count("tor_ctr", "ok", 6)
+    v.counters()
+    return v
+
+
+def v_numbers():
+    v = Vec("numbers_limits", "int32 wrap-around flagged, MAX, a full "
+            "64-element pass, n_elem above 64 bypassed, bad packets dropped")
+    std_config(v)
+    c = ME
+    big = 0x7FFFFFF0
+    v.c("overflow: INT32_MAX region wraps, result carries OVERFLOW")
+    v.inp(1, contrib(WORKERS[0], 2, 0, c, [big, -5]), "contrib rank 1")
+    v.inp(2, contrib(WORKERS[1], 2, 0, c, [0x20, -5]), "contrib rank 2")
+    v.inp(3, contrib(WORKERS[2], 2, 0, c, [0, -5]), "contrib rank 3")
+    v.out(UPLINK, out_partial(2, P, c, [i32(big + 0x20), -15], 3,
+                              flags=F_SW | F_OVF), "SR_PARTIAL, OVERFLOW")
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "slot_done")
+    v.count("job_ctr", "overflow")
+    v.count("job_out", "partial_out")
+    v.c("MAX reduction")
+    xs = ([-5, 3, -100], [-7, 9, -200], [-6, 1, -300])
+    for w, x in zip(WORKERS, xs):
+        v.inp(w["tor_port"], contrib(w, 3, 1, c, x, dt=INT32_MAX),
+              "contrib MAX")
+    v.out(UPLINK, from_agent(NEXT, rina(PARTIAL, 3, 1 + P, c, F_SW, step=1,
+                                        src=SRC_SW, nc=3, data=[-5, 9, -100],
+                                        dt=INT32_MAX)), "SR_PARTIAL max")
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "slot_done")
+    v.count("job_out", "partial_out")
+    v.c("64 elements, one full pass")
+    xs = [[(i * 7 + k * 1000) - 20000 for i in range(64)] for k in range(3)]
+    for w, x in zip(WORKERS, xs):
+        v.inp(w["tor_port"], contrib(w, 8, 2, c, x), "contrib 64 elements")
+    v.out(UPLINK, out_partial(8, 2 + P, c, sums(*xs), 3), "SR_PARTIAL 64")
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "slot_done")
+    v.count("job_out", "partial_out")
+    v.c("65 elements: more than one pass, bypassed to the agent")
+    pkt = contrib(WORKERS[1], 9, 3, c, list(range(65)))
+    byp = bytearray(pkt)
+    byp[43] |= F_BYPASS
+    byp[40:42] = b"\x00\x00"
+    v.inp(2, pkt, "contrib 65 elements")
+    v.out(1, bytes(byp), "SW_BYPASS, to the agent")
+    v.count("job_ctr", "contrib_in")
+    v.count("job_ctr", "too_long")
+    v.c("inconsistent packets: dropped and counted as bad")
+    v.inp(2, contrib(WORKERS[1], 9, 3, L, [1]), "chunk L")
+    v.inp(2, contrib(WORKERS[1], 9, 3, c, [1], p=0), "p_chunk 0")
+    v.inp(2, contrib(WORKERS[1], 9, 3, c, [1], p=4), "p_chunk = W")
+    v.inp(UPLINK, partial(9, 3, ME, [1]), "partial for the first chunk "
+          "(no upstream contribution expected)")
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "bad", 4)
+    v.c("SR_CONTRIB from a rank that is not a local worker: to the agent")
+    stranger = dict(rank=9, mac="02:00:00:00:01:0c", ip="198.18.1.12",
+                    port=WORKER_PORT)
+    pkt = contrib(stranger, 9, 3, c, [1])
+    v.inp(2, pkt, "contrib from rank 9")
+    v.out(1, pkt, "unchanged, to the agent")
+    v.count("job_ctr", "contrib_in")
+    v.count("job_ctr", "no_worker")
+    v.count("tor_ctr", "ok", 15)
+    v.counters()
+    return v
+
+
+def v_two_jobs():
+    v = Vec("two_jobs", "two jobs on one ToR: separate pools, groups, "
+            "counters; the same slot numbers never mix")
+    std_config(v)
+    # job 8: same rack, own pool at 64, group 3, rids from 100, epoch 1
+    std_config(v, job=8, job_idx=1, epoch=1, pool_base=64, win=8, mgrp=3,
+               rid_base=100, l2=False, flood=False)
+    c = ME
+    for job, base in ((7, 1), (8, 100)):
+        for w in WORKERS[:2]:
+            v.inp(w["tor_port"], contrib(w, 2, 0, c, [base], job=job),
+                  "job %d contrib rank %d slot 0" % (job, w["rank"]))
+    v.inp(3, contrib(WORKERS[2], 2, 0, c, [5], job=8), "job 8 rank 3")
+    v.out(UPLINK, out_partial(2, P, c, [205], 3, job=8), "job 8 partial")
+    v.inp(3, contrib(WORKERS[2], 2, 0, c, [5], job=7), "job 7 rank 3")
+    v.out(UPLINK, out_partial(2, P, c, [7], 3, job=7), "job 7 partial")
+    for j in (0, 1):
+        v.count("job_ctr", "contrib_in", 3, job_idx=j)
+        v.count("job_ctr", "slot_done", 1, job_idx=j)
+        v.count("job_out", "partial_out", 1, job_idx=j)
+    v.count("tor_ctr", "ok", 6)
+    v.c("a re-install with a new epoch frees the pool whatever it holds")
+    v.counters()
+    return v
+
+
+def v_epoch():
+    v = Vec("epoch_reinstall", "a job installed again with a new epoch "
+            "finds its pool free: old DONE slots are neither stale nor dups")
+    std_config(v, epoch=1)
+    c = ME
+    for w in WORKERS:
+        v.inp(w["tor_port"], contrib(w, 2, 0, c, [1]), "contrib slot 0")
+    v.out(UPLINK, out_partial(2, P, c, [3], 3), "partial")
+    v.c("same job id again (e.g. after a restart) at job_idx 1, epoch 2, "
+        "same pool, new agent port 0x524e")
+    ag2 = dict(AGENT, port=0x524E)
+    std_config(v, job=7, job_idx=1, epoch=2, pool_base=0, win=4, mgrp=3,
+               rid_base=100, l2=False, flood=False, agent=ag2)
+    for w in WORKERS:
+        pkt = udp_frame(ag2["mac"], w["mac"], w["ip"], ag2["ip"], w["port"],
+                        ag2["port"], rina(CONTRIB, 2, 0, c, 0, step=0,
+                                          src=w["rank"], data=[10]))
+        v.inp(w["tor_port"], pkt, "contrib slot 0, same (round, seq)")
+    v.out(UPLINK, udp_frame(NEXT["mac"], AGENT["mac"], AGENT["ip"],
+                            NEXT["ip"], ag2["port"], NEXT["port"],
+                            rina(PARTIAL, 2, P, c, F_SW, step=1, src=SRC_SW,
+                                 nc=3, data=[30]), ident=0, ucsum=0),
+          "partial of the new install: 30, not a re-emission of 3")
+    for j in (0, 1):
+        v.count("job_ctr", "contrib_in", 3, job_idx=j)
+        v.count("job_ctr", "slot_done", 1, job_idx=j)
+        v.count("job_out", "partial_out", 1, job_idx=j)
+    v.count("tor_ctr", "ok", 6)
+    v.counters()
+    return v
+
+
+def lcg(x):
+    return (x * 1664525 + 1013904223) & 0xFFFFFFFF
+
+
+def v_drop_sim():
+    v = Vec("drop_sim", "drop simulator: per-opcode drop rates in ingress "
+            "and egress, driven by a seeded generator")
+    std_config(v)
+    c = ME
+    v.cli("table_add RinaIngress.drop_sim.drop_sim "
+          "RinaIngress.drop_sim.drop_rate 0x11 => 32768")
+    v.cli("register_write RinaIngress.drop_sim.drop_rng 0 12345")
+    v.cli("table_add RinaEgress.drop_sim.drop_sim "
+          "RinaEgress.drop_sim.drop_rate 0x14 => 65536")
+    v.c("ingress: SR_CONTRIB dropped when (rng >> 16) < 32768; rng "
+        "steps x = x * 1664525 + 1013904223 per SR_CONTRIB")
+    x = 12345
+    dropped = 0
+    kept = 0
+    for k in range(6):
+        x = lcg(x)
+        drop = (x >> 16) < 32768
+        w = WORKERS[k % 3]
+        v.inp(w["tor_port"], contrib(w, 2 * 0 + 10 + k, k % 4, c, [k]),
+              "contrib rank %d slot %d: rng %08x -> %s" %
+              (w["rank"], k % 4, x, "drop" if drop else "pass"))
+        if drop:
+            dropped += 1
+        else:
+            kept += 1
+    v.count("job_ctr", "contrib_in", kept)
+    v.count("job_ctr", "drop_sim", dropped)
+    v.count("tor_ctr", "ok", 6)
+    v.c("egress: every ACK the switch emits is dropped (rate 65536): "
+        "the AG ACK to the upstream, and the copies of a downstream ACK")
+    seq = ag_seq(0)
+    body = rina(AG, seq, 0, 0, F_AGP, step=2, hop=1, src=0xF002, nc=5,
+                data=[3])
+    v.inp(UPLINK, udp_frame(AGENT["mac"], UP["mac"], UP["ip"], AGENT["ip"],
+                            UP["port"], AGENT_PORT, body),
+          "AG_DATA hop 1 from member 0")
+    for w in WORKERS:
+        v.out(w["tor_port"], from_agent(w, rina(
+            AG, seq, 0, 0, F_AGP | F_SW, step=2, hop=1, src=0xF002, nc=5,
+            data=[3])), "copy to rank %d" % w["rank"])
+    v.out(UPLINK, from_agent(NEXT, rina(
+        AG, seq, 0, 0, F_AGP | F_SW, step=2, hop=2, src=0xF002, nc=5,
+        data=[3])), "forward; the ACK replica is dropped")
+    v.count("job_ctr", "ag_in")
+    v.count("job_out", "ag_mcast", 3)
+    v.count("job_out", "ag_out")
+    v.count("job_out", "drop_sim_out")
+    ack = rina(ACK, 4, 5, 1, 0, step=1, src=NEXT["rank"], nc=0, data=[4])
+    v.inp(UPLINK, udp_frame(AGENT["mac"], NEXT["mac"], NEXT["ip"],
+                            AGENT["ip"], NEXT["port"], AGENT_PORT, ack),
+          "ACK from the downstream member: all three copies dropped")
+    v.count("job_ctr", "ack_in")
+    v.count("job_out", "drop_sim_out", 3)
+    v.count("tor_ctr", "ok", 2)
+    v.counters()
+    return v
+
+
+def main():
+    d = sys.argv[1] if len(sys.argv) > 1 else "."
+    os.makedirs(d, exist_ok=True)
+    for f in (v_agg_first_chunk, v_agg_with_upstream, v_own_chunk,
+              v_duplicates, v_shadow, v_stale_collision, v_unknown_job,
+              v_malformed, v_non_rina, v_allgather, v_numbers, v_two_jobs,
+              v_epoch, v_drop_sim):
+        f().write(d)
+
+
+if __name__ == "__main__":
+    main()

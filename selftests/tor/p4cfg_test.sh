@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# rina-p4cfg: the commands it generates for the packet vectors' job and
+# rack must make the model pass those vectors (their own configuration
+# replaced by the generated one), and bad requests must fail clearly.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cfg=$top/build/bin/rina-p4cfg
+run=$top/build/selftests/tor/tor_vectors
+job=$top/selftests/tor/job_rack1.txt
+vec=$top/selftests/tor/vectors
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0 bad=0
+
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+nok() { n=$((n + 1)); echo "not ok $n $1"; bad=1; }
+
+echo "TAP version 13"
+echo "1..8"
+if ! "$cfg" -f "$job" -r 1 -u 0 -p 1:1 -p 2:2 -p 3:3 -l > "$work/cfg"; then
+	nok "generate"
+else
+	ok "generate"
+fi
+# the generated install, then the plain-L2 part the vectors also set up
+{
+	grep -v '^#' "$work/cfg" | sed 's/^/cli /'
+	echo "cli table_add RinaIngress.l2_fwd.l2_fwd RinaIngress.l2_fwd.set_port 02:00:00:00:00:0a => 0"
+	echo "cli table_add RinaIngress.l2_fwd.l2_fwd RinaIngress.l2_fwd.set_port 02:00:00:00:02:0a => 0"
+	echo "cli mc_mgrp_create 1"
+	echo "cli mc_node_create 0 0 1 2 3"
+	echo "cli mc_node_associate 1 5"
+} > "$work/head"
+for v in agg_first_chunk agg_with_upstream own_chunk_mcast \
+	 duplicates_reemit allgather_ack; do
+	{ cat "$work/head"; grep -v '^cli ' "$vec/$v.vec"; } > "$work/$v.vec"
+	if out=$("$run" "$work/$v.vec"); then
+		ok "vectors $v with the generated install"
+	else
+		echo "$out" | sed 's/^/# /'
+		nok "vectors $v with the generated install"
+	fi
+done
+if err=$("$cfg" -f "$job" -r 0 -u 0 -p 0:1 2>&1 >/dev/null); then
+	nok "plain rack refused"
+else
+	echo "# $err"
+	ok "plain rack refused"
+fi
+if err=$("$cfg" -f "$job" -r 1 -u 0 -p 1:1 -p 2:2 2>&1 >/dev/null); then
+	nok "missing local port refused"
+else
+	echo "# $err"
+	ok "missing local port refused"
+fi
+exit $bad

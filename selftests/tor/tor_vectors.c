@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Packet-vector runner for the INA ToR model: feeds every *.vec file
+ * given on the command line through the model and prints KTAP, one test
+ * per file. File format: selftests/tor/README.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+#include "rina_tor_model.h"
+
+static struct rina_tor sw;
+static struct rina_tor_out out;
+
+struct expect {
+	unsigned int port, len;
+	unsigned char data[RINA_TOR_FRAME_MAX];
+};
+
+static int hex(const char *s, unsigned char *buf, unsigned int cap)
+{
+	unsigned int n = 0;
+	int hi = -1;
+
+	for (; *s; s++) {
+		int v;
+
+		if (isspace((unsigned char)*s))
+			continue;
+		if (!isxdigit((unsigned char)*s))
+			return -1;
+		v = isdigit((unsigned char)*s) ? *s - '0' :
+			tolower((unsigned char)*s) - 'a' + 10;
+		if (hi < 0) {
+			hi = v;
+			continue;
+		}
+		if (n >= cap)
+			return -1;
+		buf[n++] = (unsigned char)(hi << 4 | v);
+		hi = -1;
+	}
+	return hi >= 0 ? -1 : (int)n;
+}
+
+static void dump(const char *what, unsigned int port, const unsigned char *d,
+		 unsigned int len)
+{
+	unsigned int i;
+
+	printf("#   %s port %u len %u: ", what, port, len);
+	for (i = 0; i < len; i++)
+		printf("%02x", d[i]);
+	printf("\n");
+}
+
+/* Compare the pending outputs of the last "in" with the "out" lines. */
+static int check_outputs(const char *file, int in_line, struct expect *exp,
+			 unsigned int nexp)
+{
+	unsigned int i;
+	int bad = 0;
+
+	if (out.n != nexp) {
+		printf("# %s:%d: %u packets out, expected %u\n", file, in_line,
+		       out.n, nexp);
+		bad = 1;
+	}
+	for (i = 0; i < out.n && i < nexp; i++) {
+		if (out.pkt[i].port == exp[i].port &&
+		    out.pkt[i].len == exp[i].len &&
+		    !memcmp(out.pkt[i].data, exp[i].data, exp[i].len))
+			continue;
+		printf("# %s:%d: output %u differs\n", file, in_line, i);
+		dump("got ", out.pkt[i].port, out.pkt[i].data, out.pkt[i].len);
+		dump("want", exp[i].port, exp[i].data, exp[i].len);
+		bad = 1;
+	}
+	if (bad) {
+		for (i = nexp; i < out.n; i++)
+			dump("extra", out.pkt[i].port, out.pkt[i].data,
+			     out.pkt[i].len);
+	}
+	return bad;
+}
+
+static int run_file(const char *file, unsigned int *npkts)
+{
+	static unsigned char frame[RINA_TOR_FRAME_MAX];
+	static struct expect exp[RINA_TOR_MAX_OUT];
+	static char line[4 * RINA_TOR_FRAME_MAX];
+	unsigned int nexp = 0;
+	int lineno = 0, in_line = 0, bad = 0, pending = 0, n;
+	char err[256];
+	FILE *f = fopen(file, "r");
+
+	if (!f) {
+		printf("# %s: cannot open\n", file);
+		return 1;
+	}
+	rina_tor_init(&sw);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *arg;
+		unsigned int port;
+
+		lineno++;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		arg = strchr(p, ' ');
+		if (arg)
+			*arg++ = 0;
+		else
+			arg = p + strlen(p);
+		if (strcmp(p, "out") && pending) {
+			bad |= check_outputs(file, in_line, exp, nexp);
+			pending = 0;
+		}
+		if (!strcmp(p, "cli")) {
+			if (rina_tor_cli(&sw, arg, err, sizeof(err))) {
+				printf("# %s:%d: cli: %s\n", file, lineno, err);
+				bad = 1;
+			}
+		} else if (!strcmp(p, "in")) {
+			if (sscanf(arg, "%u", &port) != 1 ||
+			    (n = hex(strchr(arg, ' ') ? strchr(arg, ' ') : "",
+				     frame, sizeof(frame))) < 0) {
+				printf("# %s:%d: bad in line\n", file, lineno);
+				bad = 1;
+				break;
+			}
+			rina_tor_process(&sw, port, frame, (unsigned int)n, &out);
+			(*npkts)++;
+			in_line = lineno;
+			nexp = 0;
+			pending = 1;
+		} else if (!strcmp(p, "out")) {
+			if (!pending || nexp >= RINA_TOR_MAX_OUT ||
+			    sscanf(arg, "%u", &exp[nexp].port) != 1 ||
+			    (n = hex(strchr(arg, ' ') ? strchr(arg, ' ') : "",
+				     exp[nexp].data,
+				     sizeof(exp[nexp].data))) < 0) {
+				printf("# %s:%d: bad out line\n", file, lineno);
+				bad = 1;
+				break;
+			}
+			exp[nexp++].len = (unsigned int)n;
+		} else if (!strcmp(p, "counter")) {
+			char name[128];
+			unsigned int idx;
+			unsigned long long want;
+			__u64 got;
+
+			if (sscanf(arg, "%127s %u %llu", name, &idx, &want) != 3 ||
+			    rina_tor_counter(&sw, name, idx, &got)) {
+				printf("# %s:%d: bad counter line\n", file,
+				       lineno);
+				bad = 1;
+				break;
+			}
+			if (got != want) {
+				printf("# %s:%d: %s[%u] = %llu, expected %llu\n",
+				       file, lineno, name, idx,
+				       (unsigned long long)got, want);
+				bad = 1;
+			}
+		} else {
+			printf("# %s:%d: unknown directive '%s'\n", file,
+			       lineno, p);
+			bad = 1;
+			break;
+		}
+	}
+	if (pending)
+		bad |= check_outputs(file, in_line, exp, nexp);
+	fclose(f);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	int i, failed = 0;
+
+	printf("TAP version 13\n1..%d\n", argc - 1);
+	for (i = 1; i < argc; i++) {
+		const char *name = strrchr(argv[i], '/');
+		unsigned int npkts = 0;
+		int bad = run_file(argv[i], &npkts);
+
+		name = name ? name + 1 : argv[i];
+		printf("%sok %d %s # %u packets\n", bad ? "not " : "", i, name,
+		       npkts);
+		failed |= bad;
+	}
+	return failed;
+}
