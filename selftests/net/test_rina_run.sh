@@ -96,8 +96,10 @@ ktap_check "mtu_4000_end_to_end" test "$rc" -eq 0
 [ $rc -eq 0 ] || sed 's/^/#   /' "$tmp/mtu"
 
 # 6: the job file: ranks, racks (--ina, with the INA ToR's control address
-# reachable), --job-opt override and append
+# reachable), --job-opt override (by key; rank and rack by key and id)
+# and append
 "$RUN" --topo 2x2 --ina 1 --job-opt 'elements 64' --job-opt 'window 8' \
+	--job-opt 'rank 3 198.18.1.2:21057 rack 1' \
 	--timeout 30 -- sh -c '[ "$RINA_RANK" = 0 ] || exit 0
 		cat "$RINA_JOB"; ping -q -c 1 -W 3 198.18.1.254 >/dev/null' \
 	>"$tmp/job" 2>&1
@@ -109,7 +111,7 @@ rack 1 ina tor 198.18.1.254
 rank 0 198.18.0.1:21056 rack 0
 rank 1 198.18.0.2:21056 rack 0
 rank 2 198.18.1.1:21056 rack 1
-rank 3 198.18.1.2:21056 rack 1
+rank 3 198.18.1.2:21057 rack 1
 window 8
 EOF
 rc=$?
