@@ -8,7 +8,7 @@
 #
 # Environment knobs (defaults in brackets):
 #   BENCH_TOPOS ["1x2 2x2"]  BENCH_REPS [5]  BENCH_MIN [1M]  BENCH_MAX [64M]
-#   BENCH_ITERS [5]  BENCH_WARMUP [2]  BENCH_MTU [9000]
+#   BENCH_ITERS [5]  BENCH_WARMUP [2]  BENCH_MTU [9000]  BENCH_DTYPE [float32]
 #   BENCH_BUDGET [480] seconds: no new repetition starts after that
 #   BENCH_TRANSPORTS ["udp"]  rina-bench transports (add xdp when ready)
 #   BENCH_OUT [build/bench]   raw JSON rows and the summary are kept there
@@ -23,6 +23,7 @@ bmax=${BENCH_MAX:-64M}
 iters=${BENCH_ITERS:-5}
 warmup=${BENCH_WARMUP:-2}
 mtu=${BENCH_MTU:-9000}
+dtype=${BENCH_DTYPE:-float32}
 budget=${BENCH_BUDGET:-480}
 transports=${BENCH_TRANSPORTS:-udp}
 out=${BENCH_OUT:-$top/build/bench}
@@ -51,7 +52,8 @@ fi
 # OpenMPI's tuned component: forced algorithm 4 = ring
 MPI_RING="--mca coll_tuned_use_dynamic_rules 1"
 MPI_RING+=" --mca coll_tuned_allreduce_algorithm 4"
-args=(-b "$bmin" -e "$bmax" -f 2 -n "$iters" -w "$warmup" -c 1 --json)
+args=(-b "$bmin" -e "$bmax" -f 2 -n "$iters" -w "$warmup" -c 1 -d "$dtype"
+      -o sum --json)
 
 # run_one TOPO VARIANT REP: one benchmark run, rows appended to $raw
 run_one()
@@ -84,7 +86,8 @@ run_one()
 }
 
 echo "# bench: topologies $topos, sizes $bmin..$bmax, $reps repetitions," \
-	"iters $iters, warmup $warmup, mtu $mtu, variants ${variants[*]}"
+	"iters $iters, warmup $warmup, $dtype sum, mtu $mtu," \
+	"variants ${variants[*]}"
 echo "# all ranks of a topology share this machine's $(nproc) cores:" \
 	"figures are CPU-bound, compare them with each other only"
 start=$SECONDS
