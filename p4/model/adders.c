@@ -6,6 +6,8 @@
  * or maxed (MAX); the running value is written back into the packet, so
  * at completion the packet carries the result. A duplicate of a done
  * slot reads the stored result for re-emission without changing it.
+ * Register slot_ovf[reg_idx] keeps whether any add of the occupant (or
+ * an input flagged OVERFLOW) wrapped; meta.overflow carries it on.
  * The arithmetic is core/agg.h's.
  */
 #include "rina_tor_model.h"
@@ -18,6 +20,10 @@ void tor_adders(struct rina_tor *sw, struct tor_headers *hdr,
 	__be32 in[RINA_TOR_ELEMS];
 	__u32 j, n = hdr->n_elems;
 
+	if (meta->verdict == RINA_SLOT_ADD)
+		meta->overflow |= sw->slot_ovf[meta->reg_idx];
+	else if (meta->verdict == RINA_SLOT_DUP_DONE)
+		meta->overflow = sw->slot_ovf[meta->reg_idx];
 	switch (meta->verdict) {
 	case RINA_SLOT_FRESH:
 	case RINA_SLOT_ADD:
@@ -33,6 +39,7 @@ void tor_adders(struct rina_tor *sw, struct tor_headers *hdr,
 			if (rina_agg_add_be((__s32 *)val, in, n))
 				meta->overflow = 1;
 		}
+		sw->slot_ovf[meta->reg_idx] = meta->overflow;
 		break;
 	case RINA_SLOT_DUP_DONE:
 		break;

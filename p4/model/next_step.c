@@ -28,7 +28,7 @@ static void result_header(struct tor_headers *hdr, struct tor_meta *meta,
 	__u8 keep = r->flags & RINA_F_LAST;
 
 	r->flags = RINA_F_FROM_SWITCH | keep | extra_flags;
-	if (meta->slot.state & RINA_SLOT_ST_OVF)
+	if (meta->overflow)
 		r->flags |= RINA_F_OVERFLOW;
 	r->src_id = meta->job.src_id;
 	r->num_contrib = meta->slot.ncontrib;
@@ -60,7 +60,7 @@ void tor_next_step(struct rina_tor *sw, struct tor_headers *hdr,
 	meta->ack_step = r->step;
 	if (meta->done_now) {
 		ev(meta, RINA_TC_SLOT_DONE);
-		if (meta->slot.state & RINA_SLOT_ST_OVF)
+		if (meta->overflow)
 			ev(meta, RINA_TC_OVERFLOW);
 		meta->emit = (meta->exp_mask & up_bit) ? RINA_EMIT_UP : 0;
 		if (meta->own)

@@ -66,7 +66,6 @@ static void contribution(struct rina_tor *sw, struct tor_headers *hdr,
 		return;
 	}
 	tor_adders(sw, hdr, meta);
-	tor_slot_update(sw, hdr, meta);
 	tor_next_step(sw, hdr, meta);
 }
 

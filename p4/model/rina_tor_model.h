@@ -170,8 +170,9 @@ struct rina_tor {
 	__u8	slot_state[2 * RINA_TOR_POOL_SIZE];
 	__u8	slot_exp[2 * RINA_TOR_POOL_SIZE];
 	__u16	slot_ncontrib[2 * RINA_TOR_POOL_SIZE];
-	/* RinaIngress.adders register, index = reg_idx * E + j */
+	/* RinaIngress.adders registers: slot_val[reg_idx * E + j] */
 	__u32	slot_val[2 * RINA_TOR_POOL_SIZE * RINA_TOR_ELEMS];
+	__u8	slot_ovf[2 * RINA_TOR_POOL_SIZE];
 	/* counters */
 	__u64	job_ctr[RINA_TOR_MAX_JOBS * __RINA_TC_MAX];
 	__u64	job_out[RINA_TOR_MAX_JOBS * __RINA_TO_MAX];
@@ -221,8 +222,6 @@ int tor_drop_sim(struct tor_drop_entry *tbl, __u32 *rng,
 		 const struct tor_headers *hdr);
 void tor_slot_tag(struct rina_tor *sw, struct tor_headers *hdr,
 		  struct tor_meta *meta);
-void tor_slot_update(struct rina_tor *sw, struct tor_headers *hdr,
-		     struct tor_meta *meta);
 void tor_adders(struct rina_tor *sw, struct tor_headers *hdr,
 		struct tor_meta *meta);
 void tor_next_step(struct rina_tor *sw, struct tor_headers *hdr,

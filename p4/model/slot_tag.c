@@ -52,20 +52,13 @@ void tor_slot_tag(struct rina_tor *sw, struct tor_headers *hdr,
 			meta->job.pool_base + rina_slot_idx(hdr->rina.slot, W);
 	slot_read(sw, meta->reg_idx, &meta->slot);
 	meta->verdict = (__u8)rina_slot_classify(&meta->slot, &k, meta->bit);
-	if (meta->verdict == RINA_SLOT_FRESH) {
+	if (meta->verdict == RINA_SLOT_FRESH)
 		rina_slot_claim(&meta->slot, &k);
-		slot_write(sw, meta->reg_idx, &meta->slot);
-	}
-}
-
-void tor_slot_update(struct rina_tor *sw, struct tor_headers *hdr,
-		     struct tor_meta *meta)
-{
 	if (meta->verdict != RINA_SLOT_FRESH && meta->verdict != RINA_SLOT_ADD)
 		return;
 	meta->done_now = (__u8)rina_slot_join(&meta->slot, meta->bit,
 					      hdr->rina.exp,
-					      hdr->rina.num_contrib,
-					      meta->overflow, meta->exp_mask);
+					      hdr->rina.num_contrib, 0,
+					      meta->exp_mask);
 	slot_write(sw, meta->reg_idx, &meta->slot);
 }

@@ -801,6 +801,29 @@ def v_numbers():
     v.count("job_ctr", "slot_done")
     v.count("job_ctr", "overflow")
     v.count("job_out", "partial_out")
+    v.c("an upstream partial flagged OVERFLOW: the slot's result keeps "
+        "the flag; the re-emission too")
+    v.inp(UPLINK, partial(0, 6, 0, [1], flags=F_OVF), "SR_PARTIAL chunk 0 "
+          "slot 6 with OVERFLOW")
+    for w in WORKERS:
+        v.inp(w["tor_port"], contrib(w, 0, 6, 0, [1]), "contrib chunk 0")
+    v.out(UPLINK, out_partial(0, 6 + P, 0, [4], 4, step=2,
+                              flags=F_SW | F_OVF), "SR_PARTIAL, OVERFLOW")
+    v.out(UPLINK, out_ack(0, 6 - P, 1, 0), "ACK")
+    v.inp(2, contrib(WORKERS[1], 0, 6, 0, [1], flags=F_RETX),
+          "contrib rank 2 RETX")
+    v.out(UPLINK, out_partial(0, 6 + P, 0, [4], 4, step=2,
+                              flags=F_SW | F_OVF | F_RETX),
+          "SR_PARTIAL re-emitted with OVERFLOW")
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "contrib_in", 4)
+    v.count("job_ctr", "slot_done")
+    v.count("job_ctr", "overflow")
+    v.count("job_ctr", "dup")
+    v.count("job_ctr", "reemit")
+    v.count("job_out", "partial_out", 2)
+    v.count("job_out", "ack_out")
+    v.count("tor_ctr", "ok", 5)
     v.c("MAX reduction")
     xs = ([-5, 3, -100], [-7, 9, -200], [-6, 1, -300])
     for w, x in zip(WORKERS, xs):
