@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # Send or receive Rina messages over plain UDP sockets for the netns tests.
 #   rina_udp.py send DST_IP PORT KIND COUNT [JOB]
-#       KIND: valid | bad_version | runt | bad_length
+#       KIND: valid | bad_version | runt | bad_length | spread (valid, one
+#       socket, hence source port and receive queue, per message)
 #   rina_udp.py recv PORT COUNT TIMEOUT_S   (prints how many arrived)
 #   rina_udp.py tcp-server PORT             (echo one line, then exit)
 import socket
@@ -34,6 +35,9 @@ def main():
         job = int(sys.argv[6]) if len(sys.argv) > 6 else 1
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         for i in range(count):
+            if kind == "spread":
+                s.close()
+                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             s.sendto(rina(kind, i, job), (dst, port))
             time.sleep(0.001)
     elif sys.argv[1] == "recv":

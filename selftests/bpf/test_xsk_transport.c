@@ -6,6 +6,8 @@
  * messages of several sizes both ways with every byte checked, and the
  * XDP_STATISTICS drop counters when the receiver stops reading.
  * Usage: test_xsk_transport NS_A IP_A NS_B IP_B [MSGS_PER_SIZE]
+ *        test_xsk_transport rx NS IP COUNT
+ *   (rx: receive COUNT messages that rina_udp.py sends, over every queue)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -256,6 +258,57 @@ static void test_overflow(struct side *a, struct side *b)
 	     "xdp_statistics_ring_counters_exposed");
 }
 
+/*
+ * One transport on a multi-queue device receives COUNT messages sent by
+ * kernel UDP sockets (rina_udp.py spread) that the device hashes over
+ * its queues: only an XSK on every queue gets them all.
+ */
+static int rx_main(int argc, char **argv)
+{
+	struct side b = { .name = "B" };
+	uint32_t count, got = 0, bad = 0;
+	struct rina_msg m[64];
+	char err[256];
+	double end;
+	int r, i;
+
+	if (argc < 5)
+		return 2;
+	count = (uint32_t)atoi(argv[4]);
+	b.self.ip = inet_addr(argv[3]);
+	b.self.port = htons(PORT);
+	/* Test 3 (traffic really spread over queues) is the script's. */
+	printf("TAP version 13\n1..3\n");
+	r = create(argv[2], &b, MAX_MSG, NULL, err, sizeof(err));
+	ktap(!r, "create_multiqueue");
+	if (r) {
+		printf("# %s\n", err);
+		return 1;
+	}
+	printf("ready\n");
+	end = now_s() + 10;
+	while (got + bad < count && now_s() < end) {
+		r = b.t->ops->recv(b.t, m, 64, 100);
+		for (i = 0; i < r; i++) {
+			const struct rina_hdr *h = m[i].buf;
+			const int32_t *p = (const int32_t *)(h + 1);
+			int32_t seq = (int32_t)ntohl(h->seq);
+
+			if (m[i].len == RINA_HDR_LEN + 16 &&
+			    (int32_t)ntohl(p[0]) == seq &&
+			    (int32_t)ntohl(p[1]) == -seq &&
+			    ntohl(p[2]) == 7 && ntohl(p[3]) == 8)
+				got++;
+			else
+				bad++;
+		}
+	}
+	printf("# received %u of %u (%u wrong)\n", got, count, bad);
+	ktap(got == count && !bad, "every_queue_delivers");
+	b.t->ops->destroy(b.t);
+	return nfail ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned int sizes[] = { 1, 16, 64, 256, MAX_E };
@@ -269,6 +322,8 @@ int main(int argc, char **argv)
 	int ret, ok;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "rx"))
+		return rx_main(argc, argv);
 	if (argc < 5) {
 		fprintf(stderr, "usage: %s NS_A IP_A NS_B IP_B [N]\n", argv[0]);
 		return 2;
