@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * EgressRewrite (model: p4/model/egress_rewrite.c): one replica.
+ * replica: egress_rid -> rw_local(bit, mac, ip, port) a local worker,
+ * rw_next(mac, ip, port) the next ring member, rw_up(mac, ip, port) the
+ * upstream member. A replica of a switch-emitted packet survives only if
+ * meta.emit selects its class (RINA_EMIT_ONE: only the local worker whose
+ * bit is meta.one_bit); the NEXT copy of AG_DATA counts one more hop; the
+ * UP copy becomes a header-only ACK of the received packet (its seq, slot
+ * and step; n_elem 1, payload = the seq). Every kept replica leaves from
+ * the agent's address to its destination: IPv4 DF, TTL 64, id 0, UDP
+ * checksum 0, lengths and IPv4 checksum recomputed.
+ * Plain traffic (meta.emit == 0) is only pruned on its ingress port.
+ */
+#ifndef _RINA_EGRESS_REWRITE_P4_
+#define _RINA_EGRESS_REWRITE_P4_
+
+control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
+		      inout standard_metadata_t sm)
+{
+	action rw_local(bit<8> bit_idx, bit<48> mac, bit<32> ip, bit<16> port)
+	{
+		meta.rw_cls = RINA_RW_LOCAL;
+		meta.rw_bit = bit_idx;
+		meta.rw_mac = mac;
+		meta.rw_ip = ip;
+		meta.rw_port = port;
+	}
+
+	action rw_next(bit<48> mac, bit<32> ip, bit<16> port)
+	{
+		meta.rw_cls = RINA_RW_NEXT;
+		meta.rw_mac = mac;
+		meta.rw_ip = ip;
+		meta.rw_port = port;
+	}
+
+	action rw_up(bit<48> mac, bit<32> ip, bit<16> port)
+	{
+		meta.rw_cls = RINA_RW_UP;
+		meta.rw_mac = mac;
+		meta.rw_ip = ip;
+		meta.rw_port = port;
+	}
+
+	table replica {
+		key = { sm.egress_rid : exact; }
+		actions = { rw_local; rw_next; rw_up; NoAction; }
+		size = RINA_TOR_RID_SIZE;
+		default_action = NoAction();
+	}
+
+	action to_ack()
+	{
+		hdr.rina.ver_op = (RINA_VERSION << 4) | RINA_OP_ACK;
+		hdr.rina.flags = meta.ack_flags;
+		hdr.rina.step = meta.ack_step;
+		hdr.rina.seq = meta.ack_seq;
+		hdr.rina.src_id = meta.j_src_id;
+		hdr.rina.slot = meta.ack_slot;
+		hdr.rina.n_elem = 1;
+		hdr.rina.num_contrib = 0;
+		hdr.rina.exp = RINA_EXP_NONE;
+		hdr.elems[0].setValid();
+		hdr.elems[0].v = meta.ack_seq;
+		hdr.elems[1].setInvalid();
+		hdr.elems[2].setInvalid();
+		hdr.elems[3].setInvalid();
+		hdr.elems[4].setInvalid();
+		hdr.elems[5].setInvalid();
+		hdr.elems[6].setInvalid();
+		hdr.elems[7].setInvalid();
+		hdr.elems[8].setInvalid();
+		hdr.elems[9].setInvalid();
+		hdr.elems[10].setInvalid();
+		hdr.elems[11].setInvalid();
+		hdr.elems[12].setInvalid();
+		hdr.elems[13].setInvalid();
+		hdr.elems[14].setInvalid();
+		hdr.elems[15].setInvalid();
+		hdr.elems[16].setInvalid();
+		hdr.elems[17].setInvalid();
+		hdr.elems[18].setInvalid();
+		hdr.elems[19].setInvalid();
+		hdr.elems[20].setInvalid();
+		hdr.elems[21].setInvalid();
+		hdr.elems[22].setInvalid();
+		hdr.elems[23].setInvalid();
+		hdr.elems[24].setInvalid();
+		hdr.elems[25].setInvalid();
+		hdr.elems[26].setInvalid();
+		hdr.elems[27].setInvalid();
+		hdr.elems[28].setInvalid();
+		hdr.elems[29].setInvalid();
+		hdr.elems[30].setInvalid();
+		hdr.elems[31].setInvalid();
+		hdr.elems[32].setInvalid();
+		hdr.elems[33].setInvalid();
+		hdr.elems[34].setInvalid();
+		hdr.elems[35].setInvalid();
+		hdr.elems[36].setInvalid();
+		hdr.elems[37].setInvalid();
+		hdr.elems[38].setInvalid();
+		hdr.elems[39].setInvalid();
+		hdr.elems[40].setInvalid();
+		hdr.elems[41].setInvalid();
+		hdr.elems[42].setInvalid();
+		hdr.elems[43].setInvalid();
+		hdr.elems[44].setInvalid();
+		hdr.elems[45].setInvalid();
+		hdr.elems[46].setInvalid();
+		hdr.elems[47].setInvalid();
+		hdr.elems[48].setInvalid();
+		hdr.elems[49].setInvalid();
+		hdr.elems[50].setInvalid();
+		hdr.elems[51].setInvalid();
+		hdr.elems[52].setInvalid();
+		hdr.elems[53].setInvalid();
+		hdr.elems[54].setInvalid();
+		hdr.elems[55].setInvalid();
+		hdr.elems[56].setInvalid();
+		hdr.elems[57].setInvalid();
+		hdr.elems[58].setInvalid();
+		hdr.elems[59].setInvalid();
+		hdr.elems[60].setInvalid();
+		hdr.elems[61].setInvalid();
+		hdr.elems[62].setInvalid();
+		hdr.elems[63].setInvalid();
+		truncate((bit<32>)(42 + RINA_HDR_LEN + 4));
+	}
+
+	apply {
+		bit<1> keep = 0;
+		bit<8> op = hdr.rina.ver_op & 0x0f;
+
+		meta.rw_cls = 0;
+		meta.drop = 0;
+		if (meta.emit == 0) {
+			if (sm.egress_port == sm.ingress_port) {
+				meta.drop = 1;
+				mark_to_drop(sm);
+			}
+		} else {
+			replica.apply();
+			if (meta.rw_cls == RINA_RW_LOCAL) {
+				if ((meta.emit & RINA_EMIT_LOCAL) != 0 ||
+				    ((meta.emit & RINA_EMIT_ONE) != 0 &&
+				     meta.rw_bit == meta.one_bit)) {
+					keep = 1;
+					if (op == RINA_OP_ACK)
+						meta.ev_out = meta.ev_out |
+							(1 << RINA_TO_ACK_MCAST);
+					else
+						meta.ev_out = meta.ev_out |
+							(1 << RINA_TO_AG_MCAST);
+				}
+			} else if (meta.rw_cls == RINA_RW_NEXT) {
+				if ((meta.emit & RINA_EMIT_NEXT) != 0) {
+					keep = 1;
+					if (op == RINA_OP_AG_DATA) {
+						hdr.rina.hop = hdr.rina.hop + 1;
+						meta.ev_out = meta.ev_out |
+							(1 << RINA_TO_AG_OUT);
+					} else {
+						meta.ev_out = meta.ev_out |
+							(1 << RINA_TO_PARTIAL_OUT);
+					}
+				}
+			} else if (meta.rw_cls == RINA_RW_UP) {
+				if ((meta.emit & RINA_EMIT_UP) != 0) {
+					keep = 1;
+					to_ack();
+					meta.ev_out = meta.ev_out |
+						(1 << RINA_TO_ACK_OUT);
+				}
+			}
+			if (keep == 0) {
+				meta.drop = 1;
+				mark_to_drop(sm);
+			} else {
+				hdr.ethernet.dst_addr = meta.rw_mac;
+				hdr.ethernet.src_addr = meta.j_agent_mac;
+				hdr.ipv4.diffserv = 0;
+				hdr.ipv4.identification = 0;
+				hdr.ipv4.flags_frag = 0x4000;
+				hdr.ipv4.ttl = 64;
+				hdr.ipv4.src_addr = meta.agent_ip;
+				hdr.ipv4.dst_addr = meta.rw_ip;
+				hdr.udp.src_port = meta.agent_port;
+				hdr.udp.dst_port = meta.rw_port;
+				hdr.udp.length = 8 + RINA_HDR_LEN +
+						 (hdr.rina.n_elem << 2);
+				hdr.udp.checksum = 0;
+				hdr.ipv4.total_len = 20 + hdr.udp.length;
+				meta.csum_update = 1;
+			}
+		}
+	}
+}
+
+#endif
