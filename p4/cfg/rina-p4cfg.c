@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include "plan.h"
+#include "schedule.h"
 #include "jobfile.h"
 #include "configuration.h"
 
@@ -205,7 +206,7 @@ int main(int argc, char **argv)
 	       "RinaIngress.job_classify.set_job %s %u %u => "
 	       "%ld %ld %ld %u %u %u %u %u %u %ld %u %s\n",
 	       ipstr(ip, b1), port, job.job_id, job_idx, epoch, pool_base,
-	       job.window, member, ring.L, (member + 1) % ring.L, m,
+	       job.window, member, ring.L, rina_own_chunk(member, ring.L), m,
 	       (1u << m) - 1, mgrp, SRC_SWITCH | (unsigned int)rack,
 	       macstr(mac, b2));
 	for (i = 0; i < m; i++)
