@@ -4,13 +4,16 @@
  * librina, the kernel agent and the switch model. Header-only and free of
  * libc and kernel calls so that BPF, kernel and userspace include it alike.
  *
- * The caller provides byte-order helpers: rina_ntohs()/rina_ntohl() must
- * be defined before this file is included (core/compat.h does it for
- * kernel and userspace; the BPF program maps them to bpf_ntohs/bpf_ntohl).
+ * Byte-order helpers come from core/compat.h (kernel and userspace); the
+ * BPF program defines rina_ntohs()/rina_ntohl() as bpf_ntohs/bpf_ntohl
+ * before including this file.
  */
 #ifndef RINA_CORE_WIRE_H
 #define RINA_CORE_WIRE_H
 
+#ifndef rina_ntohs
+#include "compat.h"
+#endif
 #include <linux/rina.h>
 
 /* Why a packet was rejected; every parser counts these by name. */

@@ -86,4 +86,5 @@ install: all
 		$(DESTDIR)$(PREFIX)/include/linux/
 	-ldconfig
 
--include $(LIBRINA_OBJS:.o=.d) $(RINACTL_OBJS:.o=.d)
+-include $(LIBRINA_OBJS:.o=.d) $(RINACTL_OBJS:.o=.d) \
+	$(OBJ)/user/bench/rina-bench.d

@@ -87,6 +87,7 @@ struct rina_stats {
 	uint64_t	tx_data, rx_data;	/* data packets */
 	uint64_t	tx_acks, rx_acks;
 	uint64_t	retransmits;
+	uint64_t	fast_retransmits;	/* lost: a later packet was acked */
 	uint64_t	duplicates;	/* data packets received twice */
 	uint64_t	timeouts;	/* retransmission timer expiries */
 	uint64_t	rx_malformed;	/* failed rina_hdr_check */

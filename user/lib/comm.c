@@ -68,7 +68,9 @@ static int open_transport(struct rina_comm *c, const char *want)
 		.local = c->self,
 		.max_msg_len = c->max_msg,
 		.window = c->job.window,
-		.rcvbuf = 8 << 20,
+		/* a full window can land at once; skbs take ~2x the bytes */
+		.rcvbuf = c->job.window * c->max_msg * 4 > (8 << 20) ?
+			  c->job.window * c->max_msg * 4 : (8 << 20),
 	};
 	char err[256] = "";
 	int ret;
@@ -257,6 +259,8 @@ int rina_comm_destroy(rina_comm_t *c)
 
 	if (!c)
 		return RINA_ERR_INVALID;
+	if (getenv("RINA_DEBUG"))
+		fprintf(stderr, "rank %d srtt %llu rttvar %llu rto %llu\n", c->rank, (unsigned long long)c->srtt_us, (unsigned long long)c->rttvar_us, (unsigned long long)rina_rto(c));
 	rina_ring_linger(c);
 	c->tp->ops->destroy(c->tp);
 	for (j = 0; j < RINA_STASH_MAX; j++)

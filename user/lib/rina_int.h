@@ -42,7 +42,8 @@ struct rina_comm {
 	struct rina_transport	*tp;
 	uint32_t		max_msg;	/* header + E words */
 	uint32_t		timeout_ms;
-	uint32_t		rto_us;
+	uint32_t		rto_us;		/* timer floor and start, job's */
+	uint64_t		srtt_us, rttvar_us;
 	uint32_t		drop_ppm, dup_ppm;
 	uint64_t		rng;
 
@@ -78,6 +79,7 @@ void rina_ring_linger(struct rina_comm *c);
 /* Tell every other rank this job is dead (best effort). */
 void rina_ring_abort(struct rina_comm *c, int result);
 
+uint64_t rina_rto(const struct rina_comm *c);
 /* Fault injection and sending through the transport (ring.c). */
 int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n);
 

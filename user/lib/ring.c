@@ -56,6 +56,7 @@ struct call {
 	struct out_ent	*out;
 	uint32_t	nout, W;
 
+	uint64_t	rack_ts;	/* latest send time of an acked packet */
 	uint64_t	expect_rx, got_rx;
 	uint64_t	expect_ack, got_ack;
 	uint64_t	last_progress;
@@ -296,10 +297,40 @@ static int pump(struct call *k)
 		e->seq = seq;
 		e->tries = 0;
 		e->t_sent = now;
-		e->rto = k->c->rto_us;
+		e->rto = rina_rto(k->c);
 		k->outpos[seq] = ++k->nout;
 	}
 	return flush_tx(k);
+}
+
+/*
+ * Round-trip estimate (RFC 6298 with microsecond samples), kept across
+ * calls: on a loaded 2-core host the scheduler, not the wire, sets the
+ * RTT, and a fixed timer would retransmit what is merely late.
+ */
+static void rtt_sample(struct rina_comm *c, uint64_t rtt)
+{
+	if (!c->srtt_us) {
+		c->srtt_us = rtt;
+		c->rttvar_us = rtt / 2;
+		return;
+	}
+	c->rttvar_us = (3 * c->rttvar_us +
+			(rtt > c->srtt_us ? rtt - c->srtt_us :
+			 c->srtt_us - rtt)) / 4;
+	c->srtt_us = (7 * c->srtt_us + rtt) / 8;
+}
+
+uint64_t rina_rto(const struct rina_comm *c)
+{
+	uint64_t rto;
+
+	if (!c->srtt_us)
+		return c->rto_us;
+	rto = c->srtt_us + 4 * c->rttvar_us;
+	if (rto < c->rto_us)
+		rto = c->rto_us;
+	return rto > RINA_RTO_MAX_US ? RINA_RTO_MAX_US : rto;
 }
 
 static void out_remove(struct call *k, uint32_t seq)
@@ -316,19 +347,30 @@ static void out_remove(struct call *k, uint32_t seq)
 	k->nout--;
 }
 
-/* Resend what timed out; returns microseconds to the next expiry. */
+/*
+ * Resend what is lost; returns microseconds to the next timer expiry.
+ * A packet is lost when one sent after it (in a later batch, plus a
+ * reordering allowance) has been acknowledged: the paths are FIFO, so
+ * this recovers in one round trip (RACK, RFC 8985). The timer only
+ * catches the tail of a call, and so can afford to be conservative.
+ */
 static int retransmit(struct call *k, uint64_t *wait_us)
 {
 	uint64_t now = rina_now_us(), next = UINT64_MAX;
+	uint64_t reo = k->c->srtt_us / 4;
 	uint32_t j;
 	int ret;
 
 	for (j = 0; j < k->nout; j++) {
 		struct out_ent *e = &k->out[j];
 		uint64_t due = e->t_sent + e->rto;
+		bool lost = e->t_sent + reo < k->rack_ts;
 
-		if (due <= now) {
-			k->c->st.timeouts++;
+		if (lost || due <= now) {
+			if (lost)
+				k->c->st.fast_retransmits++;
+			else
+				k->c->st.timeouts++;
 			ret = emit(k, e->seq, true);
 			if (ret)
 				return ret;
@@ -433,6 +475,7 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 	struct rina_comm *c = k->c;
 	const __be32 *seqs = (const __be32 *)(h + 1);
 	uint32_t j, n = ntohs(h->n_elem);
+	struct out_ent *e;
 
 	c->st.rx_acks++;
 	if (!addr_eq(from, &c->next)) {
@@ -448,6 +491,11 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 
 		if (seq >= k->s.seqs || !k->outpos[seq])
 			continue;	/* late duplicate ACK */
+		e = &k->out[k->outpos[seq] - 1];
+		if (!e->tries)	/* Karn: only clean samples */
+			rtt_sample(c, rina_now_us() - e->t_sent);
+		if (e->t_sent > k->rack_ts)
+			k->rack_ts = e->t_sent;
 		out_remove(k, seq);
 		rina_bit_test_and_set(k->ackmap, seq);
 		k->got_ack++;

@@ -3,10 +3,16 @@
  * UDP socket transport: one socket bound to the rank's address, batched
  * with sendmmsg()/recvmmsg(), DF set so that an oversize packet is an
  * error rather than a fragment, large socket buffers for bursts.
+ *
+ * Runs of messages to one peer go out as one UDP GSO send (UDP_SEGMENT):
+ * one skb crosses the stack, veth and bridges and is cut into datagrams
+ * only at the far end, or handed over whole where the receiver asked for
+ * UDP_GRO; the receive side splits such a super-datagram by its gso_size.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,13 +22,50 @@
 
 #include "rina_int.h"
 
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT	103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO		104
+#endif
+
+#define RX_DGRAMS	16		/* datagrams per recvmmsg */
+#define RX_DGRAM_MAX	65536		/* a GRO super-datagram */
+#define GSO_MAX_SEGS	64		/* UDP_MAX_SEGMENTS */
+#define GSO_MAX_BYTES	(65507 - 8)
+
 struct udp_transport {
 	struct rina_transport	t;
 	int			fd;
 	uint32_t		max_len;
-	uint8_t			*rxbuf;		/* RINA_BATCH x max_len */
+	bool			gso, gro;
+	uint8_t			*rxbuf;		/* RX_DGRAMS x RX_DGRAM_MAX */
+	/* segments of the last recvmmsg not handed out yet */
+	struct rina_msg		pend[RX_DGRAMS * GSO_MAX_SEGS];
+	unsigned int		npend, pend_pos;
 	struct rina_transport_stats st;
 };
+
+/* How many of msgs[0..n) can share one GSO send. */
+static int gso_run(const struct udp_transport *u, const struct rina_msg *m,
+		   int n)
+{
+	uint32_t seg = m[0].len, total = m[0].len;
+	int k = 1;
+
+	if (!u->gso)
+		return 1;
+	while (k < n && k < GSO_MAX_SEGS && k < RINA_BATCH &&
+	       m[k].addr.ip == m[0].addr.ip &&
+	       m[k].addr.port == m[0].addr.port && m[k].len <= seg &&
+	       total + m[k].len <= GSO_MAX_BYTES) {
+		total += m[k].len;
+		/* only the last segment may be short */
+		if (m[k++].len < seg)
+			break;
+	}
+	return k;
+}
 
 static int udp_send(struct rina_transport *t, const struct rina_msg *msgs,
 		    int n)
@@ -31,72 +74,125 @@ static int udp_send(struct rina_transport *t, const struct rina_msg *msgs,
 	struct mmsghdr mh[RINA_BATCH];
 	struct sockaddr_in sa[RINA_BATCH];
 	struct iovec iov[RINA_BATCH];
+	char ctl[RINA_BATCH][CMSG_SPACE(sizeof(uint16_t))];
+	int runlen[RINA_BATCH];
 	int i, done = 0, ret;
 
 	while (done < n) {
-		int k = n - done < RINA_BATCH ? n - done : RINA_BATCH;
+		int nmh = 0, nio = 0, pos = done;
 
-		memset(mh, 0, sizeof(mh[0]) * k);
-		for (i = 0; i < k; i++) {
-			const struct rina_msg *m = &msgs[done + i];
+		memset(mh, 0, sizeof(mh));
+		while (pos < n && nio < RINA_BATCH) {
+			const struct rina_msg *m = &msgs[pos];
+			int k = gso_run(u, m, n - pos), j;
+			struct msghdr *h = &mh[nmh].msg_hdr;
 
-			sa[i].sin_family = AF_INET;
-			sa[i].sin_addr.s_addr = m->addr.ip;
-			sa[i].sin_port = m->addr.port;
-			iov[i].iov_base = m->buf;
-			iov[i].iov_len = m->len;
-			mh[i].msg_hdr.msg_name = &sa[i];
-			mh[i].msg_hdr.msg_namelen = sizeof(sa[i]);
-			mh[i].msg_hdr.msg_iov = &iov[i];
-			mh[i].msg_hdr.msg_iovlen = 1;
+			if (k > RINA_BATCH - nio)
+				k = RINA_BATCH - nio;
+			sa[nmh].sin_family = AF_INET;
+			sa[nmh].sin_addr.s_addr = m->addr.ip;
+			sa[nmh].sin_port = m->addr.port;
+			h->msg_name = &sa[nmh];
+			h->msg_namelen = sizeof(sa[nmh]);
+			h->msg_iov = &iov[nio];
+			h->msg_iovlen = (size_t)k;
+			for (j = 0; j < k; j++) {
+				iov[nio + j].iov_base = m[j].buf;
+				iov[nio + j].iov_len = m[j].len;
+			}
+			if (k > 1) {
+				struct cmsghdr *cm;
+
+				h->msg_control = ctl[nmh];
+				h->msg_controllen = sizeof(ctl[nmh]);
+				cm = CMSG_FIRSTHDR(h);
+				cm->cmsg_level = SOL_UDP;
+				cm->cmsg_type = UDP_SEGMENT;
+				cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+				*(uint16_t *)CMSG_DATA(cm) = (uint16_t)m->len;
+			}
+			runlen[nmh++] = k;
+			nio += k;
+			pos += k;
 		}
-		ret = sendmmsg(u->fd, mh, (unsigned int)k, 0);
+		ret = sendmmsg(u->fd, mh, (unsigned int)nmh, 0);
 		if (ret < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EIO && u->gso) {
+				/* no GSO on this path: send one by one */
+				u->gso = false;
+				continue;
+			}
 			if (errno == EAGAIN || errno == ENOBUFS ||
 			    errno == ECONNREFUSED || errno == EHOSTUNREACH) {
 				/* lost like on a wire; retransmission heals */
 				u->st.tx_errors++;
-				done++;
+				done += runlen[0];
 				continue;
 			}
 			return -errno;
 		}
 		for (i = 0; i < ret; i++) {
-			u->st.tx_packets++;
-			u->st.tx_bytes += msgs[done + i].len +
-					  RINA_FRAME_OVERHEAD;
+			int j;
+
+			for (j = 0; j < runlen[i]; j++) {
+				u->st.tx_packets++;
+				u->st.tx_bytes += msgs[done + j].len +
+						  RINA_FRAME_OVERHEAD;
+			}
+			done += runlen[i];
 		}
-		done += ret;
 	}
 	return done;
 }
 
-static int udp_recv(struct rina_transport *t, struct rina_msg *msgs, int max,
-		    int timeout_ms)
+/* Cut one received datagram (maybe a GRO super-datagram) into msgs. */
+static void split_dgram(struct udp_transport *u, uint8_t *buf, uint32_t len,
+			uint32_t seg, const struct sockaddr_in *from)
 {
-	struct udp_transport *u = (struct udp_transport *)t;
-	struct mmsghdr mh[RINA_BATCH];
-	struct sockaddr_in sa[RINA_BATCH];
-	struct iovec iov[RINA_BATCH];
+	uint32_t off = 0;
+
+	if (!seg || seg > len)
+		seg = len;
+	while (off < len && u->npend < RX_DGRAMS * GSO_MAX_SEGS) {
+		struct rina_msg *m = &u->pend[u->npend++];
+		uint32_t n = len - off < seg ? len - off : seg;
+
+		m->buf = buf + off;
+		/* an oversize datagram keeps a length parsers reject */
+		m->len = n > u->max_len ? u->max_len + 1 : n;
+		m->addr.ip = from->sin_addr.s_addr;
+		m->addr.port = from->sin_port;
+		memset(m->addr.mac, 0, 6);
+		u->st.rx_packets++;
+		u->st.rx_bytes += n + RINA_FRAME_OVERHEAD;
+		off += n;
+	}
+}
+
+static int fill_pending(struct udp_transport *u, int timeout_ms)
+{
+	struct mmsghdr mh[RX_DGRAMS];
+	struct sockaddr_in sa[RX_DGRAMS];
+	struct iovec iov[RX_DGRAMS];
+	char ctl[RX_DGRAMS][CMSG_SPACE(sizeof(uint16_t))];
 	struct pollfd pfd = { .fd = u->fd, .events = POLLIN };
 	int i, ret;
 
-	if (max > RINA_BATCH)
-		max = RINA_BATCH;
 	for (;;) {
-		memset(mh, 0, sizeof(mh[0]) * max);
-		for (i = 0; i < max; i++) {
-			iov[i].iov_base = u->rxbuf + (size_t)i * u->max_len;
-			iov[i].iov_len = u->max_len;
+		memset(mh, 0, sizeof(mh));
+		for (i = 0; i < RX_DGRAMS; i++) {
+			iov[i].iov_base = u->rxbuf + (size_t)i * RX_DGRAM_MAX;
+			iov[i].iov_len = RX_DGRAM_MAX;
 			mh[i].msg_hdr.msg_name = &sa[i];
 			mh[i].msg_hdr.msg_namelen = sizeof(sa[i]);
 			mh[i].msg_hdr.msg_iov = &iov[i];
 			mh[i].msg_hdr.msg_iovlen = 1;
+			mh[i].msg_hdr.msg_control = ctl[i];
+			mh[i].msg_hdr.msg_controllen = sizeof(ctl[i]);
 		}
-		ret = recvmmsg(u->fd, mh, (unsigned int)max, MSG_DONTWAIT,
-			       NULL);
+		ret = recvmmsg(u->fd, mh, RX_DGRAMS, MSG_DONTWAIT, NULL);
 		if (ret > 0)
 			break;
 		if (ret < 0 && errno != EAGAIN && errno != EINTR)
@@ -110,20 +206,37 @@ static int udp_recv(struct rina_transport *t, struct rina_msg *msgs, int max,
 			return 0;
 		timeout_ms = 0;
 	}
+	u->npend = u->pend_pos = 0;
 	for (i = 0; i < ret; i++) {
-		msgs[i].buf = iov[i].iov_base;
-		/* a truncated datagram keeps its real length: parsers reject */
-		msgs[i].len = mh[i].msg_hdr.msg_flags & MSG_TRUNC ?
-			      u->max_len + 1 : mh[i].msg_len;
-		if (msgs[i].len > u->max_len)
-			msgs[i].len = u->max_len;
-		msgs[i].addr.ip = sa[i].sin_addr.s_addr;
-		msgs[i].addr.port = sa[i].sin_port;
-		memset(msgs[i].addr.mac, 0, 6);
-		u->st.rx_packets++;
-		u->st.rx_bytes += mh[i].msg_len + RINA_FRAME_OVERHEAD;
+		struct msghdr *h = &mh[i].msg_hdr;
+		struct cmsghdr *cm;
+		uint32_t seg = 0;
+
+		for (cm = CMSG_FIRSTHDR(h); cm; cm = CMSG_NXTHDR(h, cm))
+			if (cm->cmsg_level == SOL_UDP &&
+			    cm->cmsg_type == UDP_GRO)
+				seg = *(uint16_t *)CMSG_DATA(cm);
+		if (h->msg_flags & MSG_TRUNC)
+			mh[i].msg_len = u->max_len + 1;	/* refused later */
+		split_dgram(u, iov[i].iov_base, mh[i].msg_len, seg, &sa[i]);
 	}
-	return ret;
+	return (int)u->npend;
+}
+
+static int udp_recv(struct rina_transport *t, struct rina_msg *msgs, int max,
+		    int timeout_ms)
+{
+	struct udp_transport *u = (struct udp_transport *)t;
+	int n = 0, ret;
+
+	if (u->pend_pos == u->npend) {
+		ret = fill_pending(u, timeout_ms);
+		if (ret <= 0)
+			return ret;
+	}
+	while (n < max && u->pend_pos < u->npend)
+		msgs[n++] = u->pend[u->pend_pos++];
+	return n;
 }
 
 static void udp_get_stats(struct rina_transport *t,
@@ -171,7 +284,7 @@ int rina_udp_transport_create(const struct rina_transport_cfg *cfg,
 	}
 	u->t.ops = &udp_ops;
 	u->max_len = cfg->max_msg_len;
-	u->rxbuf = malloc((size_t)RINA_BATCH * (u->max_len + 1));
+	u->rxbuf = malloc((size_t)RX_DGRAMS * RX_DGRAM_MAX);
 	u->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (!u->rxbuf || u->fd < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
@@ -179,6 +292,8 @@ int rina_udp_transport_create(const struct rina_transport_cfg *cfg,
 	}
 	setsockopt(u->fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
 	setsockopt(u->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	u->gro = !setsockopt(u->fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
+	u->gso = !getenv("RINA_UDP_NO_GSO");
 	if (cfg->rcvbuf) {
 		set_buf(u->fd, SO_RCVBUFFORCE, SO_RCVBUF, (int)cfg->rcvbuf);
 		set_buf(u->fd, SO_SNDBUFFORCE, SO_SNDBUF, (int)cfg->rcvbuf);

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The job description parser: a good file round-trips into the job
+ * struct; every kind of bad line is refused with its line number, the
+ * directive and a reason.
+ */
+#include <arpa/inet.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jobfile.h"
+#include "../ktap.h"
+
+static const char good[] =
+	"# two racks\n"
+	"job 7\n"
+	"elements 128\n"
+	"window 32   # in flight\n"
+	"timeout_ms 5000\n"
+	"rack 1 plain\n"
+	"rack 0 ina tor 198.18.0.254\n"
+	"rank 0 198.18.0.1:21056 rack 0\n"
+	"rank 1 198.18.0.2 rack 0 mac 02:00:00:00:00:02\n"
+	"rank 2 198.18.1.1:21057 rack 1\n";
+
+static const struct {
+	const char *text;
+	const char *want;	/* substring of the message */
+} bad[] = {
+	{ "job 7\nelements 0\n", ":2: elements: value \"0\" is not a number in 1..1024" },
+	{ "job 7\nwindow 48\n", ":2: window: 48 is not a power of two" },
+	{ "job 7\nwindow\n", ":2: window: expected one value" },
+	{ "job 7\nbogus 1\n", ":2: bogus: unknown directive" },
+	{ "job 7\nrack 0 fancy\n", ":2: rack: \"fancy\" is neither" },
+	{ "job 7\nrack 0 plain\nrack 0 ina\n", ":3: rack: rack 0 declared twice" },
+	{ "job 7\nrack 0 plain\nrank 0 300.1.1.1 rack 0\n", ":3: rank: \"300.1.1.1\" is not an IPv4 address" },
+	{ "job 7\nrack 0 plain\nrank 0 198.18.0.1:80 rack 0\n", ":3: rank: port 80 is outside the Rina range" },
+	{ "job 7\nrack 0 plain\nrank 0 198.18.0.1 rack 0\nrank 0 198.18.0.2 rack 0\n", ":4: rank: rank 0 declared twice" },
+	{ "job 7\nrack 0 plain\nrank 0 198.18.0.1 rack 0 mac zz\n", ":3: rank: \"zz\" is not a MAC address" },
+	{ "job 7\nrack 0 plain\nrank 0 198.18.0.1\n", ":3: rank: expected" },
+	{ "job 7\nrack 0 plain\nrank 1 198.18.0.1 rack 0\n", "rank 0 is missing" },
+	{ "job 7\nrack 0 plain\nrank 0 198.18.0.1 rack 3\n", "rank 0: rank names a rack that is not declared" },
+	{ "job 7\nrack 0 plain\nrank 0 198.18.0.1 rack 0\nrank 1 198.18.0.1 rack 0\n", "rank 1: two ranks share one address" },
+	{ "rack 0 plain\nrank 0 198.18.0.1 rack 0\n", "no \"job ID\" line" },
+	{ "job 7\nrack 0 plain\n", "the job has no ranks" },
+	{ "job 7\ntimeout_ms 10\nrto_us 20000\nrack 0 plain\nrank 0 198.18.0.1 rack 0\n", "retransmission timeout out of range" },
+	{ "job -1\n", ":1: job: value \"-1\" is not a number" },
+};
+
+int main(void)
+{
+	struct rina_job_desc job;
+	char err[512];
+	unsigned int i;
+	bool ok;
+
+	ktap_plan(2 + (int)(sizeof(bad) / sizeof(bad[0])));
+	ok = !rina_jobfile_parse_text(good, "good", &job, err, sizeof(err));
+	if (!ok)
+		ktap_diag("%s", err);
+	ok = ok && job.job_id == 7 && job.elems == 128 && job.window == 32 &&
+	     job.timeout_ms == 5000 && job.rto_us == 5000 &&
+	     job.n_ranks == 3 && job.n_racks == 2 &&
+	     job.racks[1].ina && job.racks[1].tor_ip == htonl(0xc61200fe) &&
+	     ntohs(job.racks[1].tor_port) == RINA_UDP_PORT_AGENT &&
+	     ntohs(job.ranks[2].port) == 21057 &&
+	     ntohs(job.ranks[1].port) == RINA_UDP_PORT_WORKER &&
+	     job.ranks[1].mac[5] == 2 && job.ranks[2].rack == 1;
+	ktap_result(ok, "a good job file parses into the job description");
+
+	ok = rina_jobfile_parse("/nonexistent/job", &job, err,
+				sizeof(err)) &&
+	     strstr(err, "No such file");
+	ktap_result(ok, "a missing file is reported: %s", err);
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = rina_jobfile_parse_text(bad[i].text, "job.txt", &job,
+						 err, sizeof(err));
+
+		ok = rc && strstr(err, bad[i].want);
+		ktap_result(ok, "refused with \"%s\"", rc ? err : "(accepted)");
+	}
+	return ktap_finish();
+}
