@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * AllGather (model: p4/model/allgather.c): stateless replication.
- *   - AG_DATA from the upstream member: header-only ACK (AG_PHASE) back
- *     to it, a copy to every local worker and, while hop < L - 1, a copy
- *     to the next member (whose replica adds one to hop).
+ *   - AG_DATA from the upstream member: a copy to every local worker (the
+ *     agent included) and, while hop < L - 1, a copy to the next member
+ *     (whose replica adds one to hop). No ACK: the agent ACKs once it
+ *     holds its copy, so a copy lost before the agent is retransmitted
+ *     by the upstream (the ToR keeps no allgather data).
  *   - ACK of reduce-scatter data from the downstream member: a copy to
  *     every local worker (their windows advance on it).
  *   - ACK with AG_PHASE is left alone: L2 takes it to the agent, the
@@ -19,11 +21,7 @@ control AllGather(inout headers_t hdr, inout metadata_t meta)
 
 		if (op == RINA_OP_AG_DATA) {
 			meta.ev = meta.ev | (1 << RINA_TC_AG_IN);
-			meta.ack_seq = hdr.rina.seq;
-			meta.ack_slot = hdr.rina.slot;
-			meta.ack_flags = RINA_F_FROM_SWITCH | RINA_F_AG_PHASE;
-			meta.ack_step = hdr.rina.step;
-			meta.emit = RINA_EMIT_UP | RINA_EMIT_LOCAL;
+			meta.emit = RINA_EMIT_LOCAL;
 			if ((bit<16>)hdr.rina.hop + 1 < meta.j_ring_len)
 				meta.emit = meta.emit | RINA_EMIT_NEXT;
 			hdr.rina.flags = hdr.rina.flags | RINA_F_FROM_SWITCH;

@@ -2,9 +2,12 @@
 /*
  * AllGather (p4/allgather.p4): stateless replication of allgather data
  * and ACK fan-out.
- *   - AG_DATA from the upstream member: header-only ACK (AG_PHASE) back
- *     to it, a copy to every local worker, and, while hop < L - 1, a copy
- *     to the next member (its NEXT replica adds one to hop).
+ *   - AG_DATA from the upstream member: a copy to every local worker
+ *     (the agent included) and, while hop < L - 1, a copy to the next
+ *     member (its NEXT replica adds one to hop). The ToR does not ACK it:
+ *     the agent does, once it holds its copy, so that a copy lost on the
+ *     way to the agent is retransmitted by the upstream (the ToR keeps no
+ *     allgather data; the agent serves the rack's repairs from its copy).
  *   - ACK of reduce-scatter data from the downstream member: a copy to
  *     every local worker (their window advances on it).
  *   - ACK with AG_PHASE: not handled here, it goes to the agent (the
@@ -22,11 +25,7 @@ void tor_allgather(struct rina_tor *sw, struct tor_headers *hdr,
 	switch (r->ver_op & 0xf) {
 	case RINA_OP_AG_DATA:
 		meta->ev |= 1u << RINA_TC_AG_IN;
-		meta->ack_seq = r->seq;
-		meta->ack_slot = r->slot;
-		meta->ack_flags = RINA_F_FROM_SWITCH | RINA_F_AG_PHASE;
-		meta->ack_step = r->step;
-		meta->emit = RINA_EMIT_UP | RINA_EMIT_LOCAL;
+		meta->emit = RINA_EMIT_LOCAL;
 		if (r->hop + 1u < meta->job.ring_len)
 			meta->emit |= RINA_EMIT_NEXT;
 		r->flags |= RINA_F_FROM_SWITCH;
