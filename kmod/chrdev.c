@@ -4,13 +4,17 @@
  * its ring plan. The attachment lives as long as the fd; an fd closed
  * while attached (no RINA_IOC_DETACH first) is a lost member.
  *
+ * read() and poll() deliver the events of the attached job.
+ *
  * Every ioctl struct starts with its size; see include/uapi/linux/rina.h.
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/nsproxy.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <linux/uaccess.h>
 
 #include "rina_kmod.h"
@@ -19,6 +23,11 @@ struct rina_file {
 	struct net		*net;	/* netns of the opener, held */
 	struct rina_job		*job;	/* attached job, held; rn->lock */
 	u16			rank;
+	struct list_head	node;	/* in job->files; rn->lock */
+	spinlock_t		qlock;	/* the event queue */
+	wait_queue_head_t	wq;
+	unsigned int		qhead, qlen, dropped;
+	struct rina_dev_event	q[RINA_DEV_EVENT_QUEUE];
 };
 
 static_assert(sizeof(struct rina_attach) == RINA_ATTACH_SIZE_VER0);
@@ -31,8 +40,77 @@ static int rina_dev_open(struct inode *inode, struct file *file)
 	if (!f)
 		return -ENOMEM;
 	f->net = get_net(current->nsproxy->net_ns);
+	INIT_LIST_HEAD(&f->node);
+	spin_lock_init(&f->qlock);
+	init_waitqueue_head(&f->wq);
 	file->private_data = f;
 	return 0;
+}
+
+/* Queue an event for every fd attached to job; rn->lock held. */
+void rina_dev_notify(struct rina_job *job, u8 event, int rank)
+{
+	struct rina_dev_event ev = {
+		.type	= event,
+		.job_id	= job->desc.job_id,
+		.rank	= rank < 0 ? RINA_NO_RANK : rank,
+		.state	= job->state,
+	};
+	struct rina_file *f;
+
+	list_for_each_entry(f, &job->files, node) {
+		spin_lock(&f->qlock);
+		if (f->qlen == RINA_DEV_EVENT_QUEUE) {
+			f->dropped++;
+		} else {
+			ev.dropped = f->dropped;
+			f->dropped = 0;
+			f->q[(f->qhead + f->qlen) % RINA_DEV_EVENT_QUEUE] = ev;
+			f->qlen++;
+		}
+		spin_unlock(&f->qlock);
+		wake_up_interruptible(&f->wq);
+	}
+}
+
+static ssize_t rina_dev_read(struct file *file, char __user *buf,
+			     size_t count, loff_t *ppos)
+{
+	struct rina_dev_event ev[RINA_DEV_EVENT_QUEUE];
+	struct rina_file *f = file->private_data;
+	unsigned int n;
+	int err;
+
+	if (count < sizeof(ev[0]))
+		return -EINVAL;
+	for (;;) {
+		spin_lock(&f->qlock);
+		for (n = 0; f->qlen && n < count / sizeof(ev[0]) &&
+			    n < ARRAY_SIZE(ev); n++) {
+			ev[n] = f->q[f->qhead];
+			f->qhead = (f->qhead + 1) % RINA_DEV_EVENT_QUEUE;
+			f->qlen--;
+		}
+		spin_unlock(&f->qlock);
+		if (n)
+			break;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		err = wait_event_interruptible(f->wq, READ_ONCE(f->qlen));
+		if (err)
+			return err;
+	}
+	if (copy_to_user(buf, ev, n * sizeof(ev[0])))
+		return -EFAULT;
+	return n * sizeof(ev[0]);
+}
+
+static __poll_t rina_dev_poll(struct file *file, poll_table *wait)
+{
+	struct rina_file *f = file->private_data;
+
+	poll_wait(file, &f->wq, wait);
+	return READ_ONCE(f->qlen) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static int rina_dev_release(struct inode *inode, struct file *file)
@@ -42,6 +120,7 @@ static int rina_dev_release(struct inode *inode, struct file *file)
 
 	mutex_lock(&rn->lock);
 	if (f->job) {
+		list_del_init(&f->node);
 		rina_job_detach(rn, f->job, f->rank, true);
 		rina_job_put(f->job);
 		f->job = NULL;
@@ -92,6 +171,7 @@ static int rina_ioc_attach(struct rina_file *f, void __user *uarg)
 	kref_get(&job->ref);
 	f->job = job;
 	f->rank = a.rank;
+	list_add_tail(&f->node, &job->files);
 out:
 	mutex_unlock(&rn->lock);
 	return err;
@@ -109,6 +189,7 @@ static int rina_ioc_detach(struct rina_file *f, unsigned long arg)
 		err = -ENOTCONN;
 		goto out;
 	}
+	list_del_init(&f->node);
 	rina_job_detach(rn, f->job, f->rank, false);
 	rina_job_put(f->job);
 	f->job = NULL;
@@ -230,6 +311,8 @@ static const struct file_operations rina_dev_fops = {
 	.owner		= THIS_MODULE,
 	.open		= rina_dev_open,
 	.release	= rina_dev_release,
+	.read		= rina_dev_read,
+	.poll		= rina_dev_poll,
 	.unlocked_ioctl	= rina_dev_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,

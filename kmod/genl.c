@@ -315,6 +315,7 @@ static int rina_nl_job_del(struct sk_buff *skb, struct genl_info *info)
 		goto out_count;
 	}
 	rina_genl_event(rn, job, RINA_EVENT_JOB_DELETED, -1);
+	rina_dev_notify(job, RINA_EVENT_JOB_DELETED, -1);
 	rina_job_unlink(rn, job);
 	rina_stat_inc(rn, RINA_STAT_JOBS_DELETED);
 	mutex_unlock(&rn->lock);

@@ -8,13 +8,23 @@
 #include "rina_kmod.h"
 #include "trace.h"
 
+/* Jobs allocated and not yet freed, over all namespaces: 0 at unload. */
+static atomic_t rina_jobs_live = ATOMIC_INIT(0);
+
+bool rina_jobs_leaked(void)
+{
+	return atomic_read(&rina_jobs_live) != 0;
+}
+
 struct rina_job *rina_job_alloc(void)
 {
 	struct rina_job *job = kvzalloc(sizeof(*job), GFP_KERNEL);
 
 	if (!job)
 		return NULL;
+	atomic_inc(&rina_jobs_live);
 	INIT_LIST_HEAD(&job->node);
+	INIT_LIST_HEAD(&job->files);
 	kref_init(&job->ref);
 	job->state = RINA_JOB_READY;
 	return job;
@@ -23,6 +33,7 @@ struct rina_job *rina_job_alloc(void)
 static void rina_job_release(struct kref *ref)
 {
 	kvfree(container_of(ref, struct rina_job, ref));
+	atomic_dec(&rina_jobs_live);
 }
 
 void rina_job_put(struct rina_job *job)
@@ -128,6 +139,8 @@ void rina_job_detach(struct rina_net *rn, struct rina_job *job, u16 rank,
 		rina_job_set_state(job, RINA_JOB_ABORTED);
 		rina_genl_event(rn, job, RINA_EVENT_MEMBER_LOST, rank);
 		rina_genl_event(rn, job, RINA_EVENT_JOB_ABORTED, -1);
+		rina_dev_notify(job, RINA_EVENT_MEMBER_LOST, rank);
+		rina_dev_notify(job, RINA_EVENT_JOB_ABORTED, -1);
 	} else if (!job->n_attached && job->state == RINA_JOB_ACTIVE) {
 		rina_job_set_state(job, RINA_JOB_READY);
 	}

@@ -66,6 +66,7 @@ struct rina_job {
 	bool			deleted;	/* unlinked from the table */
 	unsigned int		n_attached;
 	DECLARE_BITMAP(attached, RINA_MAX_RANKS);
+	struct list_head	files;		/* attached fds (chrdev.c) */
 	struct rina_job_desc	desc;
 	struct rina_ring	ring;
 };
@@ -82,6 +83,7 @@ void rina_jobs_flush(struct rina_net *rn);
 int rina_job_attach(struct rina_net *rn, struct rina_job *job, u16 rank);
 void rina_job_detach(struct rina_net *rn, struct rina_job *job, u16 rank,
 		     bool lost);
+bool rina_jobs_leaked(void);
 
 /* genl.c */
 int rina_genl_init(void);
@@ -92,6 +94,7 @@ void rina_genl_event(struct rina_net *rn, const struct rina_job *job,
 /* chrdev.c */
 int rina_chrdev_init(void);
 void rina_chrdev_exit(void);
+void rina_dev_notify(struct rina_job *job, u8 event, int rank);
 
 /* sysctl.c */
 int rina_sysctl_net_init(struct rina_net *rn);

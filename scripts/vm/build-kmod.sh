@@ -5,7 +5,9 @@
 # (C=1), and fail on any compiler or sparse warning.
 #   build-kmod.sh KVER OUTDIR
 set -euo pipefail
-kver=$1 out=$2
+kver=$1
+mkdir -p "$2"
+out=$(cd "$2" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kdir=/usr/src/linux-headers-$kver
 [ -d "$kdir" ] || { echo "build-kmod: no headers for $kver in $kdir" >&2; exit 1; }
@@ -17,13 +19,14 @@ for f in "$top"/core/*.h "$top"/core/plan.c; do ln -sfn "$f" "$out/core/"; done
 ln -sfn "$top/include/uapi/linux/rina.h" "$out/include/uapi/linux/rina.h"
 
 log=$out/build.log
+rm -f "$out/rina.ko"	# never leave a stale module behind a failed build
 checker=()
 command -v sparse >/dev/null && checker=(C=1 CHECK=sparse)
 if ! make -s -C "$kdir" M="$out" W=1 "${checker[@]}" modules >"$log" 2>&1; then
 	cat "$log" >&2
 	exit 1
 fi
-if grep -E 'warning:|error:' "$log" >&2; then
+if grep -iE 'warning:|error:' "$log" >&2; then
 	echo "build-kmod: warnings for $kver (see $log)" >&2
 	rm -f "$out/rina.ko"
 	exit 1

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -32,6 +33,8 @@
 #define TOR_IP		IP(198, 18, 0, 254)
 
 static int n_test, n_fail;
+
+static int attach(int fd, int job, int rank);
 
 static void result(bool ok, const char *name, const char *fmt, ...)
 {
@@ -820,6 +823,10 @@ static void netns_body(int *fails)
 	}
 	child_check(fails, atoi(buf) == 256,
 		    "new netns has default sysctls", -errno);
+	/* exit with an fd attached in this netns: torn down at exit */
+	fd = open("/dev/rina", O_RDWR);
+	err = fd < 0 ? -errno : attach(fd, 1, 0);
+	child_check(fails, !err, "attach in the new netns", err);
 	rgenl_close(&g);
 	/* the netns and its job go away with this process */
 }
@@ -852,6 +859,20 @@ static int get_plan(int fd, struct rina_plan *p,
 	p->ring = (uintptr_t)ring;
 	p->ring_cap = cap;
 	return ioctl(fd, RINA_IOC_GET_PLAN, p) ? -errno : 0;
+}
+
+/* Read queued /dev/rina events without blocking; -errno on failure. */
+static int read_dev_events(int fd, struct rina_dev_event *ev, int max)
+{
+	int fl = fcntl(fd, F_GETFL);
+	ssize_t n;
+
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	n = read(fd, ev, max * sizeof(*ev));
+	fcntl(fd, F_SETFL, fl);
+	if (n < 0)
+		return -errno;
+	return (int)(n / sizeof(*ev));
 }
 
 static void expect_ioc(const char *name, int err, int want)
@@ -1042,6 +1063,13 @@ static void test_plan(struct rgenl *g)
 	get_job(g, 1, &j);
 	result(!err && j.state == RINA_JOB_ACTIVE && j.n_attached == 4,
 	       "ioctl_detach_then_reattach", "err %d state %d", err, j.state);
+	{
+		struct rina_dev_event ev[2];
+
+		err = read_dev_events(fd[0], ev, 2);
+		result(err == -EAGAIN, "dev_read_no_event_after_detach",
+		       "read gave %d", err);
+	}
 	for (i = 0; i < 4; i++) {
 		ioctl(fd[i], RINA_IOC_DETACH, 0);
 		close(fd[i]);
@@ -1080,6 +1108,30 @@ static void test_close_releases(struct rgenl *g)
 	result(!err && j.state == RINA_JOB_ABORTED && j.n_attached == 1,
 	       "close_releases_rank", "state %d n %d", j.state,
 	       j.n_attached);
+	{
+		struct pollfd pfd = { .fd = fd2, .events = POLLIN };
+		struct rina_dev_event dev[4] = { 0 };
+		char small[8];
+
+		n = poll(&pfd, 1, 1000);
+		result(n == 1 && (pfd.revents & POLLIN),
+		       "dev_poll_readable_on_member_lost", "poll %d rev %x",
+		       n, pfd.revents);
+		result(read(fd2, small, sizeof(small)) < 0 && errno == EINVAL,
+		       "dev_read_short_buffer_einval", "%s", strerror(errno));
+		n = read(fd2, dev, sizeof(dev));
+		result(n == 2 * (int)sizeof(dev[0]) &&
+		       dev[0].type == RINA_EVENT_MEMBER_LOST &&
+		       dev[0].job_id == 2 && dev[0].rank == 1 &&
+		       dev[0].state == RINA_JOB_ABORTED && !dev[0].dropped &&
+		       dev[1].type == RINA_EVENT_JOB_ABORTED &&
+		       dev[1].rank == RINA_NO_RANK,
+		       "dev_read_member_lost_and_abort", "read %d type %u rank %u",
+		       n, dev[0].type, dev[0].rank);
+		n = read_dev_events(fd2, dev, 4);
+		result(n == -EAGAIN, "dev_read_empty_nonblocking_eagain",
+		       "read %d", n);
+	}
 	fd = dev_open();
 	expect_ioc("ioctl_attach_aborted_job", attach(fd, 2, 1), ESHUTDOWN);
 	get_stats(g, &s1, false);
@@ -1094,6 +1146,14 @@ static void test_close_releases(struct rgenl *g)
 	/* deleting a job with an attached fd: the fd sees ENOENT */
 	err = del_job(g, 2);
 	result(!err, "genl_job_del_with_attached_fd", "err %d", err);
+	{
+		struct rina_dev_event dev[2] = { 0 };
+
+		n = read_dev_events(fd2, dev, 2);
+		result(n == 1 && dev[0].type == RINA_EVENT_JOB_DELETED &&
+		       dev[0].job_id == 2, "dev_read_job_deleted",
+		       "read %d type %u", n, dev[0].type);
+	}
 	expect_ioc("ioctl_plan_after_job_deleted",
 		   get_plan(fd2, &(struct rina_plan){ 0 }, NULL, 0), ENOENT);
 	err = ioctl(fd2, RINA_IOC_DETACH, 0) ? -errno : 0;

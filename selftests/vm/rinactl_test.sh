@@ -12,6 +12,7 @@ job 7
 elements 128
 window 32
 timeout_ms 5000
+rto_us 2000
 rack 0 ina tor 198.18.0.254
 rack 1 plain
 rank 0 198.18.0.1:21056 rack 0 mac 02:00:00:00:00:01

@@ -287,6 +287,22 @@ struct rina_plan {
 #define RINA_IOC_DETACH		_IO(RINA_IOC_MAGIC, 2)
 #define RINA_IOC_GET_PLAN	_IOWR(RINA_IOC_MAGIC, 3, struct rina_plan)
 
+/*
+ * read() on an attached /dev/rina fd returns whole events of the job it is
+ * attached to (member lost, job aborted, job deleted); poll() reports
+ * EPOLLIN when one is queued. Up to RINA_DEV_EVENT_QUEUE are kept per fd;
+ * more are dropped and counted in the next event's "dropped".
+ */
+struct rina_dev_event {
+	__u32	type;		/* enum rina_event_type */
+	__u16	job_id;
+	__u16	rank;		/* rank concerned, or RINA_NO_RANK */
+	__u32	state;		/* enum rina_job_state after the event */
+	__u32	dropped;	/* events lost before this one */
+};
+#define RINA_NO_RANK		0xffff
+#define RINA_DEV_EVENT_QUEUE	16
+
 /* ------------------------------------------------------------------ */
 /* sysctls: /proc/sys/net/rina/<name>, one set per network namespace   */
 /* ------------------------------------------------------------------ */
