@@ -37,11 +37,11 @@ $(TOR_TEST_DIR)/fuzz_tor: $(TOP)/selftests/tor/fuzz_tor.c $(TOR_MODEL_SRCS) \
 		-fno-sanitize-recover=undefined \
 		$< $(TOR_MODEL_SRCS) -o $@
 
-P4CFG_SRCS	:= $(TOP)/p4/cfg/rina-p4cfg.c $(TOP)/core/plan.c \
+P4CFG_SRCS	:= $(TOP)/p4/cfg/rina-p4cfg.c $(TOP)/p4/cfg/p4cfg.c $(TOP)/core/plan.c \
 	$(TOP)/user/lib/jobfile.c
 
 $(BIN)/rina-p4cfg: $(P4CFG_SRCS) $(TOP)/core/plan.h $(TOP)/user/lib/jobfile.h \
-		$(TOP)/p4/model/configuration.h
+		$(TOP)/p4/model/configuration.h $(TOP)/p4/cfg/p4cfg.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(TOR_CFLAGS) -I$(TOP)/user/lib $(P4CFG_SRCS) -o $@

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * The job install of the INA ToR as runtime CLI commands
+ * (Documentation/p4-control-plane.md), for rina-p4cfg and the tests.
+ */
+#ifndef RINA_P4CFG_H
+#define RINA_P4CFG_H
+
+#include <stdio.h>
+#include "plan.h"
+
+struct rina_p4cfg {
+	unsigned int	rack;		/* the INA rack whose ToR is configured */
+	unsigned int	uplink;		/* port to the other ring members */
+	unsigned int	job_idx, epoch, pool_base, mgrp, rid_base, node_base;
+	int		l2;		/* also l2_fwd entries of local ranks */
+	int		port_of[RINA_MAX_RANKS];	/* rank -> port, -1 */
+};
+
+void rina_p4cfg_defaults(struct rina_p4cfg *o);
+/* Validate the job, build its ring, write the commands to f; 0 or -1. */
+int rina_p4cfg_write(FILE *f, const struct rina_job_desc *job,
+		     const struct rina_p4cfg *o, char *err, size_t errlen);
+
+#endif
