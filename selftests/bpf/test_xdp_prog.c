@@ -434,14 +434,15 @@ static void test_faults(void)
 static int libbpf_log(enum libbpf_print_level lvl, const char *fmt,
 		      va_list ap)
 {
-	char line[512];
+	char *msg = NULL, *line, *save;
 
-	if (lvl == LIBBPF_DEBUG)
+	if (lvl == LIBBPF_DEBUG || vasprintf(&msg, fmt, ap) < 0)
 		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	if (strstr(line, ".xdp_run_config"))
-		return 0;
-	printf("# libbpf: %s", line);
+	if (!strstr(msg, ".xdp_run_config"))
+		for (line = strtok_r(msg, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			printf("# libbpf: %s\n", line);
+	free(msg);
 	return 0;
 }
 
