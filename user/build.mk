@@ -88,3 +88,9 @@ install: all
 
 -include $(LIBRINA_OBJS:.o=.d) $(RINACTL_OBJS:.o=.d) \
 	$(OBJ)/user/bench/rina-bench.d
+
+ALL_TARGETS += $(BIN)/rina-train-demo
+$(BIN)/rina-train-demo: $(OBJ)/user/examples/rina-train-demo.o $(LIBRINA_A)
+	$(call msg,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -o $@ $^ $(RINA_LDLIBS)
