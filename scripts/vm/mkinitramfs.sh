@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # Build the guest initramfs: busybox-static, rina.ko, the modules the
 # tests need with their dependencies (modprobe --show-depends, decompressed
-# for busybox insmod), the test binaries with their shared libraries, ip,
+# for busybox insmod), the test binaries with their shared libraries, ip, tc,
 # and an /init that runs selftests/vm/guest.sh and prints the end marker.
 #   mkinitramfs.sh KVER KROOT RINA_KO OUT.cpio.gz
 set -euo pipefail
@@ -46,6 +46,7 @@ copy_bin() {
 }
 copy_bin "$top/build/selftests/vm/rina_kmod_test" tests/rina_kmod_test
 copy_bin "$(command -v ip)" usr/bin/ip
+copy_bin "$(command -v tc)" usr/bin/tc
 [ -x "$top/build/bin/rinactl" ] && copy_bin "$top/build/bin/rinactl" usr/bin/rinactl
 cp "$top/selftests/vm/guest.sh" "$top/selftests/ktap.sh" "$stage/tests/"
 [ -f "$top/selftests/vm/rinactl_test.sh" ] &&

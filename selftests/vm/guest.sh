@@ -87,6 +87,18 @@ else
 	ktap_skip rinactl_test "build/bin/rinactl was not built"
 fi
 
+# the pieces later netns tests in the guest need: veth and netem. Full
+# paths: Debian's busybox-static prefers its own applets (ip, tc) to PATH.
+IP=/usr/bin/ip TC=/usr/bin/tc
+if $IP link add rvm0 type veth peer name rvm1 && $IP link set rvm0 up &&
+   $TC qdisc add dev rvm0 root netem loss 1% duplicate 1% reorder 5% delay 1ms &&
+   $TC qdisc show dev rvm0 | grep -q 'netem.*loss 1%'; then
+	ktap_ok veth_and_netem_available
+else
+	ktap_fail veth_and_netem_available
+fi
+$IP link del rvm0 2>/dev/null
+
 # rmmod with jobs present (the C test leaves an aborted job behind)
 if rmmod rina && ! grep -q '^rina ' /proc/modules; then
 	ktap_ok rmmod_with_jobs_present
