@@ -10,7 +10,9 @@
 #   BENCH_TOPOS ["1x2 2x2"]  BENCH_REPS [5]  BENCH_MIN [1M]  BENCH_MAX [64M]
 #   BENCH_ITERS [5]  BENCH_WARMUP [2]  BENCH_MTU [9000]  BENCH_DTYPE [float32]
 #   BENCH_BUDGET [480] seconds: no new repetition starts after that
-#   BENCH_TRANSPORTS ["udp"]  rina-bench transports (add xdp when ready)
+#   BENCH_TRANSPORTS ["udp xdp"]  rina-bench transports; xdp runs attach
+#     rina_xdp (rina-run --xdp auto) and use BENCH_XDP_MTU [3500], the
+#     largest MTU native XDP takes on veth (one page per frame)
 #   BENCH_OUT [build/bench]   raw JSON rows and the summary are kept there
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +27,8 @@ warmup=${BENCH_WARMUP:-2}
 mtu=${BENCH_MTU:-9000}
 dtype=${BENCH_DTYPE:-float32}
 budget=${BENCH_BUDGET:-480}
-transports=${BENCH_TRANSPORTS:-udp}
+transports=${BENCH_TRANSPORTS:-udp xdp}
+xdp_mtu=${BENCH_XDP_MTU:-3500}
 out=${BENCH_OUT:-$top/build/bench}
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -38,7 +41,13 @@ raw=$out/rows.jsonl
 
 variants=()
 if [ -x "$BIN/rina-bench" ]; then
-	for t in $transports; do variants+=("rina-$t"); done
+	for t in $transports; do
+		if [ "$t" = xdp ] && [ ! -x "$BIN/rinactl" ]; then
+			echo "bench: no build/bin/rinactl: skipping rina-xdp" >&2
+			continue
+		fi
+		variants+=("rina-$t")
+	done
 else
 	echo "bench: no build/bin/rina-bench yet: skipping the rina rows" >&2
 fi
@@ -61,6 +70,10 @@ run_one()
 	local topo=$1 v=$2 rep=$3 log=$out/last.log rc
 	local cmd=()
 	case "$v" in
+	rina-xdp)
+		cmd=("$RUN" --topo "$topo" --mtu "$xdp_mtu" --xdp auto
+		     --timeout 300 --
+		     "$BIN/rina-bench" --transport xdp "${args[@]}") ;;
 	rina-*)
 		cmd=("$RUN" --topo "$topo" --mtu "$mtu" --timeout 300 --
 		     "$BIN/rina-bench" --transport "${v#rina-}" "${args[@]}") ;;
@@ -86,7 +99,7 @@ run_one()
 }
 
 echo "# bench: topologies $topos, sizes $bmin..$bmax, $reps repetitions," \
-	"iters $iters, warmup $warmup, $dtype sum, mtu $mtu," \
+	"iters $iters, warmup $warmup, $dtype sum, mtu $mtu (xdp: $xdp_mtu)," \
 	"variants ${variants[*]}"
 echo "# all ranks of a topology share this machine's $(nproc) cores:" \
 	"figures are CPU-bound, compare them with each other only"

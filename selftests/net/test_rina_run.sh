@@ -41,7 +41,7 @@ prefix_of()
 	sed -n 's/.*NETNS \(rina-[a-z0-9]\{5\}\)-.*/\1/p' "$1" | head -1
 }
 
-ktap_plan 20
+ktap_plan 21
 
 # 1-3: per topology, each rank sees its rank, rank count and address
 for topo in 1x2 2x2 2x3; do
@@ -241,7 +241,23 @@ else
 	ktap_fail "ina_tor_hook" "rc=$rc"
 fi
 
-# 19-20: --mpi runs mpirun's ranks in the host namespaces
+# 19: --xdp attaches rina_xdp to every host's eth0 before the ranks start
+if [ -x "$top/build/bin/rinactl" ]; then
+	"$RUN" --topo 2x2 --mtu 1500 --xdp generic --timeout 60 -- \
+		"$top/build/bin/rinactl" xdp status dev eth0 >"$tmp/xdp" 2>&1
+	rc=$?
+	n=$(grep -cE '^\[rank [0-3]\] eth0: rina_xdp id [0-9]+ mode generic' "$tmp/xdp")
+	if [ $rc -eq 0 ] && [ "$n" -eq 4 ]; then
+		ktap_ok "xdp_attached_on_every_host"
+	else
+		sed 's/^/#   /' "$tmp/xdp" | head -20
+		ktap_fail "xdp_attached_on_every_host" "rc=$rc, $n hosts"
+	fi
+else
+	ktap_skip "xdp_attached_on_every_host" "no build/bin/rinactl"
+fi
+
+# 20-21: --mpi runs mpirun's ranks in the host namespaces
 if command -v mpirun >/dev/null && [ -x "$MPIBENCH" ]; then
 	"$RUN" --topo 2x2 --mpi --timeout 90 -- sh -c \
 		'echo "MPI $OMPI_COMM_WORLD_RANK $(hostname) $(ip -4 -o addr show dev eth0 | awk "{print \$4}")"' \
