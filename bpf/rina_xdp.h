@@ -26,12 +26,12 @@
 enum rina_xdp_counter {
 	RINA_XDP_PASS_OTHER = 0,	/* not Rina: passed untouched */
 	RINA_XDP_REDIRECT,		/* worker port -> AF_XDP socket */
-	RINA_XDP_PASS_NO_XSK,		/* worker port, no socket on queue */
+	RINA_XDP_PASS_NO_XSK,		/* worker port, no XSK on queue */
 	RINA_XDP_PASS_AGENT,		/* agent port -> kernel stack */
 	RINA_XDP_DROP_FAULT,		/* injected loss (drop_ppm) */
-	RINA_XDP_DROP_IP_OPTIONS,	/* Rina port with IPv4 options */
-	RINA_XDP_DROP_FRAGMENT,		/* Rina port, fragmented datagram */
-	RINA_XDP_DROP_UDP_LEN,		/* UDP/IP lengths vs frame broken */
+	RINA_XDP_DROP_IP_OPTIONS,	/* Rina port, IPv4 options */
+	RINA_XDP_DROP_FRAGMENT,		/* Rina port, first fragment */
+	RINA_XDP_DROP_UDP_LEN,		/* UDP/IP lengths or frame bad */
 	RINA_XDP_DROP_PARSE,		/* + enum rina_parse_err */
 	RINA_XDP_PARSE_SLOTS = 16,
 	RINA_XDP_NR_COUNTERS = RINA_XDP_DROP_PARSE + RINA_XDP_PARSE_SLOTS,

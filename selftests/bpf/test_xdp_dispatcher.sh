@@ -15,7 +15,8 @@ FILT=/usr/lib/$(gcc -dumpmachine)/bpf/xdpfilt_alw_all.o
 PY=$top/selftests/bpf/rina_udp.py
 
 require_root
-require_cmd ip xdp-loader python3 ping
+require_cmd ip xdp-loader python3 ping nsenter
+mountpoint -q /sys/fs/bpf || { ktap_plan 1; ktap_skip xdp_dispatcher "no bpffs on /sys/fs/bpf"; exit 4; }
 for f in "$CTL" "$FILT"; do
 	[ -e "$f" ] || { ktap_plan 1; ktap_skip xdp_dispatcher "no $f"; exit 4; }
 done
@@ -27,8 +28,9 @@ ip -n "$B" addr add 198.18.10.2/24 dev vb
 ip -n "$A" link set va up
 ip -n "$B" link set vb up
 
-# Everything in B runs with a bpffs (libxdp keeps dispatcher state there).
-inb() { ip netns exec "$B" bash -c "mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf; $*"; }
+# Everything in B runs in the root mount namespace (nsenter, not ip netns
+# exec) so that libxdp finds its dispatcher pins in the one bpffs.
+inb() { nsenter --net=/run/netns/"$B" bash -c "$*"; }
 ctr() { inb "$CTL -j xdp status dev vb" | python3 -c "import json,sys; print(json.load(sys.stdin)['counters']['$1'])"; }
 
 ktap_plan 7

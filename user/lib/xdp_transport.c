@@ -76,9 +76,9 @@ struct xdp_transport {
 	uint16_t		ip_id;
 	struct xt_neigh		neigh[XT_NEIGH_MAX];
 	unsigned int		nneigh;
-	struct xt_held		*held;		/* frames lent by last recv */
+	struct xt_held		*held;		/* lent by the last recv */
 	uint32_t		nheld;
-	uint64_t		rx_bad;		/* frames not for this rank */
+	uint64_t		rx_bad;		/* not for this rank */
 	struct rina_transport_stats st;
 };
 
@@ -293,7 +293,8 @@ static int xdp_send(struct rina_transport *t, const struct rina_msg *msgs,
 			done++;
 			continue;
 		}
-		if (!q->n_tx_free || xsk_ring_prod__reserve(&q->tx, 1, &idx) != 1) {
+		if (!q->n_tx_free ||
+		    xsk_ring_prod__reserve(&q->tx, 1, &idx) != 1) {
 			/* All frames in flight: push them out, reclaim. */
 			ret = kick_tx(x, q);
 			if (ret)
