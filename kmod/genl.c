@@ -270,6 +270,9 @@ static int rina_nl_job_add(struct sk_buff *skb, struct genl_info *info)
 		goto err_free;
 	}
 	rina_ring_build(desc, 1, &job->ring);
+	err = rina_agents_start(rn, job, extack);
+	if (err)
+		goto err_free;
 
 	mutex_lock(&rn->lock);
 	err = rina_job_insert(rn, job);
@@ -288,6 +291,7 @@ static int rina_nl_job_add(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 
 err_free:
+	rina_agents_stop(job);
 	rina_job_put(job);
 err_count:
 	rina_stat_inc(rn, RINA_STAT_JOB_REJECTS);
@@ -406,6 +410,7 @@ static int rina_nl_fill_job(struct sk_buff *skb, const struct rina_job *job,
 	    nla_put_u32(skb, RINA_A_JOB_N_ATTACHED, job->n_attached) ||
 	    nla_put_u32(skb, RINA_A_JOB_RING_LEN, job->ring.L) ||
 	    nla_put_u32(skb, RINA_A_JOB_AGENTS, rina_ring_agents(&job->ring)) ||
+	    nla_put_u32(skb, RINA_A_JOB_LOCAL_AGENTS, job->n_agents) ||
 	    rina_nl_put_ranks(skb, job) || rina_nl_put_racks(skb, job))
 		goto cancel;
 	genlmsg_end(skb, hdr);
@@ -501,6 +506,8 @@ static int rina_nl_fill_stats(struct sk_buff *skb, struct rina_net *rn,
 			  RINA_CMD_STATS_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	BUILD_BUG_ON(RINA_STAT_N !=
+		     RINA_A_STATS_MAX - RINA_A_STATS_JOBS_ADDED + 1);
 	rina_stats_sum(rn, cpu, v);
 	if (cpu >= 0 ? nla_put_u32(skb, RINA_A_STATS_CPU, cpu) :
 		       nla_put_u32(skb, RINA_A_STATS_JOBS, rn->n_jobs))

@@ -25,6 +25,7 @@ struct rina_job *rina_job_alloc(void)
 	atomic_inc(&rina_jobs_live);
 	INIT_LIST_HEAD(&job->node);
 	INIT_LIST_HEAD(&job->files);
+	INIT_LIST_HEAD(&job->agents);
 	kref_init(&job->ref);
 	job->state = RINA_JOB_READY;
 	return job;
@@ -78,6 +79,7 @@ void rina_job_unlink(struct rina_net *rn, struct rina_job *job)
 	lockdep_assert_held(&rn->lock);
 	list_del_init(&job->node);
 	job->deleted = true;
+	rina_agents_stop(job);
 	rn->n_jobs--;
 	trace_rina_job(job->desc.job_id, job->state, RINA_TR_DELETE);
 	rina_job_put(job);

@@ -30,7 +30,9 @@ enum rina_stat {
 	RINA_STAT_IOCTL_REJECTS,
 	RINA_STAT_MEMBERS_LOST,
 	RINA_STAT_JOBS_ABORTED,
-	RINA_STAT_N,
+	RINA_STAT_AGENT_RX,
+	RINA_STAT_AGENT_DROP,		/* + enum rina_parse_err - 1 */
+	RINA_STAT_N = RINA_STAT_AGENT_DROP + __RINA_PARSE_MAX - 1,
 };
 
 struct rina_pcpu_stats {
@@ -67,6 +69,8 @@ struct rina_job {
 	unsigned int		n_attached;
 	DECLARE_BITMAP(attached, RINA_MAX_RANKS);
 	struct list_head	files;		/* attached fds (chrdev.c) */
+	struct list_head	agents;		/* local agent workers */
+	unsigned int		n_agents;
 	struct rina_job_desc	desc;
 	struct rina_ring	ring;
 };
@@ -84,6 +88,13 @@ int rina_job_attach(struct rina_net *rn, struct rina_job *job, u16 rank);
 void rina_job_detach(struct rina_net *rn, struct rina_job *job, u16 rank,
 		     bool lost);
 bool rina_jobs_leaked(void);
+
+struct netlink_ext_ack;
+
+/* agent.c: one worker per INA rack whose agent address is local */
+int rina_agents_start(struct rina_net *rn, struct rina_job *job,
+		      struct netlink_ext_ack *extack);
+void rina_agents_stop(struct rina_job *job);
 
 /* genl.c */
 int rina_genl_init(void);

@@ -99,8 +99,26 @@ else
 fi
 $IP link del rvm0 2>/dev/null
 
-# rmmod with jobs present (the C test leaves an aborted job behind)
-if rmmod rina && ! grep -q '^rina ' /proc/modules; then
+# a job with a running agent worker in the initial netns
+if [ -x /usr/bin/rinactl ]; then
+	$IP link set lo up
+	$IP addr add 198.18.0.1/32 dev lo
+	printf 'job 77\nrack 0 ina\nrank 0 198.18.0.1 rack 0\nrank 1 198.18.0.2 rack 0\n' > /tmp/agent.txt
+	if rinactl job add /tmp/agent.txt >/dev/null &&
+	   rinactl job show 77 | grep -q 'local_agents 1' &&
+	   ps | grep -q '[[]rina-agent/7[7]'; then
+		ktap_ok agent_worker_running
+	else
+		ktap_fail agent_worker_running "$(rinactl job show 77; ps | grep rina)"
+	fi
+else
+	ktap_skip agent_worker_running "build/bin/rinactl was not built"
+fi
+
+# rmmod with jobs present (the C test leaves an aborted job behind) and
+# a running agent worker: all torn down
+if rmmod rina && ! grep -q '^rina ' /proc/modules &&
+   ! ps | grep -q '[[]rina-agen[t]'; then
 	ktap_ok rmmod_with_jobs_present
 else
 	ktap_fail rmmod_with_jobs_present

@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -162,6 +164,7 @@ static int del_job(struct rgenl *g, int id)
 
 struct job_info {
 	int id, elems, window, state, n_attached, ring_len, agents;
+	int local_agents;
 	uint32_t timeout_ms, rto_us;
 	int n_ranks, n_racks;
 	uint32_t rank_ip[RINA_MAX_RANKS];
@@ -254,6 +257,9 @@ static int job_cb(const struct nlmsghdr *nlh, void *data)
 			break;
 		case RINA_A_JOB_AGENTS:
 			j->agents = mnl_attr_get_u32(a);
+			break;
+		case RINA_A_JOB_LOCAL_AGENTS:
+			j->local_agents = mnl_attr_get_u32(a);
 			break;
 		case RINA_A_JOB_RANKS:
 			mnl_attr_for_each_nested(e, a)
@@ -832,6 +838,135 @@ static void netns_body(int *fails)
 }
 
 static void unpriv_test(int *fails) { unpriv_body(fails); }
+
+/* ------------------------------------------------------------------ */
+/* in-kernel agent workers (run in a netns of their own)              */
+
+#define AGENT_IP	IP(198, 18, 0, 1)
+
+static int udp_bind_agent_port(void)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET, .sin_addr.s_addr = AGENT_IP,
+		.sin_port = htons(RINA_UDP_PORT_AGENT),
+	};
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), err = 0;
+
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)))
+		err = -errno;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* A control message to the agent port; mutate() spoils it. */
+static void send_agent(int fd, int job, int ver, int op, int n_elem,
+		       int rsvd, int dtype, size_t len)
+{
+	static uint8_t buf[5000];
+	struct rina_hdr *h = (struct rina_hdr *)buf;
+	struct sockaddr_in to = {
+		.sin_family = AF_INET, .sin_addr.s_addr = AGENT_IP,
+		.sin_port = htons(RINA_UDP_PORT_AGENT),
+	};
+
+	memset(buf, 0, sizeof(buf));
+	h->ver_op = (uint8_t)(ver << 4 | op);
+	h->job_id = htons(job);
+	h->n_elem = htons(n_elem);
+	h->rsvd = htons(rsvd);
+	h->dtype_op = (uint8_t)dtype;
+	sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to));
+}
+
+static void agent_body(int *fails)
+{
+	const size_t ctrl = RINA_HDR_LEN + sizeof(struct rina_ctrl);
+	struct stats s0, s1;
+	struct job_info j = { 0 };
+	struct rgenl g;
+	int err, fd, tx, i;
+
+	if (unshare(CLONE_NEWNET) ||
+	    system("/usr/bin/ip link set lo up && "
+		   "/usr/bin/ip addr add 198.18.0.1/32 dev lo")) {
+		printf("# netns setup failed\n");
+		(*fails)++;
+		return;
+	}
+	err = rgenl_open(&g);
+	child_check(fails, !err, "open", err);
+	if (err)
+		return;
+	err = add_std_job(&g, 1, 4);
+	err = err ? err : get_job(&g, 1, &j);
+	child_check(fails, !err && j.local_agents == 1,
+		    "rank 0 is the local agent of INA rack 0: one worker", err);
+	fd = udp_bind_agent_port();
+	child_check(fails, fd == -EADDRINUSE,
+		    "the worker holds the agent port", fd);
+	if (fd >= 0)
+		close(fd);
+
+	get_stats(&g, &s0, false);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	send_agent(tx, 1, 1, RINA_OP_CTRL, 4, 0, 0, 10);	   /* runt */
+	send_agent(tx, 1, 2, RINA_OP_CTRL, 4, 0, 0, ctrl);	   /* version */
+	send_agent(tx, 1, 1, 9, 4, 0, 0, ctrl);			   /* opcode */
+	send_agent(tx, 1, 1, RINA_OP_CTRL, 4, 0, 0, RINA_HDR_LEN); /* length */
+	send_agent(tx, 1, 1, RINA_OP_AG_DATA, 2000, 0, 0, ctrl);  /* oversize */
+	send_agent(tx, 1, 1, RINA_OP_AG_DATA, 1024, 0, 0, 5000);  /* truncated */
+	send_agent(tx, 1, 1, RINA_OP_SR_CONTRIB, 1, 0, 0x50,
+		   RINA_HDR_LEN + 4);				   /* dtype */
+	send_agent(tx, 1, 1, RINA_OP_CTRL, 4, 1, 0, ctrl);	   /* rsvd */
+	send_agent(tx, 99, 1, RINA_OP_CTRL, 4, 0, 0, ctrl);	   /* job */
+	send_agent(tx, 1, 1, RINA_OP_CTRL, 4, 0, 0, ctrl);	   /* good */
+	close(tx);
+	for (i = 0; i < 50; i++) {
+		get_stats(&g, &s1, false);
+		if (s1.v[RINA_A_STATS_AGENT_RX] > s0.v[RINA_A_STATS_AGENT_RX])
+			break;
+		usleep(20000);
+	}
+#define D(x) (s1.v[RINA_A_STATS_##x] - s0.v[RINA_A_STATS_##x])
+	child_check(fails, D(AGENT_RX) == 1, "one well-formed packet", 0);
+	child_check(fails, D(AGENT_DROP_RUNT) == 1 &&
+		    D(AGENT_DROP_BAD_VERSION) == 1 &&
+		    D(AGENT_DROP_BAD_OPCODE) == 1 &&
+		    D(AGENT_DROP_BAD_LENGTH) == 1 &&
+		    D(AGENT_DROP_OVERSIZE) == 2 &&
+		    D(AGENT_DROP_BAD_DTYPE) == 1 &&
+		    D(AGENT_DROP_BAD_FIELD) == 1 &&
+		    D(AGENT_DROP_UNKNOWN_JOB) == 1,
+		    "every malformed packet dropped and counted by reason", 0);
+#undef D
+	err = del_job(&g, 1);
+	fd = err ? err : udp_bind_agent_port();
+	child_check(fails, fd >= 0, "job delete frees the agent port", fd);
+	err = add_std_job(&g, 1, 4);
+	child_check(fails, err == -EADDRINUSE &&
+		    strstr(g.errmsg, "agent port"),
+		    "job add with the agent port taken fails", err);
+	if (fd >= 0)
+		close(fd);
+	err = system("/usr/bin/ip addr del 198.18.0.1/32 dev lo");
+	err = err ? -EIO : add_std_job(&g, 2, 4);
+	err = err ? err : get_job(&g, 2, &j);
+	child_check(fails, !err && j.local_agents == 0,
+		    "no worker when the agent address is not local", err);
+	err = system("/usr/bin/ip addr add 198.18.0.1/32 dev lo");
+	err = err ? -EIO : add_std_job(&g, 3, 4);
+	err = err ? err : get_job(&g, 3, &j);
+	child_check(fails, !err && j.local_agents == 1,
+		    "worker started again", err);
+	rgenl_close(&g);
+	/* the netns goes away with a running worker: torn down at exit */
+}
+
+static void agent_test(int *fails) { agent_body(fails); }
+
 static void netns_test(int *fails) { netns_body(fails); }
 
 /* ------------------------------------------------------------------ */
@@ -1230,6 +1365,7 @@ int main(void)
 	test_events(&g);
 	in_child("genl_unprivileged_denied_admin_ops", unpriv_test);
 	in_child("genl_per_netns_tables", netns_test);
+	in_child("agent_worker_port_and_drop_counters", agent_test);
 	test_ioctl_misuse(&g);
 	test_plan(&g);
 	test_close_releases(&g);

@@ -262,6 +262,7 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 		case RINA_A_JOB_N_ATTACHED:
 		case RINA_A_JOB_RING_LEN:
 		case RINA_A_JOB_AGENTS:
+		case RINA_A_JOB_LOCAL_AGENTS:
 			v[t] = mnl_attr_get_u32(a);
 			break;
 		case RINA_A_JOB_STATE:
@@ -282,18 +283,21 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 		printf("%s{\"job\":%u,\"state\":\"%s\",\"elements\":%u,"
 		       "\"window\":%u,\"timeout_ms\":%u,\"rto_us\":%u,"
 		       "\"ring_len\":%u,\"agents\":%u,\"attached\":%u,"
-		       "\"racks\":[", ctx->n ? "," : "", v[RINA_A_JOB_ID],
-		       state, v[RINA_A_JOB_ELEMS], v[RINA_A_JOB_WINDOW],
-		       v[RINA_A_JOB_TIMEOUT_MS], v[RINA_A_JOB_RTO_US],
-		       v[RINA_A_JOB_RING_LEN], v[RINA_A_JOB_AGENTS],
-		       v[RINA_A_JOB_N_ATTACHED]);
-	else
-		printf("job %u state %s elements %u window %u timeout_ms %u "
-		       "rto_us %u ring %u agents %u attached %u\n",
+		       "\"local_agents\":%u,\"racks\":[", ctx->n ? "," : "",
 		       v[RINA_A_JOB_ID], state, v[RINA_A_JOB_ELEMS],
 		       v[RINA_A_JOB_WINDOW], v[RINA_A_JOB_TIMEOUT_MS],
 		       v[RINA_A_JOB_RTO_US], v[RINA_A_JOB_RING_LEN],
-		       v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED]);
+		       v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED],
+		       v[RINA_A_JOB_LOCAL_AGENTS]);
+	else
+		printf("job %u state %s elements %u window %u timeout_ms %u "
+		       "rto_us %u ring %u agents %u attached %u "
+		       "local_agents %u\n",
+		       v[RINA_A_JOB_ID], state, v[RINA_A_JOB_ELEMS],
+		       v[RINA_A_JOB_WINDOW], v[RINA_A_JOB_TIMEOUT_MS],
+		       v[RINA_A_JOB_RTO_US], v[RINA_A_JOB_RING_LEN],
+		       v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED],
+		       v[RINA_A_JOB_LOCAL_AGENTS]);
 	first = true;
 	if (racks)
 		mnl_attr_for_each_nested(e, racks) {

@@ -21,6 +21,15 @@ static const char *const stat_names[RINA_A_STATS_MAX + 1] = {
 	[RINA_A_STATS_IOCTL_REJECTS]	= "ioctl_rejects",
 	[RINA_A_STATS_MEMBERS_LOST]	= "members_lost",
 	[RINA_A_STATS_JOBS_ABORTED]	= "jobs_aborted",
+	[RINA_A_STATS_AGENT_RX]		= "agent_rx",
+	[RINA_A_STATS_AGENT_DROP_RUNT]	= "agent_drop_runt",
+	[RINA_A_STATS_AGENT_DROP_BAD_VERSION] = "agent_drop_bad_version",
+	[RINA_A_STATS_AGENT_DROP_BAD_OPCODE] = "agent_drop_bad_opcode",
+	[RINA_A_STATS_AGENT_DROP_BAD_LENGTH] = "agent_drop_bad_length",
+	[RINA_A_STATS_AGENT_DROP_OVERSIZE] = "agent_drop_oversize",
+	[RINA_A_STATS_AGENT_DROP_BAD_DTYPE] = "agent_drop_bad_dtype",
+	[RINA_A_STATS_AGENT_DROP_BAD_FIELD] = "agent_drop_bad_field",
+	[RINA_A_STATS_AGENT_DROP_UNKNOWN_JOB] = "agent_drop_unknown_job",
 };
 
 static int stats_cb(const struct nlmsghdr *nlh, void *data)

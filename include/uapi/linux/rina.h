@@ -163,6 +163,7 @@ enum rina_job_attr {
 	RINA_A_JOB_EVENT_RANK,	/* u16, rank concerned (notification) */
 	RINA_A_JOB_RANK,	/* nest, attribute-set "rank" (in RANKS) */
 	RINA_A_JOB_RACK,	/* nest, attribute-set "rack" (in RACKS) */
+	RINA_A_JOB_LOCAL_AGENTS, /* u32, agent workers on this host (output) */
 	__RINA_A_JOB_MAX,
 };
 #define RINA_A_JOB_MAX		(__RINA_A_JOB_MAX - 1)
@@ -205,6 +206,16 @@ enum rina_stats_attr {
 	RINA_A_STATS_IOCTL_REJECTS,	/* u64, invalid /dev/rina requests */
 	RINA_A_STATS_MEMBERS_LOST,	/* u64, attached fd closed unannounced */
 	RINA_A_STATS_JOBS_ABORTED,	/* u64 */
+	RINA_A_STATS_AGENT_RX,		/* u64, well-formed, to the agent port */
+	/* u64 each: agent-port packets dropped, by enum rina_parse_err */
+	RINA_A_STATS_AGENT_DROP_RUNT,
+	RINA_A_STATS_AGENT_DROP_BAD_VERSION,
+	RINA_A_STATS_AGENT_DROP_BAD_OPCODE,
+	RINA_A_STATS_AGENT_DROP_BAD_LENGTH,
+	RINA_A_STATS_AGENT_DROP_OVERSIZE,
+	RINA_A_STATS_AGENT_DROP_BAD_DTYPE,
+	RINA_A_STATS_AGENT_DROP_BAD_FIELD,
+	RINA_A_STATS_AGENT_DROP_UNKNOWN_JOB,
 	__RINA_A_STATS_MAX,
 };
 #define RINA_A_STATS_MAX	(__RINA_A_STATS_MAX - 1)
