@@ -174,7 +174,9 @@ struct job_info {
 };
 
 struct job_list {
-	int n;
+	int n;			/* stored in j[] */
+	int total;		/* messages seen */
+	int full;		/* jobs seen with RINA_MAX_RANKS ranks */
 	struct job_info j[8];
 };
 
@@ -221,13 +223,11 @@ static void parse_rack(const struct nlattr *e, struct job_info *j)
 
 static int job_cb(const struct nlmsghdr *nlh, void *data)
 {
+	static struct job_info tmp;
 	struct job_list *l = data;
 	const struct nlattr *a, *e;
-	struct job_info *j;
+	struct job_info *j = &tmp;
 
-	if (l->n >= 8)
-		return MNL_CB_OK;
-	j = &l->j[l->n++];
 	memset(j, 0, sizeof(*j));
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		switch (mnl_attr_get_type(a)) {
@@ -271,6 +271,10 @@ static int job_cb(const struct nlmsghdr *nlh, void *data)
 			break;
 		}
 	}
+	l->total++;
+	l->full += j->n_ranks == RINA_MAX_RANKS;
+	if (l->n < 8)
+		l->j[l->n++] = *j;
 	return MNL_CB_OK;
 }
 
@@ -280,7 +284,7 @@ static int get_job(struct rgenl *g, int id, struct job_info *out)
 	struct nlmsghdr *nlh = rgenl_msg(g, RINA_CMD_JOB_GET, 0);
 	int err;
 
-	l.n = 0;
+	l.n = l.total = l.full = 0;
 	mnl_attr_put_u16(nlh, RINA_A_JOB_ID, id);
 	err = rgenl_talk(g, nlh, job_cb, &l);
 	if (!err && l.n != 1)
@@ -292,7 +296,7 @@ static int get_job(struct rgenl *g, int id, struct job_info *out)
 
 static int dump_jobs(struct rgenl *g, struct job_list *l)
 {
-	l->n = 0;
+	l->n = l->total = l->full = 0;
 	return rgenl_talk(g, rgenl_msg(g, RINA_CMD_JOB_GET, NLM_F_DUMP),
 			  job_cb, l);
 }
@@ -421,6 +425,56 @@ static void test_job_add_get(struct rgenl *g)
 	err = add_std_job(g, 1, 4);
 	expect_err(g, "genl_job_add_duplicate_id", err, EEXIST,
 		   "job id already in use");
+}
+
+
+/* The largest jobs (256 ranks in 64 racks of 4) fit a reply, and a dump
+ * of many of them continues across messages. */
+static int add_full_job(struct rgenl *g, int id)
+{
+	struct nlmsghdr *nlh = rgenl_msg(g, RINA_CMD_JOB_ADD, 0);
+	struct nlattr *l;
+	int i;
+
+	mnl_attr_put_u16(nlh, RINA_A_JOB_ID, id);
+	l = mnl_attr_nest_start(nlh, RINA_A_JOB_RACKS);
+	for (i = 0; i < RINA_MAX_RACKS; i++)
+		put_rack(nlh, i, i % 2, i % 2 ? IP(198, 19, i, 254) : 0);
+	mnl_attr_nest_end(nlh, l);
+	l = mnl_attr_nest_start(nlh, RINA_A_JOB_RANKS);
+	for (i = 0; i < RINA_MAX_RANKS; i++) {
+		struct rank_spec r = {
+			.id = i, .ip = IP(198, 19, i / 4, 1 + i % 4),
+			.port = 0x5240, .rack = i / 4, .maclen = 6,
+		};
+		put_rank(nlh, &r);
+	}
+	mnl_attr_nest_end(nlh, l);
+	return rgenl_talk(g, nlh, NULL, NULL);
+}
+
+static void test_full_jobs(struct rgenl *g)
+{
+	struct job_list l;
+	struct job_info j = { 0 };
+	int id, err = 0, n = 0;
+
+	for (id = 200; id < 220 && !err; id++, n++)
+		err = add_full_job(g, id);
+	result(!err && n == 20, "genl_job_add_256_ranks", "err %d %s", err,
+	       g->errmsg);
+	err = get_job(g, 200, &j);
+	/* 32 INA racks of 4 = 32 members, 32 plain racks of 4 = 128 */
+	result(!err && j.n_ranks == RINA_MAX_RANKS &&
+	       j.n_racks == RINA_MAX_RACKS && j.ring_len == 160 &&
+	       j.agents == 32, "genl_job_get_256_ranks", "err %d ranks %d L %d",
+	       err, j.n_ranks, j.ring_len);
+	err = dump_jobs(g, &l);
+	result(!err && l.full == 20 && l.total == 22,
+	       "genl_job_dump_continues", "err %d total %d full %d", err,
+	       l.total, l.full);
+	for (id = 200; id < 220; id++)
+		del_job(g, id);
 }
 
 static void test_job_explicit_params(struct rgenl *g)
@@ -1358,6 +1412,7 @@ int main(void)
 	}
 	test_job_add_get(&g);
 	test_job_explicit_params(&g);
+	test_full_jobs(&g);
 	test_job_add_bad(&g);
 	test_job_del_get_bad(&g);
 	test_job_limit(&g);
