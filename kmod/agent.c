@@ -16,6 +16,7 @@
 #include <net/sock.h>
 
 #include "rina_kmod.h"
+#include "trace.h"
 
 struct rina_agent {
 	struct list_head	node;		/* in job->agents */
@@ -76,6 +77,7 @@ static void rina_agent_free(struct rina_agent *a)
 		sock_release(a->sock);
 	kfree(a->buf);
 	kfree(a);
+	rina_obj_put();
 }
 
 static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
@@ -93,6 +95,7 @@ static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return -ENOMEM;
+	rina_obj_get();
 	a->rn = rn;
 	a->job_id = job->desc.job_id;
 	a->rank = rank;
@@ -120,6 +123,7 @@ static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
 	}
 	list_add_tail(&a->node, &job->agents);
 	job->n_agents++;
+	trace_rina_attach(a->job_id, rank, RINA_TR_AGENT_START);
 	return 0;
 
 err_free:
@@ -157,6 +161,7 @@ void rina_agents_stop(struct rina_job *job)
 
 	list_for_each_entry_safe(a, tmp, &job->agents, node) {
 		list_del(&a->node);
+		trace_rina_attach(a->job_id, a->rank, RINA_TR_AGENT_STOP);
 		rina_agent_free(a);
 	}
 	job->n_agents = 0;

@@ -8,12 +8,25 @@
 #include "rina_kmod.h"
 #include "trace.h"
 
-/* Jobs allocated and not yet freed, over all namespaces: 0 at unload. */
-static atomic_t rina_jobs_live = ATOMIC_INIT(0);
+/*
+ * Jobs and agent workers allocated and not yet freed, over all
+ * namespaces: 0 at unload.
+ */
+static atomic_t rina_objs_live = ATOMIC_INIT(0);
 
-bool rina_jobs_leaked(void)
+void rina_obj_get(void)
 {
-	return atomic_read(&rina_jobs_live) != 0;
+	atomic_inc(&rina_objs_live);
+}
+
+void rina_obj_put(void)
+{
+	atomic_dec(&rina_objs_live);
+}
+
+bool rina_objs_leaked(void)
+{
+	return atomic_read(&rina_objs_live) != 0;
 }
 
 struct rina_job *rina_job_alloc(void)
@@ -22,7 +35,7 @@ struct rina_job *rina_job_alloc(void)
 
 	if (!job)
 		return NULL;
-	atomic_inc(&rina_jobs_live);
+	rina_obj_get();
 	INIT_LIST_HEAD(&job->node);
 	INIT_LIST_HEAD(&job->files);
 	INIT_LIST_HEAD(&job->agents);
@@ -34,7 +47,7 @@ struct rina_job *rina_job_alloc(void)
 static void rina_job_release(struct kref *ref)
 {
 	kvfree(container_of(ref, struct rina_job, ref));
-	atomic_dec(&rina_jobs_live);
+	rina_obj_put();
 }
 
 void rina_job_put(struct rina_job *job)

@@ -88,7 +88,7 @@ static void __exit rina_exit(void)
 	rina_chrdev_exit();
 	rina_genl_exit();
 	unregister_pernet_subsys(&rina_net_ops);
-	WARN(rina_jobs_leaked(), "rina: jobs leaked at unload\n");
+	WARN(rina_objs_leaked(), "rina: jobs or agents leaked at unload\n");
 	pr_info("rina: unloaded\n");
 }
 

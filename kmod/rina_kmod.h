@@ -87,7 +87,9 @@ void rina_jobs_flush(struct rina_net *rn);
 int rina_job_attach(struct rina_net *rn, struct rina_job *job, u16 rank);
 void rina_job_detach(struct rina_net *rn, struct rina_job *job, u16 rank,
 		     bool lost);
-bool rina_jobs_leaked(void);
+void rina_obj_get(void);
+void rina_obj_put(void);
+bool rina_objs_leaked(void);
 
 struct netlink_ext_ack;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tracepoints of rina.ko at job and attachment state transitions:
- * /sys/kernel/tracing/events/rina/.
+ * Tracepoints of rina.ko at job, attachment and agent worker state
+ * transitions: /sys/kernel/tracing/events/rina/.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM rina
@@ -20,6 +20,8 @@ enum rina_trace_what {
 	RINA_TR_ATTACH,
 	RINA_TR_DETACH,
 	RINA_TR_LOST,
+	RINA_TR_AGENT_START,
+	RINA_TR_AGENT_STOP,
 };
 #endif
 
@@ -29,7 +31,9 @@ enum rina_trace_what {
 	{ RINA_TR_STATE,	"state" },		\
 	{ RINA_TR_ATTACH,	"attach" },		\
 	{ RINA_TR_DETACH,	"detach" },		\
-	{ RINA_TR_LOST,		"lost" }
+	{ RINA_TR_LOST,		"lost" },		\
+	{ RINA_TR_AGENT_START,	"agent_start" },	\
+	{ RINA_TR_AGENT_STOP,	"agent_stop" }
 
 TRACE_EVENT(rina_job,
 	TP_PROTO(u16 job_id, u8 state, u8 what),

@@ -69,7 +69,9 @@ if [ -d $T/events/rina ]; then
 	echo 0 > $T/events/rina/enable
 	if grep -q 'rina_job: job=1 state=1 add' $T/trace &&
 	   grep -q 'rina_job: job=1 state=2 state' $T/trace &&
-	   grep -q 'rina_attach: job=2 rank=1 lost' $T/trace; then
+	   grep -q 'rina_attach: job=2 rank=1 lost' $T/trace &&
+	   grep -q 'rina_attach: job=1 rank=0 agent_start' $T/trace &&
+	   grep -q 'rina_attach: job=1 rank=0 agent_stop' $T/trace; then
 		ktap_ok tracepoints
 	else
 		ktap_fail tracepoints "$(grep -c rina_ $T/trace) rina events"
