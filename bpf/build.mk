@@ -48,3 +48,13 @@ $(BPFTEST_DIR)/test_xsk_transport: $(TOP)/selftests/bpf/test_xsk_transport.c \
 BPFTEST_PROGS	+= $(BPFTEST_DIR)/test_xsk_transport
 
 ALL_TARGETS += $(BPF_OBJ) $(BPF_SKELS) $(BPFTEST_PROGS)
+
+# Transport bench: links librina (both transports).
+$(BPFTEST_DIR)/bench_transport: $(TOP)/selftests/bpf/bench_transport.c \
+		$(LIBDIR)/librina.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(BPFTEST_CFLAGS) $< $(LIBDIR)/librina.a -o $@ \
+		-lxdp -lbpf -lelf -lz -lmnl -lm -lpthread
+
+ALL_TARGETS += $(BPFTEST_DIR)/bench_transport
