@@ -100,6 +100,7 @@ rina_slot_classify(const struct rina_slot *s, const struct rina_slot_key *k,
 	return done ? RINA_SLOT_FRESH : RINA_SLOT_COLLISION;
 }
 
+
 /* Take the slot for a new occupant (values are the caller's to reset). */
 static inline void rina_slot_claim(struct rina_slot *s,
 				   const struct rina_slot_key *k)

@@ -48,3 +48,13 @@ $(BIN)/rina-p4cfg: $(P4CFG_SRCS) $(TOP)/core/plan.h $(TOP)/user/lib/jobfile.h \
 
 ALL_TARGETS += $(TOR_MODEL_LIB) $(TOR_TEST_DIR)/tor_vectors \
 	$(TOR_TEST_DIR)/fuzz_tor $(BIN)/rina-p4cfg
+
+$(TOR_TEST_DIR)/tor_ring: $(TOP)/selftests/tor/tor_ring.c $(TOP)/p4/cfg/p4cfg.c \
+		$(TOP)/core/plan.c $(TOR_MODEL_LIB) $(TOR_MODEL_HDRS) \
+		$(TOP)/p4/cfg/p4cfg.h $(TOP)/core/schedule.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(TOR_CFLAGS) -I$(TOP)/p4/cfg $< $(TOP)/p4/cfg/p4cfg.c \
+		$(TOP)/core/plan.c $(TOR_MODEL_LIB) -o $@
+
+ALL_TARGETS += $(TOR_TEST_DIR)/tor_ring

@@ -147,12 +147,13 @@ control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
 				    ((meta.emit & RINA_EMIT_ONE) != 0 &&
 				     meta.rw_bit == meta.one_bit)) {
 					keep = 1;
-					if (op == RINA_OP_ACK)
+					if (op == RINA_OP_ACK) {
 						meta.ev_out = meta.ev_out |
 							(1 << RINA_TO_ACK_MCAST);
-					else
+					} else {
 						meta.ev_out = meta.ev_out |
 							(1 << RINA_TO_AG_MCAST);
+					}
 				}
 			} else if (meta.rw_cls == RINA_RW_NEXT) {
 				if ((meta.emit & RINA_EMIT_NEXT) != 0) {

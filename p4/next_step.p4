@@ -13,6 +13,9 @@
  * A duplicate of a done slot (DUP_DONE): the upstream partial is ACKed
  * again; a local own-chunk contribution gets AG_DATA back to that worker
  * only; any other local contribution re-sends the partial; all with RETX.
+ * A STALE upstream partial (its slot was reclaimed, so its ordinal
+ * completed long ago) gets the ACK the upstream lost; a stale local
+ * contribution is a late duplicate and is dropped.
  * The packet then leaves through the job's multicast group; meta.emit
  * selects the replicas that survive EgressRewrite.
  */
@@ -78,6 +81,9 @@ control NextStep(inout headers_t hdr, inout metadata_t meta)
 				as_allgather();
 			else
 				as_partial();
+		} else if (meta.verdict == RINA_SLOT_STALE) {
+			if (is_partial == 1)
+				meta.emit = RINA_EMIT_UP;
 		} else if (meta.verdict == RINA_SLOT_DUP_DONE) {
 			meta.ev = meta.ev | (1 << RINA_TC_DUP) |
 				  (1 << RINA_TC_REEMIT);

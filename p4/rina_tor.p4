@@ -136,6 +136,7 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 				slot_tag.apply(hdr, meta);
 				if (meta.verdict == RINA_SLOT_STALE) {
 					meta.ev = meta.ev | (1 << RINA_TC_STALE);
+					next_step.apply(hdr, meta);
 				} else if (meta.verdict == RINA_SLOT_COLLISION) {
 					meta.ev = meta.ev |
 						  (1 << RINA_TC_COLLISION);

@@ -94,9 +94,9 @@ int rina_p4cfg_write(FILE *f, const struct rina_job_desc *job,
 	if (job->elems > RINA_TOR_ELEMS)
 		return fail(err, errlen, "elements %u above the ToR's %d per pass",
 			    job->elems, RINA_TOR_ELEMS);
-	if (o->pool_base + job->window > RINA_TOR_POOL_SIZE)
+	if (o->pool_base + 2u * job->window > RINA_TOR_POOL_SIZE)
 		return fail(err, errlen, "pool %u..%u beyond the ToR's %d slots",
-			    o->pool_base, o->pool_base + job->window - 1,
+			    o->pool_base, o->pool_base + 2 * job->window - 1,
 			    RINA_TOR_POOL_SIZE);
 	if (o->job_idx >= RINA_TOR_MAX_JOBS || o->mgrp < 2 ||
 	    o->mgrp >= RINA_TOR_MAX_GROUPS || !o->rid_base ||
@@ -111,9 +111,10 @@ int rina_p4cfg_write(FILE *f, const struct rina_job_desc *job,
 	}
 
 	fprintf(f, "# Rina job %u on the ToR of rack %u: ring member %u of %u, "
-		"%u local ranks, W %u, pool %u..%u, epoch %u\n",
-		job->job_id, o->rack, member, ring.L, m, job->window,
-		o->pool_base, o->pool_base + job->window - 1, o->epoch);
+		"%u local ranks, host window %u, ToR window %u, pool %u..%u, "
+		"epoch %u\n", job->job_id, o->rack, member, ring.L, m,
+		job->window, 2 * job->window, o->pool_base,
+		o->pool_base + 2 * job->window - 1, o->epoch);
 	if (o->l2) {
 		for (i = 0; i < m; i++) {
 			const struct rina_rank_desc *r =
@@ -138,7 +139,7 @@ int rina_p4cfg_write(FILE *f, const struct rina_job_desc *job,
 		"RinaIngress.job_classify.set_job %s %u %u => "
 		"%u %u %u %u %u %u %u %u %u %u %u %s\n",
 		ipstr(ip, b1), port, job->job_id, o->job_idx, o->epoch,
-		o->pool_base, job->window, member, ring.L,
+		o->pool_base, 2 * job->window, member, ring.L,
 		rina_own_chunk(member, ring.L), m, (1u << m) - 1, o->mgrp,
 		SRC_SWITCH | o->rack, macstr(mac, b2));
 	for (i = 0; i < m; i++)

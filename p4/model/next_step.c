@@ -11,6 +11,9 @@
  * A duplicate of a done slot re-emits: the upstream partial gets its ACK
  * again, a local worker's own-chunk contribution gets AG_DATA back to that
  * worker only, any other contribution re-sends the partial (flag RETX).
+ * A stale upstream partial (its slot was reclaimed, so its ordinal
+ * completed long ago, Documentation/protocol-ina.md) gets the ACK the
+ * upstream lost; a stale local contribution is a late duplicate: dropped.
  * Output goes through the job's multicast group; meta.emit selects which
  * replicas survive egress (RinaEgress.rewrite).
  */
@@ -69,6 +72,11 @@ void tor_next_step(struct rina_tor *sw, struct tor_headers *hdr,
 		else
 			meta->emit |= RINA_EMIT_NEXT;
 		result_header(hdr, meta, 0);
+		return;
+	}
+	if (meta->verdict == RINA_SLOT_STALE) {
+		if (is_partial)
+			meta->emit = RINA_EMIT_UP;
 		return;
 	}
 	if (meta->verdict != RINA_SLOT_DUP_DONE)

@@ -55,6 +55,7 @@ static void contribution(struct rina_tor *sw, struct tor_headers *hdr,
 	switch (meta->verdict) {
 	case RINA_SLOT_STALE:
 		ev(meta, RINA_TC_STALE);
+		tor_next_step(sw, hdr, meta);
 		return;
 	case RINA_SLOT_COLLISION:
 		ev(meta, RINA_TC_COLLISION);

@@ -540,11 +540,29 @@ def v_stale_collision():
     v.count("job_ctr", "contrib_in", 4)
     v.count("job_ctr", "slot_done")
     v.count("job_out", "partial_out")
-    v.c("late retransmission for slot 2: stale, dropped, no re-emission")
+    v.c("late retransmission for slot 2: stale (a late duplicate), "
+        "dropped, no re-emission")
     v.inp(2, contrib(WORKERS[1], 2, 2, c, [1], flags=F_RETX),
           "contrib rank 2 slot 2 RETX")
     v.count("job_ctr", "contrib_in")
     v.count("job_ctr", "stale")
+    v.c("the same for the upstream: chunk 0 slot 3 completes, slot 11 "
+        "reclaims it, the partial for slot 3 comes again: ACK upstream")
+    v.inp(UPLINK, partial(0, 3, 0, [1]), "SR_PARTIAL slot 3")
+    for w in WORKERS:
+        v.inp(w["tor_port"], contrib(w, 0, 3, 0, [1]), "contrib slot 3")
+    v.out(UPLINK, out_partial(0, 3 + P, 0, [4], 4, step=2), "SR_PARTIAL")
+    v.out(UPLINK, out_ack(0, 3 - P, 1, 0), "ACK")
+    v.inp(1, contrib(WORKERS[0], 1, 11, 0, [1]), "contrib slot 11 (claims)")
+    v.inp(UPLINK, partial(0, 3, 0, [1], flags=F_RETX), "SR_PARTIAL slot 3 "
+          "RETX: stale")
+    v.out(UPLINK, out_ack(0, 3 - P, 1, 0), "ACK again")
+    v.count("job_ctr", "partial_in", 2)
+    v.count("job_ctr", "contrib_in", 4)
+    v.count("job_ctr", "slot_done")
+    v.count("job_ctr", "stale")
+    v.count("job_out", "partial_out")
+    v.count("job_out", "ack_out", 2)
     v.c("slot 18 = 10 + 2W while slot 10 is unfinished: collision -> "
         "SW_BYPASS set, UDP checksum 0, switched to the agent unchanged "
         "otherwise")
@@ -571,7 +589,7 @@ def v_stale_collision():
     v.inp(2, pkt, "contrib rank 2 with SW_BYPASS")
     v.out(1, pkt, "unchanged, to the agent")
     v.count("job_ctr", "bypass_in")
-    v.count("tor_ctr", "ok", 9)
+    v.count("tor_ctr", "ok", 15)
     v.counters()
     return v
 
