@@ -58,3 +58,10 @@ $(TOR_TEST_DIR)/tor_ring: $(TOP)/selftests/tor/tor_ring.c $(TOP)/p4/cfg/p4cfg.c 
 		$(TOP)/core/plan.c $(TOR_MODEL_LIB) -o $@
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_ring
+
+$(TOR_TEST_DIR)/p4_lockstep: $(TOP)/selftests/tor/p4_lockstep.c $(TOR_MODEL_HDRS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(TOR_CFLAGS) $< -o $@
+
+ALL_TARGETS += $(TOR_TEST_DIR)/p4_lockstep
