@@ -26,6 +26,7 @@ struct job_opts {
 	int	window;
 	int	timeout_ms;
 	int	racks;		/* ranks spread over this many racks */
+	unsigned int ina;	/* bit r: rack r's ToR aggregates */
 	uint32_t drop_ppm, dup_ppm;
 	int	net;		/* distinct per run: late packets stay apart */
 };
@@ -56,7 +57,8 @@ static void make_job(char *buf, size_t len, const struct job_opts *jo,
 		      "job %d\nelements %d\nwindow %d\ntimeout_ms %d\nrto_us 1000\n",
 		      7 + variant, jo->elems, jo->window, jo->timeout_ms);
 	for (r = 0; r < racks; r++)
-		n += snprintf(buf + n, len - n, "rack %d plain\n", r);
+		n += snprintf(buf + n, len - n, "rack %d %s\n", r,
+			      jo->ina & (1u << r) ? "ina" : "plain");
 	/* a fresh address block per run: a vanished rank's endpoint stays */
 	for (r = 0; r < jo->n; r++) {
 		unsigned int a = (unsigned int)jo->net * 16 + (unsigned int)r + 1;
@@ -569,9 +571,57 @@ static void test_bad_args(void)
 	}
 }
 
+/*
+ * Racks with INA: each is one ring member whose agent (no ToR here)
+ * aggregates in software. Results equal the reference, are identical on
+ * every rank, and equal plain RAR's bit for bit (float32 included).
+ */
+static void test_ina(int k, int m, unsigned int mask, uint32_t drop_ppm)
+{
+	static const size_t counts[] = { 1, 5, 777, 20000 };
+	struct run R, P;
+	bool ok = true;
+	unsigned int c;
+	int L = 0, r;
+
+	for (r = 0; r < k; r++)
+		L += mask & (1u << r) ? 1 : m;
+	for (c = 0; c < sizeof(counts) / sizeof(counts[0]) && ok; c++) {
+		enum rina_dtype dt = c % 2 ? RINA_FLOAT32 : RINA_INT32;
+
+		run_init(&R, k * m, 64, 16);
+		R.jo.racks = k;
+		R.jo.ina = mask;
+		R.jo.drop_ppm = drop_ppm;
+		R.jo.timeout_ms = 8000;
+		run_go(&R, counts[c], dt, RINA_SUM, c % 2, 2);
+		ok = all_ok(&R) && identical(&R) &&
+		     (dt == RINA_INT32 ? int_correct(&R, RINA_SUM) :
+		      float_correct(&R, false));
+		if (ok && dt == RINA_FLOAT32) {
+			run_init(&P, k * m, 64, 16);
+			P.jo = R.jo;
+			P.jo.net = net_seq++;
+			setenv("RINA_NO_INA", "1", 1);
+			run_go(&P, counts[c], dt, RINA_SUM, true, 2);
+			unsetenv("RINA_NO_INA");
+			ok = all_ok(&P) && !memcmp(P.x[0].out, R.x[0].out,
+						   counts[c] * 4);
+			if (!ok)
+				ktap_diag("INA and plain RAR differ");
+			run_free(&P);
+		}
+		if (!ok)
+			ktap_diag("count %zu", counts[c]);
+		run_free(&R);
+	}
+	ktap_result(ok, "INA racks %dx%d mask 0x%x (ring of %d)%s: exact, identical, equal to plain RAR",
+		    k, m, mask, L, drop_ppm ? " under 5% loss" : "");
+}
+
 int main(void)
 {
-	ktap_plan(8 + 3 + 4 + 1 + 4 + 2 + 4);
+	ktap_plan(8 + 3 + 4 + 1 + 4 + 2 + 4 + 7);
 	test_counts();
 	test_ops();
 	test_faults(10000, 0, "1% loss");
@@ -581,5 +631,12 @@ int main(void)
 	test_job_hash_mismatch();
 	test_overflow_nan();
 	test_bad_args();
+	test_ina(1, 4, 1, 0);
+	test_ina(2, 2, 1, 0);
+	test_ina(2, 2, 3, 0);
+	test_ina(3, 2, 5, 0);
+	test_ina(2, 3, 2, 0);
+	test_ina(2, 3, 3, 50000);
+	test_ina(3, 2, 2, 50000);
 	return ktap_finish();
 }

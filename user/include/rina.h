@@ -99,6 +99,12 @@ struct rina_stats {
 	/* transport */
 	uint64_t	xdp_rx_dropped, xdp_rx_ring_full;
 	uint64_t	xdp_fill_ring_empty, xdp_invalid_descs;
+	uint64_t	nacks;		/* allgather repairs asked for */
+	/* the agent of an INA rack (zero on other ranks) */
+	uint64_t	agent_contrib_in, agent_partial_in, agent_partial_out;
+	uint64_t	agent_slots_done, agent_ag_in, agent_ag_out;
+	uint64_t	agent_ag_retransmits, agent_repairs, agent_reemit;
+	uint64_t	agent_dup, agent_stale, agent_bad;
 };
 
 typedef struct rina_comm rina_comm_t;

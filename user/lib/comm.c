@@ -62,33 +62,25 @@ const char *rina_strerror(int result)
 	return result_names[result];
 }
 
-static int open_transport(struct rina_comm *c, const char *want)
+int rina_transport_open(const char *want, const struct rina_transport_cfg *tc,
+			struct rina_transport **out)
 {
-	struct rina_transport_cfg tc = {
-		.local = c->self,
-		.max_msg_len = c->max_msg,
-		.window = c->job.window,
-		/* a full window can land at once; skbs take ~2x the bytes */
-		.rcvbuf = c->job.window * c->max_msg * 4 > (8 << 20) ?
-			  c->job.window * c->max_msg * 4 : (8 << 20),
-	};
 	char err[256] = "";
 	int ret;
 
 	if (!want || !*want)
 		want = "auto";
 	if (!strcmp(want, "inproc"))
-		ret = rina_inproc_transport_create(&tc, &c->tp, err,
-						   sizeof(err));
+		ret = rina_inproc_transport_create(tc, out, err, sizeof(err));
 	else if (!strcmp(want, "xdp"))
-		ret = rina_xdp_transport_create(&tc, &c->tp, err, sizeof(err));
+		ret = rina_xdp_transport_create(tc, out, err, sizeof(err));
 	else if (!strcmp(want, "udp"))
-		ret = rina_udp_transport_create(&tc, &c->tp, err, sizeof(err));
+		ret = rina_udp_transport_create(tc, out, err, sizeof(err));
 	else if (!strcmp(want, "auto")) {
 		/* AF_XDP when the Rina XDP program is attached, else UDP */
-		ret = rina_xdp_transport_create(&tc, &c->tp, err, sizeof(err));
+		ret = rina_xdp_transport_create(tc, out, err, sizeof(err));
 		if (ret)
-			ret = rina_udp_transport_create(&tc, &c->tp, err,
+			ret = rina_udp_transport_create(tc, out, err,
 							sizeof(err));
 	} else {
 		return rina_fail(RINA_ERR_INVALID,
@@ -101,13 +93,40 @@ static int open_transport(struct rina_comm *c, const char *want)
 	return RINA_OK;
 }
 
-static void place_in_ring(struct rina_comm *c)
+static int open_transport(struct rina_comm *c, const char *want)
 {
-	const struct rina_member *m;
+	struct rina_transport_cfg tc = {
+		.local = c->self,
+		.max_msg_len = c->max_msg,
+		.window = c->job.window,
+		/* a full window can land at once; skbs take ~2x the bytes */
+		.rcvbuf = c->job.window * c->max_msg * 4 > (8 << 20) ?
+			  c->job.window * c->max_msg * 4 : (8 << 20),
+	};
+
+	return rina_transport_open(want, &tc, &c->tp);
+}
+
+/* The address a ring member is reached at: its agent's port if INA. */
+static void member_addr(const struct rina_comm *c, unsigned int member,
+			struct rina_addr *a)
+{
+	const struct rina_member *m = &c->ring.m[member];
+
+	memset(a, 0, sizeof(*a));
+	a->ip = c->job.ranks[m->agent].ip;
+	a->port = m->ina ? htons(RINA_UDP_PORT_AGENT) :
+		  c->job.ranks[m->agent].port;
+	if (!m->ina)
+		memcpy(a->mac, c->job.ranks[m->agent].mac, 6);
+}
+
+static void place_in_ring(struct rina_comm *c, bool use_ina)
+{
+	const struct rina_member *me;
 	unsigned int j, sum = 0;
 
-	/* INA racks act as plain racks until the ToR path is in librina */
-	rina_ring_build(&c->job, 0, &c->ring);
+	rina_ring_build(&c->job, use_ina, &c->ring);
 	c->N = c->job.n_ranks;
 	c->L = c->ring.L;
 	c->member = c->ring.member_of[c->rank];
@@ -115,18 +134,31 @@ static void place_in_ring(struct rina_comm *c)
 		c->contrib_before[j] = sum;
 		sum += c->ring.m[j].n_local;
 	}
-	m = &c->ring.m[rina_ring_next(&c->ring, c->member)];
-	c->next_rank = m->agent;
-	c->next.ip = c->job.ranks[m->agent].ip;
-	c->next.port = c->job.ranks[m->agent].port;
-	memcpy(c->next.mac, c->job.ranks[m->agent].mac, 6);
-	m = &c->ring.m[rina_ring_prev(&c->ring, c->member)];
-	c->prev_rank = m->agent;
-	c->prev.ip = c->job.ranks[m->agent].ip;
-	c->prev.port = c->job.ranks[m->agent].port;
-	memcpy(c->prev.mac, c->job.ranks[m->agent].mac, 6);
+	me = &c->ring.m[c->member];
+	member_addr(c, rina_ring_next(&c->ring, c->member), &c->member_next);
+	member_addr(c, rina_ring_prev(&c->ring, c->member), &c->member_prev);
+	c->next_rank = c->ring.m[rina_ring_next(&c->ring, c->member)].agent;
+	c->prev_rank = c->ring.m[rina_ring_prev(&c->ring, c->member)].agent;
+	c->ina_local = me->ina;
+	if (c->ina_local) {
+		/* everything goes through the rack's ToR / agent */
+		member_addr(c, c->member, &c->next);
+		c->prev = c->next;
+		c->next_rank = c->prev_rank = me->agent;
+	} else {
+		c->next = c->member_next;
+		c->prev = c->member_prev;
+	}
 	c->self.ip = c->job.ranks[c->rank].ip;
 	c->self.port = c->job.ranks[c->rank].port;
+}
+
+int rina_run_call(struct rina_comm *c, int32_t *acc, size_t count,
+		  uint8_t dtype_op)
+{
+	if (c->ina_local)
+		return rina_ina_worker_run(c, acc, count, dtype_op);
+	return rina_ring_run(c, acc, count, dtype_op);
 }
 
 int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
@@ -181,7 +213,9 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	c->max_msg = RINA_HDR_LEN + (uint32_t)c->job.elems * 4;
 	if (c->max_msg < RINA_HDR_LEN + sizeof(struct rina_ctrl))
 		c->max_msg = RINA_HDR_LEN + sizeof(struct rina_ctrl);
-	place_in_ring(c);
+	/* RINA_NO_INA=1: INA racks run as plain racks (for comparisons) */
+	place_in_ring(c, !(getenv("RINA_NO_INA") &&
+			   strcmp(getenv("RINA_NO_INA"), "0")));
 	c->txbuf = malloc((size_t)RINA_BATCH * c->max_msg);
 	if (!c->txbuf) {
 		ret = rina_fail(RINA_ERR_NOMEM, "out of memory");
@@ -191,12 +225,19 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	ret = open_transport(c, cfg->transport);
 	if (ret)
 		goto err_free;
+	if (c->ina_local && c->ring.m[c->member].agent == c->rank) {
+		ret = rina_agent_start(c, &c->agent);
+		if (ret)
+			goto err_tp;
+	}
 	ret = rina_ring_hello(c);
 	if (ret)
-		goto err_tp;
+		goto err_agent;
 	*out = c;
 	return RINA_OK;
 
+err_agent:
+	rina_agent_stop(c->agent, false);
 err_tp:
 	c->tp->ops->destroy(c->tp);
 err_free:
@@ -262,6 +303,7 @@ int rina_comm_destroy(rina_comm_t *c)
 	if (getenv("RINA_DEBUG"))
 		fprintf(stderr, "rank %d srtt %llu rttvar %llu rto %llu\n", c->rank, (unsigned long long)c->srtt_us, (unsigned long long)c->rttvar_us, (unsigned long long)rina_rto(c));
 	rina_ring_linger(c);
+	rina_agent_stop(c->agent, !c->broken);
 	c->tp->ops->destroy(c->tp);
 	for (j = 0; j < RINA_STASH_MAX; j++)
 		free(c->stash[j].buf);
@@ -314,6 +356,23 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 	tmp.xdp_rx_ring_full = ts.rx_ring_full;
 	tmp.xdp_fill_ring_empty = ts.rx_fill_ring_empty;
 	tmp.xdp_invalid_descs = ts.rx_invalid_descs + ts.tx_invalid_descs;
+	if (c->agent) {
+		struct rina_agent_stats as;
+
+		rina_agent_get_stats(c->agent, &as);
+		tmp.agent_contrib_in = as.contrib_in;
+		tmp.agent_partial_in = as.partial_in;
+		tmp.agent_partial_out = as.partial_out;
+		tmp.agent_slots_done = as.slots_done;
+		tmp.agent_ag_in = as.ag_in;
+		tmp.agent_ag_out = as.ag_out;
+		tmp.agent_ag_retransmits = as.ag_retransmits;
+		tmp.agent_repairs = as.repairs;
+		tmp.agent_reemit = as.reemit;
+		tmp.agent_dup = as.dup;
+		tmp.agent_stale = as.stale;
+		tmp.agent_bad = as.bad + as.malformed + as.collision;
+	}
 	tmp.size = size;
 	memcpy(st, &tmp, size);
 	return RINA_OK;
@@ -364,7 +423,7 @@ static int int32_allreduce(struct rina_comm *c, const int32_t *in,
 
 	if (in != out)
 		memcpy(out, in, count * sizeof(*out));
-	ret = rina_ring_run(c, out, count, dt);
+	ret = rina_run_call(c, out, count, dt);
 	if (ret || op != RINA_AVG)
 		return ret;
 	for (j = 0; j < count; j++)	/* truncates toward zero, as C */

@@ -57,7 +57,7 @@ int rina_float_allreduce(struct rina_comm *c, const float *in, float *out,
 
 		ex[g] = group_exponent(in + off, n);
 	}
-	ret = rina_ring_run(c, ex, ngroups,
+	ret = rina_run_call(c, ex, ngroups,
 			    RINA_DTYPE_OP(RINA_WIRE_INT32, RINA_WIRE_MAX));
 	if (ret)
 		goto out;
@@ -76,7 +76,7 @@ int rina_float_allreduce(struct rina_comm *c, const float *in, float *out,
 		rina_reduce->quantize(c->work + off, in + off, n,
 				      group_scale(c, ex[g]));
 	}
-	ret = rina_ring_run(c, c->work, count,
+	ret = rina_run_call(c, c->work, count,
 			    RINA_DTYPE_OP(RINA_WIRE_FIXED32, RINA_WIRE_SUM));
 	if (ret)
 		goto out;

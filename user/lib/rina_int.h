@@ -19,12 +19,29 @@
 #define RINA_BATCH		64	/* messages per send/recv call */
 #define RINA_STASH_MAX		1024	/* early packets kept for the next call */
 #define RINA_RTO_MAX_US		50000	/* retransmission back-off cap */
+/*
+ * Where an INA aggregator acknowledges at slot completion, the answer
+ * waits for the ring's pipeline, not just a round trip: the timer only
+ * catches tail losses there (RACK-style detection does the rest).
+ */
+#define RINA_RTO_SLOT_MIN_US	20000
+#define RINA_RTO_SLOT_FACTOR	4
 #define RINA_LINGER_MAX_MS	2000	/* destroy: wait for BYE at most */
 
 struct rina_stash_ent {
 	uint32_t	len;
 	struct rina_addr addr;
 	uint8_t		*buf;
+};
+
+struct rina_agent;
+
+/* What the agent of an INA rack counts (software aggregation included). */
+struct rina_agent_stats {
+	uint64_t contrib_in, partial_in, partial_out, slots_done;
+	uint64_t ag_in, ag_out, ag_retransmits, mcast_out;
+	uint64_t acks_out, ag_acks_in, nacks_in, repairs, reemit;
+	uint64_t dup, stale, collision, bad, malformed, foreign;
 };
 
 struct rina_comm {
@@ -35,8 +52,11 @@ struct rina_comm {
 	struct rina_job_desc	job;
 	struct rina_ring	ring;
 	uint64_t		job_hash;
-	struct rina_addr	self, next, prev;
+	struct rina_addr	self, next, prev;	/* who this rank talks to */
+	struct rina_addr	member_next, member_prev; /* ring neighbours */
 	int			next_rank, prev_rank;
+	bool			ina_local;	/* a worker of an INA rack */
+	struct rina_agent	*agent;		/* this rank is its rack's agent */
 	uint32_t		contrib_before[RINA_MAX_RANKS];	/* see ring.c */
 
 	struct rina_transport	*tp;
@@ -63,6 +83,13 @@ struct rina_comm {
 	uint8_t			*txbuf;		/* RINA_BATCH x max_msg */
 };
 
+/* What a control message told us, for the handshakes that wait on it. */
+struct rina_ctrl_seen {
+	bool	hello_prev;	/* HELLO from upstream (answered) */
+	bool	hello_next;	/* HELLO_ACK from downstream */
+	bool	bye_next;	/* BYE_ACK from downstream */
+};
+
 /* Error reporting: sets the thread's last error and returns result. */
 int rina_fail(int result, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -72,6 +99,19 @@ uint64_t rina_now_us(void);
 /* Ring allreduce of int32 words in place (wire dtype and op given). */
 int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 		  uint8_t dtype_op);
+/* A local worker of an INA rack for one call (ina_worker.c). */
+int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
+			uint8_t dtype_op);
+/* One call in whichever role this rank has. */
+int rina_run_call(struct rina_comm *c, int32_t *acc, size_t count,
+		  uint8_t dtype_op);
+/* The agent thread of an INA rack (agent.c). */
+int rina_agent_start(struct rina_comm *c, struct rina_agent **out);
+void rina_agent_stop(struct rina_agent *a, bool linger);
+void rina_agent_get_stats(const struct rina_agent *a,
+			  struct rina_agent_stats *st);
+void rina_rtt_sample(struct rina_comm *c, uint64_t rtt);
+
 /* Handshake with both ring neighbours: same job, both alive. */
 int rina_ring_hello(struct rina_comm *c);
 /* Answer late retransmissions of the last call, then return. */
@@ -80,6 +120,17 @@ void rina_ring_linger(struct rina_comm *c);
 void rina_ring_abort(struct rina_comm *c, int result);
 
 uint64_t rina_rto(const struct rina_comm *c);
+void rina_hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
+		   uint16_t round);
+bool rina_addr_eq(const struct rina_addr *a, const struct rina_addr *b);
+void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
+		    uint32_t type, uint32_t arg);
+/* HELLO, BYE, ABORT handling shared by every role; seen may be NULL. */
+int rina_rx_ctrl(struct rina_comm *c, const struct rina_hdr *h,
+		 const struct rina_addr *from, struct rina_ctrl_seen *seen);
+/* Keep a packet of the next call until it starts. */
+void rina_stash(struct rina_comm *c, const struct rina_msg *m);
+
 /* Fault injection and sending through the transport (ring.c). */
 int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n);
 
@@ -99,6 +150,10 @@ void rina_reduce_select(const char *force);	/* "scalar", "avx2", NULL */
 /* float32 support (quant.c). */
 int rina_float_allreduce(struct rina_comm *c, const float *in, float *out,
 			 size_t count, bool avg);
+
+/* Open a transport by name: auto, udp, xdp, inproc. */
+int rina_transport_open(const char *want, const struct rina_transport_cfg *tc,
+			struct rina_transport **out);
 
 int rina_inproc_transport_create(const struct rina_transport_cfg *cfg,
 				 struct rina_transport **out,

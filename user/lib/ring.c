@@ -32,6 +32,7 @@ struct out_ent {
 struct ack_batch {
 	struct rina_addr addr;
 	uint16_t	round;
+	uint8_t		flags;		/* RINA_F_AG_PHASE for allgather data */
 	uint32_t	n;
 	__be32		seqs[RINA_MAX_ELEMS];
 };
@@ -51,6 +52,18 @@ struct call {
 	uint32_t	*outpos;	/* seq -> index + 1 into out[] */
 	uint32_t	*fwdq;		/* seqs ready to send, FIFO */
 	uint32_t	fwd_head, fwd_tail;
+	/*
+	 * Towards an INA member the receiver's slot ordinals bound what may
+	 * be in flight: ordinal o leaves only once every ordinal up to
+	 * o - W is acknowledged (its slot set is then free at the ToR).
+	 * Reduce-scatter sends are then picked by ordinal, not FIFO.
+	 */
+	bool		ordwin;
+	__u64		*sr_ready;	/* by receiver ordinal */
+	__u64		*sr_done;	/* sent (bit set) ... */
+	__u64		*sr_acked;	/* ... and acknowledged */
+	uint64_t	ord_base;	/* lowest unacknowledged ordinal */
+	uint64_t	nord;
 	uint64_t	inj_b;		/* next step-0 packet to inject */
 	uint32_t	inj_p;
 	struct out_ent	*out;
@@ -116,8 +129,8 @@ int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n)
 	return sent;
 }
 
-static void hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
-		     uint16_t round)
+void rina_hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
+		   uint16_t round)
 {
 	memset(h, 0, sizeof(*h));
 	h->ver_op = (uint8_t)(RINA_VERSION << 4 | op);
@@ -155,7 +168,8 @@ static void flush_acks(struct call *k)
 
 	if (!a->n)
 		return;
-	hdr_init(c, h, RINA_OP_ACK, a->round);
+	rina_hdr_init(c, h, RINA_OP_ACK, a->round);
+	h->flags = a->flags;
 	h->seq = a->seqs[0];
 	h->n_elem = htons((uint16_t)a->n);
 	memcpy(buf + RINA_HDR_LEN, a->seqs, a->n * 4);
@@ -167,17 +181,23 @@ static void flush_acks(struct call *k)
 	a->n = 0;
 }
 
+/* ACKs are batched per destination, round and phase. */
 static void queue_ack(struct call *k, const struct rina_addr *to,
-		      uint16_t round, __be32 seq)
+		      const struct rina_hdr *data)
 {
 	struct ack_batch *a = &k->ack;
+	uint16_t round = ntohs(data->round);
+	uint8_t flags = rina_hdr_opcode(data) == RINA_OP_AG_DATA ?
+			RINA_F_AG_PHASE : 0;
 
 	if (a->n && (a->addr.ip != to->ip || a->addr.port != to->port ||
-		     a->round != round || a->n == k->c->job.elems))
+		     a->round != round || a->flags != flags ||
+		     a->n == k->c->job.elems))
 		flush_acks(k);
 	a->addr = *to;
 	a->round = round;
-	a->seqs[a->n++] = seq;
+	a->flags = flags;
+	a->seqs[a->n++] = data->seq;
 }
 
 /* Contributions summed into chunk c once member i has added its own. */
@@ -214,7 +234,7 @@ static int emit(struct call *k, uint32_t seq, bool retx)
 	pktno = off / s->E;
 
 	h = (struct rina_hdr *)(c->txbuf + (size_t)k->ntx * c->max_msg);
-	hdr_init(c, h, id.ag ? RINA_OP_AG_DATA : RINA_OP_SR_PARTIAL, k->round);
+	rina_hdr_init(c, h, id.ag ? RINA_OP_AG_DATA : RINA_OP_SR_PARTIAL, k->round);
 	h->chunk = htons((uint16_t)id.chunk);
 	h->seq = htonl(seq);
 	h->n_elem = htons((uint16_t)len);
@@ -273,6 +293,78 @@ static uint32_t next_inject(struct call *k)
 	return UINT32_MAX;
 }
 
+/* Receiver (next member) ordinal of reduce-scatter packet seq. */
+static uint64_t recv_ordinal(const struct call *k, uint32_t seq)
+{
+	struct rina_pkt_id id;
+
+	rina_seq_decode(&k->s, seq, &id);
+	return rina_ordinal(&k->s, rina_ring_next(&k->c->ring, k->i),
+			    id.block, id.chunk, id.pkt);
+}
+
+/* Reduce-scatter seq of receiver ordinal o, or UINT32_MAX if none. */
+static uint32_t ordinal_seq(const struct call *k, uint64_t o)
+{
+	const struct rina_sched *s = &k->s;
+	uint32_t L = s->L, nxt = rina_ring_next(&k->c->ring, k->i);
+	uint64_t b = o / ((uint64_t)L * s->P);
+	uint32_t t = (uint32_t)(o / s->P % L), p = (uint32_t)(o % s->P);
+	uint32_t c = rina_sr_chunk(nxt, t, L);
+
+	if (t == 0 || !rina_pkt_len(s, b, c, p))
+		return UINT32_MAX;	/* not sent by us */
+	return rina_seq(s, b, c, p, 0);
+}
+
+static void ord_advance(struct call *k)
+{
+	while (k->ord_base < k->nord &&
+	       (rina_bit_test(k->sr_acked, (uint32_t)k->ord_base) ||
+		ordinal_seq(k, k->ord_base) == UINT32_MAX))
+		k->ord_base++;
+}
+
+static int send_new(struct call *k, uint32_t seq, uint64_t now)
+{
+	struct out_ent *e;
+	int ret;
+
+	ret = emit(k, seq, false);
+	if (ret)
+		return ret;
+	e = &k->out[k->nout];
+	e->seq = seq;
+	e->tries = 0;
+	e->t_sent = now;
+	e->rto = rina_rto(k->c);
+	if (k->ordwin && e->rto * RINA_RTO_SLOT_FACTOR > RINA_RTO_SLOT_MIN_US)
+		e->rto *= RINA_RTO_SLOT_FACTOR;
+	else if (k->ordwin)
+		e->rto = RINA_RTO_SLOT_MIN_US;
+	k->outpos[seq] = ++k->nout;
+	return 0;
+}
+
+/* Towards an INA member: reduce-scatter by ordinal inside the window. */
+static int pump_ordinals(struct call *k, uint64_t now)
+{
+	uint64_t o, end = k->ord_base + k->W;
+	int ret;
+
+	if (end > k->nord)
+		end = k->nord;
+	for (o = k->ord_base; o < end && k->nout < k->W; o++) {
+		if (!rina_bit_test(k->sr_ready, (uint32_t)o) ||
+		    rina_bit_test_and_set(k->sr_done, (uint32_t)o))
+			continue;
+		ret = send_new(k, ordinal_seq(k, o), now);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
  * Fill the window: forwards first (they unblock members downstream),
  * then new step-0 packets.
@@ -280,25 +372,23 @@ static uint32_t next_inject(struct call *k)
 static int pump(struct call *k)
 {
 	uint64_t now = rina_now_us();
+	uint32_t seq;
 	int ret;
 
 	while (k->nout < k->W) {
-		uint32_t seq;
-		struct out_ent *e;
-
 		if (k->fwd_head != k->fwd_tail)
 			seq = k->fwdq[k->fwd_head++];
-		else if ((seq = next_inject(k)) == UINT32_MAX)
+		else if (k->ordwin ||
+			 (seq = next_inject(k)) == UINT32_MAX)
 			break;
-		ret = emit(k, seq, false);
+		ret = send_new(k, seq, now);
 		if (ret)
 			return ret;
-		e = &k->out[k->nout];
-		e->seq = seq;
-		e->tries = 0;
-		e->t_sent = now;
-		e->rto = rina_rto(k->c);
-		k->outpos[seq] = ++k->nout;
+	}
+	if (k->ordwin) {
+		ret = pump_ordinals(k, now);
+		if (ret)
+			return ret;
 	}
 	return flush_tx(k);
 }
@@ -308,7 +398,7 @@ static int pump(struct call *k)
  * calls: on a loaded 2-core host the scheduler, not the wire, sets the
  * RTT, and a fixed timer would retransmit what is merely late.
  */
-static void rtt_sample(struct rina_comm *c, uint64_t rtt)
+void rina_rtt_sample(struct rina_comm *c, uint64_t rtt)
 {
 	if (!c->srtt_us) {
 		c->srtt_us = rtt;
@@ -364,7 +454,8 @@ static int retransmit(struct call *k, uint64_t *wait_us)
 	for (j = 0; j < k->nout; j++) {
 		struct out_ent *e = &k->out[j];
 		uint64_t due = e->t_sent + e->rto;
-		bool lost = e->t_sent + reo < k->rack_ts;
+		/* an INA member acks at slot completion, out of order */
+		bool lost = !k->ordwin && e->t_sent + reo < k->rack_ts;
 
 		if (lost || due <= now) {
 			if (lost)
@@ -389,7 +480,7 @@ static int retransmit(struct call *k, uint64_t *wait_us)
 
 /* ---- receiving --------------------------------------------------- */
 
-static bool addr_eq(const struct rina_addr *a, const struct rina_addr *b)
+bool rina_addr_eq(const struct rina_addr *a, const struct rina_addr *b)
 {
 	return a->ip == b->ip && a->port == b->port;
 }
@@ -413,7 +504,7 @@ static int rx_data(struct call *k, const struct rina_hdr *h,
 	struct rina_pkt_id id;
 	uint64_t off, pktno;
 
-	if (!addr_eq(from, &c->prev) || rina_hdr_opcode(h) ==
+	if (!rina_addr_eq(from, &c->prev) || rina_hdr_opcode(h) ==
 	    RINA_OP_SR_CONTRIB) {
 		c->st.rx_foreign++;
 		return 0;
@@ -441,7 +532,7 @@ static int rx_data(struct call *k, const struct rina_hdr *h,
 		c->st.rx_malformed++;
 		return 0;
 	}
-	queue_ack(k, from, k->round, h->seq);
+	queue_ack(k, from, h);
 	if (rina_bit_test_and_set(k->rxmap, seq)) {
 		c->st.duplicates++;
 		return 0;
@@ -464,8 +555,13 @@ static int rx_data(struct call *k, const struct rina_hdr *h,
 	else if (rina_reduce->add_be(k->acc + off, pl, len))
 		rina_bit_test_and_set(k->ovfmap, (uint32_t)pktno);
 	if (id.chunk == own)	/* fully reduced: start its allgather */
-		seq = rina_seq(s, id.block, id.chunk, id.pkt, 1);
-	k->fwdq[k->fwd_tail++] = seq;
+		k->fwdq[k->fwd_tail++] = rina_seq(s, id.block, id.chunk,
+						  id.pkt, 1);
+	else if (k->ordwin)
+		rina_bit_test_and_set(k->sr_ready,
+				      (uint32_t)recv_ordinal(k, seq));
+	else
+		k->fwdq[k->fwd_tail++] = seq;
 	return 0;
 }
 
@@ -478,7 +574,7 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 	struct out_ent *e;
 
 	c->st.rx_acks++;
-	if (!addr_eq(from, &c->next)) {
+	if (!rina_addr_eq(from, &c->next)) {
 		c->st.rx_foreign++;
 		return;
 	}
@@ -493,28 +589,25 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 			continue;	/* late duplicate ACK */
 		e = &k->out[k->outpos[seq] - 1];
 		if (!e->tries)	/* Karn: only clean samples */
-			rtt_sample(c, rina_now_us() - e->t_sent);
+			rina_rtt_sample(c, rina_now_us() - e->t_sent);
 		if (e->t_sent > k->rack_ts)
 			k->rack_ts = e->t_sent;
 		out_remove(k, seq);
 		rina_bit_test_and_set(k->ackmap, seq);
+		if (k->ordwin && seq % (2 * k->s.L * k->s.P) <
+		    k->s.L * k->s.P) {
+			rina_bit_test_and_set(k->sr_acked,
+					      (uint32_t)recv_ordinal(k, seq));
+			ord_advance(k);
+		}
 		k->got_ack++;
 		k->last_progress = rina_now_us();
 	}
 }
 
-/* What a control message told us, for the handshakes that wait on it. */
-struct ctrl_seen {
-	bool	hello_prev;	/* HELLO from upstream (answered) */
-	bool	hello_next;	/* HELLO_ACK from downstream */
-	bool	bye_next;	/* BYE_ACK from downstream */
-};
 
-static void send_ctrl(struct rina_comm *c, const struct rina_addr *to,
-		      uint32_t type, uint32_t arg);
-
-static int rx_ctrl(struct rina_comm *c, const struct rina_hdr *h,
-		   const struct rina_addr *from, struct ctrl_seen *seen)
+int rina_rx_ctrl(struct rina_comm *c, const struct rina_hdr *h,
+		 const struct rina_addr *from, struct rina_ctrl_seen *seen)
 {
 	const struct rina_ctrl *m = (const struct rina_ctrl *)(h + 1);
 	uint32_t type = ntohl(m->type);
@@ -530,24 +623,24 @@ static int rx_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 					 src, c->rank,
 					 (unsigned long long)hash,
 					 (unsigned long long)c->job_hash);
-		if (type == RINA_CTRL_HELLO && addr_eq(from, &c->prev)) {
-			send_ctrl(c, from, RINA_CTRL_HELLO_ACK, 0);
+		if (type == RINA_CTRL_HELLO && rina_addr_eq(from, &c->prev)) {
+			rina_send_ctrl(c, from, RINA_CTRL_HELLO_ACK, 0);
 			if (seen)
 				seen->hello_prev = true;
 		} else if (type == RINA_CTRL_HELLO_ACK &&
-			   addr_eq(from, &c->next) && seen) {
+			   rina_addr_eq(from, &c->next) && seen) {
 			seen->hello_next = true;
 		}
 		return 0;
 	case RINA_CTRL_BYE:
-		if (addr_eq(from, &c->prev)) {
+		if (rina_addr_eq(from, &c->prev)) {
 			/* may come while we still finish the last call */
-			send_ctrl(c, from, RINA_CTRL_BYE_ACK, 0);
+			rina_send_ctrl(c, from, RINA_CTRL_BYE_ACK, 0);
 			c->prev_said_bye = true;
 		}
 		return 0;
 	case RINA_CTRL_BYE_ACK:
-		if (addr_eq(from, &c->next) && seen)
+		if (rina_addr_eq(from, &c->next) && seen)
 			seen->bye_next = true;
 		return 0;
 	case RINA_CTRL_ABORT:
@@ -560,7 +653,7 @@ static int rx_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 	}
 }
 
-static void stash(struct rina_comm *c, const struct rina_msg *m)
+void rina_stash(struct rina_comm *c, const struct rina_msg *m)
 {
 	struct rina_stash_ent *e;
 
@@ -607,7 +700,7 @@ static int rx_one(struct call *k, const struct rina_msg *m, bool from_stash)
 	}
 	op = rina_hdr_opcode(h);
 	if (op == RINA_OP_CTRL)
-		return rx_ctrl(c, h, &m->addr, NULL);
+		return rina_rx_ctrl(c, h, &m->addr, NULL);
 	if (op == RINA_OP_ACK) {
 		rx_ack(k, h, &m->addr);
 		return 0;
@@ -620,13 +713,13 @@ static int rx_one(struct call *k, const struct rina_msg *m, bool from_stash)
 	rc = rina_round_cmp(ntohs(h->round), k->round);
 	if (rc < 0) {
 		c->st.rx_stale++;
-		if (addr_eq(&m->addr, &c->prev))
-			queue_ack(k, &m->addr, ntohs(h->round), h->seq);
+		if (rina_addr_eq(&m->addr, &c->prev))
+			queue_ack(k, &m->addr, h);
 		return 0;
 	}
 	if (rc > 0) {
 		if (rc == 1 && !from_stash)
-			stash(c, m);
+			rina_stash(c, m);
 		return 0;
 	}
 	return rx_data(k, h, &m->addr);
@@ -646,6 +739,9 @@ static void call_free(struct call *k)
 	free(k->ovfmap);
 	free(k->outpos);
 	free(k->fwdq);
+	free(k->sr_ready);
+	free(k->sr_done);
+	free(k->sr_acked);
 	free(k->out);
 }
 
@@ -761,6 +857,28 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 		goto out;
 	}
 	count_expected(k);
+	if (c->ring.m[rina_ring_next(&c->ring, k->i)].ina && c->L > 1) {
+		uint64_t b;
+		uint32_t p;
+
+		k->ordwin = true;
+		k->nord = k->s.nblocks * k->s.L * k->s.P;
+		k->sr_ready = zalloc(RINA_BITMAP_WORDS(k->nord) * 8);
+		k->sr_done = zalloc(RINA_BITMAP_WORDS(k->nord) * 8);
+		k->sr_acked = zalloc(RINA_BITMAP_WORDS(k->nord) * 8);
+		if (!k->sr_ready || !k->sr_done || !k->sr_acked) {
+			ret = rina_fail(RINA_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		/* our own step-0 data is ready from the start */
+		for (b = 0; b < k->s.nblocks; b++)
+			for (p = 0; p < k->s.P; p++)
+				if (rina_pkt_len(&k->s, b, k->i, p))
+					rina_bit_test_and_set(k->sr_ready,
+						(uint32_t)recv_ordinal(k,
+						rina_seq(&k->s, b, k->i, p, 0)));
+		ord_advance(k);
+	}
 	k->last_progress = rina_now_us();
 	ret = c->L > 1 ? call_loop(k) : RINA_OK;
 	if (!ret) {
@@ -782,8 +900,8 @@ out:
 
 /* ---- job life cycle ---------------------------------------------- */
 
-static void send_ctrl(struct rina_comm *c, const struct rina_addr *to,
-		      uint32_t type, uint32_t arg)
+void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
+		    uint32_t type, uint32_t arg)
 {
 	struct {
 		struct rina_hdr h;
@@ -791,7 +909,7 @@ static void send_ctrl(struct rina_comm *c, const struct rina_addr *to,
 	} __attribute__((packed)) r;
 	struct rina_msg msg = { &r, sizeof(r), *to };
 
-	hdr_init(c, &r.h, RINA_OP_CTRL, 0);
+	rina_hdr_init(c, &r.h, RINA_OP_CTRL, 0);
 	r.h.n_elem = htons(RINA_CTRL_WORDS);
 	r.m.type = htonl(type);
 	r.m.arg = htonl(arg);
@@ -802,13 +920,16 @@ static void send_ctrl(struct rina_comm *c, const struct rina_addr *to,
 int rina_ring_hello(struct rina_comm *c)
 {
 	struct rina_msg msgs[RINA_BATCH];
-	struct ctrl_seen seen = { 0 };
+	struct rina_ctrl_seen seen = { 0 };
 	uint64_t start = rina_now_us(), last_tx = 0;
 	uint64_t limit = (uint64_t)c->timeout_ms * 1000;
 	int n, j, ret;
 
 	if (c->L < 2)
 		return RINA_OK;
+	/* a worker of an INA rack greets its agent only */
+	if (c->ina_local)
+		seen.hello_prev = true;
 	while (!seen.hello_prev || !seen.hello_next) {
 		uint64_t now = rina_now_us();
 
@@ -821,7 +942,7 @@ int rina_ring_hello(struct rina_comm *c)
 					 seen.hello_next ? "heard" : "no word from",
 					 c->next_rank);
 		if (!seen.hello_next && now - last_tx >= 10000) {
-			send_ctrl(c, &c->next, RINA_CTRL_HELLO, 0);
+			rina_send_ctrl(c, &c->next, RINA_CTRL_HELLO, 0);
 			last_tx = now;
 		}
 		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH, 10);
@@ -842,14 +963,14 @@ int rina_ring_hello(struct rina_comm *c)
 				continue;
 			}
 			if (rina_hdr_opcode(h) == RINA_OP_CTRL) {
-				ret = rx_ctrl(c, h, &msgs[j].addr, &seen);
+				ret = rina_rx_ctrl(c, h, &msgs[j].addr, &seen);
 				if (ret)
 					return ret;
 			} else if (rina_hdr_opcode(h) != RINA_OP_ACK &&
 				   rina_round_cmp(ntohs(h->round),
 						  c->round) == 0) {
 				/* a neighbour already started call 0 */
-				stash(c, &msgs[j]);
+				rina_stash(c, &msgs[j]);
 			}
 		}
 	}
@@ -866,20 +987,22 @@ void rina_ring_linger(struct rina_comm *c)
 {
 	struct rina_msg msgs[RINA_BATCH];
 	struct call k = { .c = c, .round = c->round };
-	struct ctrl_seen seen = { 0 };
+	struct rina_ctrl_seen seen = { 0 };
 	uint64_t start = rina_now_us(), last_tx = 0, now;
 	uint64_t cap = (uint64_t)(c->timeout_ms < RINA_LINGER_MAX_MS ?
 				  c->timeout_ms : RINA_LINGER_MAX_MS) * 1000;
 	int n, j;
 
-	if (c->L < 2 || c->broken)
+	if ((c->L < 2 && !c->ina_local) || c->broken)
 		return;
+	if (c->ina_local)	/* the agent serves the rack's neighbours */
+		c->prev_said_bye = true;
 	while (!c->prev_said_bye || !seen.bye_next) {
 		now = rina_now_us();
 		if (now - start > cap)
 			break;
 		if (!seen.bye_next && now - last_tx >= 5000) {
-			send_ctrl(c, &c->next, RINA_CTRL_BYE, 0);
+			rina_send_ctrl(c, &c->next, RINA_CTRL_BYE, 0);
 			last_tx = now;
 		}
 		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH, 5);
@@ -892,12 +1015,11 @@ void rina_ring_linger(struct rina_comm *c)
 				continue;
 			op = rina_hdr_opcode(h);
 			if (op == RINA_OP_CTRL)
-				rx_ctrl(c, h, &msgs[j].addr, &seen);
+				rina_rx_ctrl(c, h, &msgs[j].addr, &seen);
 			else if ((op == RINA_OP_SR_PARTIAL ||
-				  op == RINA_OP_AG_DATA) &&
-				 addr_eq(&msgs[j].addr, &c->prev))
-				queue_ack(&k, &msgs[j].addr, ntohs(h->round),
-					  h->seq);
+				  op == RINA_OP_AG_DATA) && !c->ina_local &&
+				 rina_addr_eq(&msgs[j].addr, &c->prev))
+				queue_ack(&k, &msgs[j].addr, h);
 		}
 		flush_acks(&k);
 	}
@@ -915,6 +1037,6 @@ void rina_ring_abort(struct rina_comm *c, int result)
 				continue;
 			a.ip = c->job.ranks[r].ip;
 			a.port = c->job.ranks[r].port;
-			send_ctrl(c, &a, RINA_CTRL_ABORT, (uint32_t)result);
+			rina_send_ctrl(c, &a, RINA_CTRL_ABORT, (uint32_t)result);
 		}
 }

@@ -532,7 +532,7 @@ static int queue_setup(struct xdp_transport *x, struct xt_queue *q,
 			      (zc ? XDP_ZEROCOPY : XDP_COPY),
 	};
 	uint32_t i, idx;
-	int ret;
+	int ret, sndbuf;
 
 	q->qid = qid;
 	q->area_len = (size_t)2 * x->ring * x->frame;
@@ -557,6 +557,15 @@ static int queue_setup(struct xdp_transport *x, struct xt_queue *q,
 		q->xsk = NULL;
 		return ret;
 	}
+	/*
+	 * Copy-mode TX allocates an skb per frame against the socket's send
+	 * buffer: make room for every TX frame (root may exceed wmem_max).
+	 */
+	sndbuf = (int)(x->ring * (x->frame + 1024));
+	if (setsockopt(xsk_socket__fd(q->xsk), SOL_SOCKET, SO_SNDBUFFORCE,
+		       &sndbuf, sizeof(sndbuf)))
+		setsockopt(xsk_socket__fd(q->xsk), SOL_SOCKET, SO_SNDBUF,
+			   &sndbuf, sizeof(sndbuf));
 	/* First half of the UMEM receives, the second half transmits. */
 	if (xsk_ring_prod__reserve(&q->fill, x->ring, &idx) != x->ring)
 		return -ENOSPC;

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * A local worker of an INA rack for one allreduce call. The rack is one
+ * ring member; its ToR (or, without one, the agent) adds the rack's
+ * contributions. The worker pushes its contribution to every chunk of
+ * every block to the agent's address, in the member's processing order,
+ * windowed by slot ordinal, and collects the fully reduced chunks that the
+ * ToR multicasts: it sends S bytes and receives S bytes.
+ *
+ * A contribution counts as delivered when the downstream member's ACK is
+ * fanned out to the rack (chunks that leave the rack) or when the chunk's
+ * allgather data arrives (the member's own chunk). Lost contributions are
+ * retransmitted (the ToR re-emits a completed slot's result); missing
+ * allgather data is asked for from the agent with a NACK.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rina_int.h"
+#include "wire.h"
+#include "schedule.h"
+#include "bitmap.h"
+
+struct contrib {
+	uint32_t	seq;		/* reduce-scatter seq */
+	uint64_t	ordinal;
+	uint64_t	t_sent;
+	uint64_t	rto;
+	uint32_t	tries;
+	bool		sent, done;
+};
+
+struct wcall {
+	struct rina_comm *c;
+	struct rina_sched s;
+	int32_t		*acc;
+	uint8_t		dtype_op;
+	uint32_t	i;		/* member index */
+	uint16_t	round;
+
+	struct contrib	*ct;		/* in ordinal order */
+	uint32_t	nct, first_open, next_send;
+	uint32_t	*ct_of_seq;	/* SR seq -> index + 1 */
+	__u64		*agmap;		/* allgather seqs received */
+	__u64		*ovfmap;
+	uint64_t	expect_ag, got_ag, got_done;
+	uint64_t	last_progress, last_nack;
+	uint64_t	rack_ts;
+
+	struct rina_msg	tx[RINA_BATCH];
+	int		ntx;
+};
+
+static int wflush(struct wcall *k)
+{
+	int ret;
+
+	if (!k->ntx)
+		return 0;
+	ret = rina_xmit(k->c, k->tx, k->ntx);
+	k->ntx = 0;
+	if (ret < 0)
+		return rina_fail(RINA_ERR_TRANSPORT, "send failed: %s",
+				 strerror(-ret));
+	return 0;
+}
+
+static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
+{
+	struct rina_comm *c = k->c;
+	const struct rina_sched *s = &k->s;
+	struct rina_pkt_id id;
+	struct rina_hdr *h;
+	uint64_t off;
+	uint32_t len;
+	int ret;
+
+	if (k->ntx == RINA_BATCH) {
+		ret = wflush(k);
+		if (ret)
+			return ret;
+	}
+	rina_seq_decode(s, x->seq, &id);
+	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
+	len = rina_pkt_len(s, id.block, id.chunk, id.pkt);
+	h = (struct rina_hdr *)(c->txbuf + (size_t)k->ntx * c->max_msg);
+	rina_hdr_init(c, h, RINA_OP_SR_CONTRIB, k->round);
+	h->chunk = htons((uint16_t)id.chunk);
+	h->seq = htonl(x->seq);
+	h->step = (uint8_t)rina_chunk_step(k->i, id.chunk, s->L);
+	h->slot = htons(rina_slot(c->slot_base, x->ordinal));
+	h->n_elem = htons((uint16_t)len);
+	h->p_chunk = htons((uint16_t)s->P);
+	h->num_contrib = htons(1);
+	h->dtype_op = k->dtype_op;
+	if (id.chunk == rina_own_chunk(k->i, s->L))
+		h->flags |= RINA_F_OWN_FINAL;
+	if (id.pkt == s->P - 1 || off + len >= s->count)
+		h->flags |= RINA_F_LAST;
+	if (retx)
+		h->flags |= RINA_F_RETX;
+	rina_reduce->store_be((__be32 *)(h + 1), k->acc + off, len);
+	k->tx[k->ntx].buf = h;
+	k->tx[k->ntx].len = RINA_HDR_LEN + len * 4;
+	k->tx[k->ntx].addr = c->next;	/* the agent's address */
+	k->ntx++;
+	c->st.tx_data++;
+	if (retx)
+		c->st.retransmits++;
+	x->t_sent = rina_now_us();
+	x->sent = true;
+	if (retx) {
+		x->tries++;
+		x->rto = x->rto * 2 > RINA_RTO_MAX_US * 2 ?
+			 RINA_RTO_MAX_US * 2 : x->rto * 2;
+	} else {
+		x->rto = rina_rto(c) * RINA_RTO_SLOT_FACTOR;
+		if (x->rto < RINA_RTO_SLOT_MIN_US)
+			x->rto = RINA_RTO_SLOT_MIN_US;
+	}
+	return 0;
+}
+
+static void contrib_done(struct wcall *k, uint32_t idx)
+{
+	struct contrib *x = &k->ct[idx];
+
+	if (x->done)
+		return;
+	x->done = true;
+	k->got_done++;
+	k->last_progress = rina_now_us();
+	if (!x->tries && x->sent)
+		rina_rtt_sample(k->c, k->last_progress - x->t_sent);
+	if (x->t_sent > k->rack_ts)
+		k->rack_ts = x->t_sent;
+	while (k->first_open < k->nct && k->ct[k->first_open].done)
+		k->first_open++;
+}
+
+/*
+ * Send what the slot window allows: ordinal o may go once every ordinal
+ * up to o - W is delivered, so a slot set is never claimed while its
+ * previous occupant may still need re-emission.
+ */
+static int wpump(struct wcall *k)
+{
+	uint64_t limit;
+	int ret;
+
+	limit = k->first_open < k->nct ? k->ct[k->first_open].ordinal +
+		k->c->job.window : UINT64_MAX;
+	while (k->next_send < k->nct && k->ct[k->next_send].ordinal < limit) {
+		ret = send_contrib(k, &k->ct[k->next_send], false);
+		if (ret)
+			return ret;
+		k->next_send++;
+	}
+	return wflush(k);
+}
+
+static int wretransmit(struct wcall *k, uint64_t *wait_us)
+{
+	uint64_t now = rina_now_us(), next = UINT64_MAX;
+	uint64_t reo = k->c->srtt_us + 4 * k->c->rttvar_us;
+	uint32_t j;
+	int ret;
+
+	for (j = k->first_open; j < k->next_send; j++) {
+		struct contrib *x = &k->ct[j];
+		uint64_t due = x->t_sent + x->rto;
+
+		if (x->done)
+			continue;
+		/*
+		 * Delivery is seen out of send order (ACKs for chunks that
+		 * leave the rack, allgather data for the own chunk), so
+		 * RACK needs a whole round trip of reordering allowance.
+		 */
+		if (x->t_sent + reo < k->rack_ts || due <= now) {
+			if (due <= now)
+				k->c->st.timeouts++;
+			else
+				k->c->st.fast_retransmits++;
+			ret = send_contrib(k, x, true);
+			if (ret)
+				return ret;
+			due = x->t_sent + x->rto;
+		}
+		if (due < next)
+			next = due;
+	}
+	*wait_us = next == UINT64_MAX ? UINT64_MAX : next - now;
+	return wflush(k);
+}
+
+/* Ask the agent for allgather data that is overdue. */
+static void wnack(struct wcall *k)
+{
+	struct rina_comm *c = k->c;
+	const struct rina_sched *s = &k->s;
+	uint8_t buf[RINA_HDR_LEN + 4 * RINA_MAX_ELEMS];
+	struct rina_hdr *h = (struct rina_hdr *)buf;
+	__be32 *seqs = (__be32 *)(h + 1);
+	uint32_t n = 0, max = c->job.elems, seq;
+	uint64_t b;
+	uint32_t ch, p;
+	struct rina_msg m;
+
+	for (b = 0; b < s->nblocks && n < max; b++)
+		for (ch = 0; ch < s->L && n < max; ch++)
+			for (p = 0; p < s->P && n < max; p++) {
+				if (!rina_pkt_len(s, b, ch, p))
+					continue;
+				seq = rina_seq(s, b, ch, p, 1);
+				if (!rina_bit_test(k->agmap, seq))
+					seqs[n++] = htonl(seq);
+			}
+	if (!n)
+		return;
+	rina_hdr_init(c, h, RINA_OP_NACK, k->round);
+	h->flags = RINA_F_AG_PHASE;
+	h->seq = seqs[0];
+	h->n_elem = htons((uint16_t)n);
+	m.buf = buf;
+	m.len = RINA_HDR_LEN + n * 4;
+	m.addr = c->next;
+	rina_xmit(c, &m, 1);
+	c->st.nacks++;
+}
+
+static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
+{
+	struct rina_comm *c = k->c;
+	const struct rina_sched *s = &k->s;
+	uint32_t seq = ntohl(h->seq), len, own = rina_own_chunk(k->i, s->L);
+	struct rina_pkt_id id;
+	uint64_t off;
+
+	if (h->dtype_op != k->dtype_op || seq >= s->seqs)
+		return rina_fail(RINA_ERR_MISMATCH,
+				 "allgather data of call %u does not fit this rank's call (count or dtype differs)",
+				 k->round);
+	rina_seq_decode(s, seq, &id);
+	len = rina_pkt_len(s, id.block, id.chunk, id.pkt);
+	if (!id.ag || ntohs(h->n_elem) != len ||
+	    ntohs(h->num_contrib) != c->N) {
+		c->st.rx_malformed++;
+		return 0;
+	}
+	if (rina_bit_test_and_set(k->agmap, seq)) {
+		c->st.duplicates++;
+		return 0;
+	}
+	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
+	rina_reduce->load_be(k->acc + off, (const __be32 *)(h + 1), len);
+	if (h->flags & RINA_F_OVERFLOW)
+		rina_bit_test_and_set(k->ovfmap, (uint32_t)(off / s->E));
+	k->got_ag++;
+	k->last_progress = rina_now_us();
+	if (id.chunk == own) {
+		uint32_t sr = rina_seq(s, id.block, id.chunk, id.pkt, 0);
+
+		if (k->ct_of_seq[sr])
+			contrib_done(k, k->ct_of_seq[sr] - 1);
+	}
+	return 0;
+}
+
+static void wrx_ack(struct wcall *k, const struct rina_hdr *h)
+{
+	const __be32 *seqs = (const __be32 *)(h + 1);
+	uint32_t j, n = ntohs(h->n_elem);
+
+	k->c->st.rx_acks++;
+	if (h->flags & RINA_F_AG_PHASE)
+		return;
+	for (j = 0; j < n; j++) {
+		uint32_t seq = ntohl(seqs[j]);
+
+		if (seq < k->s.seqs && k->ct_of_seq[seq])
+			contrib_done(k, k->ct_of_seq[seq] - 1);
+	}
+}
+
+static int wrx_one(struct wcall *k, const struct rina_msg *m, bool stashed)
+{
+	struct rina_comm *c = k->c;
+	const struct rina_hdr *h = m->buf;
+	unsigned int op;
+	int rc;
+
+	if (!stashed) {
+		c->st.rx_packets++;
+		c->st.rx_bytes += m->len + RINA_FRAME_OVERHEAD;
+	}
+	if (rina_hdr_check(h, m->len)) {
+		c->st.rx_malformed++;
+		return 0;
+	}
+	if (ntohs(h->job_id) != c->job.job_id) {
+		c->st.rx_foreign++;
+		return 0;
+	}
+	op = rina_hdr_opcode(h);
+	if (op == RINA_OP_CTRL)
+		return rina_rx_ctrl(c, h, &m->addr, NULL);
+	if (!rina_addr_eq(&m->addr, &c->next)) {
+		c->st.rx_foreign++;	/* only the agent's address talks */
+		return 0;
+	}
+	rc = rina_round_cmp(ntohs(h->round), k->round);
+	if (rc < 0) {
+		c->st.rx_stale++;
+		return 0;
+	}
+	if (rc > 0) {
+		if (rc == 1 && !stashed)
+			rina_stash(c, m);
+		return 0;
+	}
+	if (op == RINA_OP_ACK) {
+		wrx_ack(k, h);
+		return 0;
+	}
+	if (op == RINA_OP_AG_DATA) {
+		c->st.rx_data++;
+		return wrx_ag(k, h);
+	}
+	c->st.rx_malformed++;
+	return 0;
+}
+
+static int wsetup(struct wcall *k, size_t count)
+{
+	const struct rina_sched *s = &k->s;
+	uint32_t L = s->L, t, p, c;
+	uint64_t b;
+
+	k->ct = calloc((size_t)s->nblocks * L * s->P + 1, sizeof(*k->ct));
+	k->ct_of_seq = calloc((size_t)s->seqs + 1, sizeof(uint32_t));
+	k->agmap = calloc(RINA_BITMAP_WORDS(s->seqs) + 1, 8);
+	k->ovfmap = calloc(RINA_BITMAP_WORDS(count / s->E + 1), 8);
+	if (!k->ct || !k->ct_of_seq || !k->agmap || !k->ovfmap)
+		return rina_fail(RINA_ERR_NOMEM, "out of memory");
+	for (b = 0; b < s->nblocks; b++)
+		for (t = 0; t < L; t++) {
+			c = rina_sr_chunk(k->i, t, L);
+			for (p = 0; p < s->P; p++) {
+				struct contrib *x = &k->ct[k->nct];
+
+				if (!rina_pkt_len(s, b, c, p))
+					continue;
+				x->seq = rina_seq(s, b, c, p, 0);
+				x->ordinal = rina_ordinal(s, k->i, b, c, p);
+				k->ct_of_seq[x->seq] = ++k->nct;
+				k->expect_ag++;
+			}
+		}
+	return 0;
+}
+
+static int wloop(struct wcall *k)
+{
+	struct rina_comm *c = k->c;
+	struct rina_msg msgs[RINA_BATCH];
+	unsigned int j, nst = c->nstash;
+	uint64_t wait_us, now;
+	int n, ret;
+
+	c->nstash = 0;
+	for (j = 0; j < nst; j++) {
+		struct rina_msg m = { c->stash[j].buf, c->stash[j].len,
+				      c->stash[j].addr };
+
+		ret = wrx_one(k, &m, true);
+		if (ret)
+			return ret;
+	}
+	while (k->got_ag < k->expect_ag || k->got_done < k->nct) {
+		ret = wpump(k);
+		if (!ret)
+			ret = wretransmit(k, &wait_us);
+		if (ret)
+			return ret;
+		now = rina_now_us();
+		/* contributions all delivered but data missing: ask */
+		if (k->got_done == k->nct && now - k->last_progress >
+		    rina_rto(c) && now - k->last_nack > rina_rto(c)) {
+			wnack(k);
+			k->last_nack = now;
+		}
+		if (wait_us > 20000)
+			wait_us = 20000;
+		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH,
+				     (int)((wait_us + 999) / 1000));
+		if (n < 0)
+			return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
+					 strerror(-n));
+		for (j = 0; j < (unsigned int)n; j++) {
+			ret = wrx_one(k, &msgs[j], false);
+			if (ret)
+				return ret;
+		}
+		if (rina_now_us() - k->last_progress >
+		    (uint64_t)c->timeout_ms * 1000)
+			return rina_fail(RINA_ERR_TIMEOUT,
+					 "rank %d: no progress for %u ms in call %u: %llu of %llu allgather packets, %llu of %u contributions delivered, via agent rank %d",
+					 c->rank, c->timeout_ms, k->round,
+					 (unsigned long long)k->got_ag,
+					 (unsigned long long)k->expect_ag,
+					 (unsigned long long)k->got_done, k->nct,
+					 c->next_rank);
+	}
+	return RINA_OK;
+}
+
+int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
+			uint8_t dtype_op)
+{
+	struct wcall *k;
+	uint32_t j;
+	int ret;
+
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return rina_fail(RINA_ERR_NOMEM, "out of memory");
+	k->c = c;
+	k->acc = acc;
+	k->dtype_op = dtype_op;
+	k->i = c->member;
+	k->round = c->round++;
+	if (rina_sched_init(&k->s, count, c->L, c->job.elems,
+			    c->job.window)) {
+		free(k);
+		return rina_fail(RINA_ERR_INVALID,
+				 "count %zu needs more than 2^32 packets", count);
+	}
+	ret = wsetup(k, count);
+	if (!ret) {
+		k->last_progress = rina_now_us();
+		ret = wloop(k);
+	}
+	if (!ret)
+		for (j = 0; j < RINA_BITMAP_WORDS(count / k->s.E + 1); j++)
+			if (k->ovfmap[j])
+				ret = rina_fail(RINA_ERR_OVERFLOW,
+						"int32 sum wrapped around (call %u)",
+						k->round);
+	c->slot_base += (uint32_t)(k->s.nblocks * k->s.L * k->s.P);
+	free(k->ct);
+	free(k->ct_of_seq);
+	free(k->agmap);
+	free(k->ovfmap);
+	free(k);
+	return ret;
+}
