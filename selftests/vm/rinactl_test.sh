@@ -44,6 +44,8 @@ check rinactl_job_show_ranks 0 "rank 2 198.18.1.1:21057 rack 1" rinactl job show
 check rinactl_job_show_mac 0 "mac 02:00:00:00:00:01" rinactl job show 7
 check rinactl_job_show_rack 0 "rack 0 ina tor 198.18.0.254:21071" rinactl job show 7
 check rinactl_job_show_json 0 '^\[{"job":7,"state":"ready","elements":128,.*"racks":\[{"rack":0,"ina":true' rinactl -j job show
+check rinactl_job_show_pretty 0 '^        "job": 7,$' rinactl -j -p job show
+check rinactl_stats_pretty 0 '^    "jobs": 1,$' rinactl -j -p stats
 check rinactl_job_add_duplicate 1 "File exists: job id already in use" rinactl job add $D/job.txt
 check rinactl_job_add_bad_file 1 "badport.txt:3" rinactl job add $D/badport.txt
 check rinactl_job_add_kernel_rejects 1 "power of two" rinactl job add $D/badwin.txt

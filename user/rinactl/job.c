@@ -11,6 +11,8 @@
 
 #include "jobfile.h"
 #include "rgenl.h"
+
+#define OUT rgenl_out()
 #include "rinactl.h"
 
 static const char *const job_states[] = {
@@ -124,9 +126,9 @@ static int job_add(int argc, char **argv)
 	if (ret)
 		ret = rinactl_genl_error("job add", &g, ret);
 	else if (!rinactl_opts.json)
-		printf("job %u added\n", desc.job_id);
+		fprintf(OUT, "job %u added\n", desc.job_id);
 	else
-		printf("{\"job\":%u,\"added\":true}\n", desc.job_id);
+		fprintf(OUT, "{\"job\":%u,\"added\":true}\n", desc.job_id);
 	rgenl_close(&g);
 	return ret;
 }
@@ -186,19 +188,19 @@ static void show_rank(const struct nlattr *e, bool json, bool first)
 		}
 	}
 	if (json) {
-		printf("%s{\"rank\":%u,\"ip\":\"%s\",\"port\":%u,\"rack\":%u",
-		       first ? "" : ",", id, inet_ntoa(ip), port, rack);
+		fprintf(OUT, "%s{\"rank\":%u,\"ip\":\"%s\",\"port\":%u,\"rack\":%u",
+			     first ? "" : ",", id, inet_ntoa(ip), port, rack);
 		if (mac)
-			printf(",\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\"",
-			       mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
-		printf("}");
+			fprintf(OUT, ",\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\"",
+				     mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+		fprintf(OUT, "}");
 		return;
 	}
-	printf("\trank %u %s:%u rack %u", id, inet_ntoa(ip), port, rack);
+	fprintf(OUT, "\trank %u %s:%u rack %u", id, inet_ntoa(ip), port, rack);
 	if (mac)
-		printf(" mac %02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1],
-		       mac[2], mac[3], mac[4], mac[5]);
-	printf("\n");
+		fprintf(OUT, " mac %02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1],
+			     mac[2], mac[3], mac[4], mac[5]);
+	fprintf(OUT, "\n");
 }
 
 static void show_rack(const struct nlattr *e, bool json, bool first)
@@ -225,18 +227,18 @@ static void show_rack(const struct nlattr *e, bool json, bool first)
 		}
 	}
 	if (json) {
-		printf("%s{\"rack\":%u,\"ina\":%s", first ? "" : ",", id,
-		       ina ? "true" : "false");
+		fprintf(OUT, "%s{\"rack\":%u,\"ina\":%s", first ? "" : ",", id,
+			     ina ? "true" : "false");
 		if (tor.s_addr)
-			printf(",\"tor\":\"%s\",\"tor_port\":%u",
-			       inet_ntoa(tor), port);
-		printf("}");
+			fprintf(OUT, ",\"tor\":\"%s\",\"tor_port\":%u",
+				     inet_ntoa(tor), port);
+		fprintf(OUT, "}");
 		return;
 	}
-	printf("\track %u %s", id, ina ? "ina" : "plain");
+	fprintf(OUT, "\track %u %s", id, ina ? "ina" : "plain");
 	if (tor.s_addr)
-		printf(" tor %s:%u", inet_ntoa(tor), port);
-	printf("\n");
+		fprintf(OUT, " tor %s:%u", inet_ntoa(tor), port);
+	fprintf(OUT, "\n");
 }
 
 static int show_cb(const struct nlmsghdr *nlh, void *data)
@@ -280,24 +282,24 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 		job_states[v[RINA_A_JOB_STATE]] ?
 		job_states[v[RINA_A_JOB_STATE]] : "unknown";
 	if (json)
-		printf("%s{\"job\":%u,\"state\":\"%s\",\"elements\":%u,"
-		       "\"window\":%u,\"timeout_ms\":%u,\"rto_us\":%u,"
-		       "\"ring_len\":%u,\"agents\":%u,\"attached\":%u,"
-		       "\"local_agents\":%u,\"racks\":[", ctx->n ? "," : "",
-		       v[RINA_A_JOB_ID], state, v[RINA_A_JOB_ELEMS],
-		       v[RINA_A_JOB_WINDOW], v[RINA_A_JOB_TIMEOUT_MS],
-		       v[RINA_A_JOB_RTO_US], v[RINA_A_JOB_RING_LEN],
-		       v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED],
-		       v[RINA_A_JOB_LOCAL_AGENTS]);
+		fprintf(OUT, "%s{\"job\":%u,\"state\":\"%s\",\"elements\":%u,"
+			     "\"window\":%u,\"timeout_ms\":%u,\"rto_us\":%u,"
+			     "\"ring_len\":%u,\"agents\":%u,\"attached\":%u,"
+			     "\"local_agents\":%u,\"racks\":[", ctx->n ? "," : "",
+			     v[RINA_A_JOB_ID], state, v[RINA_A_JOB_ELEMS],
+			     v[RINA_A_JOB_WINDOW], v[RINA_A_JOB_TIMEOUT_MS],
+			     v[RINA_A_JOB_RTO_US], v[RINA_A_JOB_RING_LEN],
+			     v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED],
+			     v[RINA_A_JOB_LOCAL_AGENTS]);
 	else
-		printf("job %u state %s elements %u window %u timeout_ms %u "
-		       "rto_us %u ring %u agents %u attached %u "
-		       "local_agents %u\n",
-		       v[RINA_A_JOB_ID], state, v[RINA_A_JOB_ELEMS],
-		       v[RINA_A_JOB_WINDOW], v[RINA_A_JOB_TIMEOUT_MS],
-		       v[RINA_A_JOB_RTO_US], v[RINA_A_JOB_RING_LEN],
-		       v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED],
-		       v[RINA_A_JOB_LOCAL_AGENTS]);
+		fprintf(OUT, "job %u state %s elements %u window %u timeout_ms %u "
+			     "rto_us %u ring %u agents %u attached %u "
+			     "local_agents %u\n",
+			     v[RINA_A_JOB_ID], state, v[RINA_A_JOB_ELEMS],
+			     v[RINA_A_JOB_WINDOW], v[RINA_A_JOB_TIMEOUT_MS],
+			     v[RINA_A_JOB_RTO_US], v[RINA_A_JOB_RING_LEN],
+			     v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED],
+			     v[RINA_A_JOB_LOCAL_AGENTS]);
 	first = true;
 	if (racks)
 		mnl_attr_for_each_nested(e, racks) {
@@ -305,7 +307,7 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 			first = false;
 		}
 	if (json)
-		printf("],\"ranks\":[");
+		fprintf(OUT, "],\"ranks\":[");
 	first = true;
 	if (ranks)
 		mnl_attr_for_each_nested(e, ranks) {
@@ -313,7 +315,7 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 			first = false;
 		}
 	if (json)
-		printf("]}");
+		fprintf(OUT, "]}");
 	ctx->n++;
 	return MNL_CB_OK;
 }
@@ -336,11 +338,15 @@ static int job_show(int argc, char **argv)
 	nlh = rgenl_msg(&g, RINA_CMD_JOB_GET, id ? 0 : NLM_F_DUMP);
 	if (id)
 		mnl_attr_put_u16(nlh, RINA_A_JOB_ID, id);
-	if (rinactl_opts.json)
-		printf("[");
+	if (rinactl_opts.json) {
+		rgenl_json_begin(rinactl_opts.pretty);
+		fprintf(OUT, "[");
+	}
 	ret = rgenl_talk(&g, nlh, show_cb, &ctx);
-	if (rinactl_opts.json)
-		printf("]\n");
+	if (rinactl_opts.json) {
+		fprintf(OUT, "]\n");
+		rgenl_json_end();
+	}
 	if (ret)
 		ret = rinactl_genl_error("job show", &g, ret);
 	rgenl_close(&g);

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "rgenl.h"
+
+#define OUT rgenl_out()
 #include "rinactl.h"
 
 int rinactl_genl_error(const char *what, struct rgenl *g, int err);
@@ -54,18 +56,20 @@ static void print_event(const struct nlmsghdr *m)
 		}
 	}
 	if (rinactl_opts.json) {
-		printf("{\"event\":\"%s\",\"job\":%u,\"state\":\"%s\"",
-		       name_of(event_names, 5, ev), job,
-		       name_of(state_names, 4, state));
+		rgenl_json_begin(rinactl_opts.pretty);
+		fprintf(OUT, "{\"event\":\"%s\",\"job\":%u,\"state\":\"%s\"",
+			     name_of(event_names, 5, ev), job,
+			     name_of(state_names, 4, state));
 		if (rank >= 0)
-			printf(",\"rank\":%d", rank);
-		printf("}\n");
+			fprintf(OUT, ",\"rank\":%d", rank);
+		fprintf(OUT, "}\n");
+		rgenl_json_end();
 	} else {
-		printf("%s job %u state %s", name_of(event_names, 5, ev), job,
-		       name_of(state_names, 4, state));
+		fprintf(OUT, "%s job %u state %s", name_of(event_names, 5, ev), job,
+			     name_of(state_names, 4, state));
 		if (rank >= 0)
-			printf(" rank %d", rank);
-		printf("\n");
+			fprintf(OUT, " rank %d", rank);
+		fprintf(OUT, "\n");
 	}
 	fflush(stdout);
 }

@@ -208,3 +208,91 @@ int rgenl_subscribe(struct rgenl *g)
 		return -errno;
 	return 0;
 }
+
+static FILE *json_mem;
+static char *json_buf;
+static size_t json_len;
+
+FILE *rgenl_out(void)
+{
+	return json_mem ? json_mem : stdout;
+}
+
+void rgenl_json_begin(int pretty)
+{
+	if (pretty && !json_mem)
+		json_mem = open_memstream(&json_buf, &json_len);
+}
+
+static void indent(int depth)
+{
+	putchar('\n');
+	while (depth-- > 0)
+		fputs("    ", stdout);
+}
+
+/* Re-print compact JSON with one member per line, four spaces a level. */
+static void json_pretty(const char *s)
+{
+	int depth = 0, in_str = 0, esc = 0;
+
+	for (; *s; s++) {
+		char c = *s;
+
+		if (in_str) {
+			putchar(c);
+			if (esc)
+				esc = 0;
+			else if (c == '\\')
+				esc = 1;
+			else if (c == '"')
+				in_str = 0;
+			continue;
+		}
+		switch (c) {
+		case '"':
+			in_str = 1;
+			putchar(c);
+			break;
+		case '{':
+		case '[':
+			putchar(c);
+			if (s[1] == '}' || s[1] == ']') {
+				putchar(*++s);
+				break;
+			}
+			indent(++depth);
+			break;
+		case '}':
+		case ']':
+			indent(--depth);
+			putchar(c);
+			break;
+		case ',':
+			putchar(c);
+			indent(depth);
+			break;
+		case ':':
+			fputs(": ", stdout);
+			break;
+		case '\n':
+			putchar(c);
+			break;
+		default:
+			putchar(c);
+		}
+	}
+}
+
+void rgenl_json_end(void)
+{
+	if (!json_mem)
+		return;
+	fclose(json_mem);
+	json_mem = NULL;
+	if (json_buf)
+		json_pretty(json_buf);
+	free(json_buf);
+	json_buf = NULL;
+	fflush(stdout);
+}

@@ -8,6 +8,7 @@
 #define RINA_RGENL_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <linux/rina.h>
@@ -43,5 +44,14 @@ int rgenl_talk(struct rgenl *g, struct nlmsghdr *nlh, mnl_cb_t cb,
 
 /* Join the "events" multicast group. */
 int rgenl_subscribe(struct rgenl *g);
+
+/*
+ * Output of the subcommands: rgenl_out() is stdout, or between
+ * rgenl_json_begin(true) and rgenl_json_end() a buffer whose JSON is
+ * printed indented at the end (iproute2's -p).
+ */
+FILE *rgenl_out(void);
+void rgenl_json_begin(int pretty);
+void rgenl_json_end(void);
 
 #endif /* RINA_RGENL_H */

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "rgenl.h"
+
+#define OUT rgenl_out()
 #include "rinactl.h"
 
 int rinactl_genl_error(const char *what, struct rgenl *g, int err);
@@ -39,7 +41,7 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 	bool first = true;
 
 	if (rinactl_opts.json)
-		printf("%s{", *rows ? "," : "");
+		fprintf(OUT, "%s{", *rows ? "," : "");
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		unsigned int t = mnl_attr_get_type(a);
 		unsigned long long v;
@@ -51,16 +53,16 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 		else
 			v = mnl_attr_get_u32(a);
 		if (rinactl_opts.json)
-			printf("%s\"%s\":%llu", first ? "" : ",",
-			       stat_names[t], v);
+			fprintf(OUT, "%s\"%s\":%llu", first ? "" : ",",
+				     stat_names[t], v);
 		else if (t == RINA_A_STATS_CPU)
-			printf("cpu%llu:\n", v);
+			fprintf(OUT, "cpu%llu:\n", v);
 		else
-			printf("  %-16s %llu\n", stat_names[t], v);
+			fprintf(OUT, "  %-16s %llu\n", stat_names[t], v);
 		first = false;
 	}
 	if (rinactl_opts.json)
-		printf("}");
+		fprintf(OUT, "}");
 	(*rows)++;
 	return MNL_CB_OK;
 }
@@ -79,13 +81,17 @@ static int cmd_stats(int argc, char **argv)
 	ret = rgenl_open(&g);
 	if (ret)
 		return rinactl_genl_error("stats", &g, ret);
+	if (rinactl_opts.json)
+		rgenl_json_begin(rinactl_opts.pretty);
 	if (rinactl_opts.json && percpu)
-		printf("[");
+		fprintf(OUT, "[");
 	ret = rgenl_talk(&g, rgenl_msg(&g, RINA_CMD_STATS_GET,
 				       percpu ? NLM_F_DUMP : 0),
 			 stats_cb, &rows);
-	if (rinactl_opts.json)
-		printf(percpu ? "]\n" : "\n");
+	if (rinactl_opts.json) {
+		fprintf(OUT, percpu ? "]\n" : "\n");
+		rgenl_json_end();
+	}
 	if (ret)
 		ret = rinactl_genl_error("stats", &g, ret);
 	rgenl_close(&g);
