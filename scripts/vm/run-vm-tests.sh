@@ -62,19 +62,37 @@ for kver in "${kvers[@]}"; do
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	tr -d '\r' < "$d/console.log" > "$d/console.txt"
-	# the guest's KTAP lines, renumbered under this kernel's name
+	# the guest's KTAP lines, renumbered under this kernel's name; each
+	# block ("TAP version 13" .. "1..N", nested) must have N results, so
+	# that a line garbled on the console cannot vanish unnoticed
+	depth=0 seen=0
+	declare -a saved=()
 	while IFS= read -r line; do
 		case "$line" in
 		"ok "[0-9]*|"not ok "[0-9]*)
+			seen=$((seen + 1))
 			name=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ //')
 			case "$line" in
 			not*) fail "$kver: $name" ;;
 			*) n=$((n + 1)); echo "ok $n $kver: $name" ;;
 			esac
 			;;
+		"TAP version 13")
+			saved[depth]=$seen
+			depth=$((depth + 1)) seen=0
+			;;
+		1..[0-9]*)
+			[ "${line#1..}" = "$seen" ] ||
+				fail "$kver: ktap_plan" "plan $line, $seen results"
+			if [ $depth -gt 0 ]; then
+				depth=$((depth - 1)) seen=${saved[depth]}
+			fi
+			;;
 		"# "*) echo "# $kver: ${line#\# }" ;;
 		esac
 	done < <(sed -n '/^RINA-VM-BEGIN/,/^RINA-VM-END/p' "$d/console.txt")
+	[ $depth -eq 0 ] ||
+		fail "$kver: ktap_plan" "$depth KTAP block(s) without a plan"
 	if grep -q '^RINA-VM-END rc=' "$d/console.txt"; then
 		ok "$kver: boot_and_end_marker # ${secs}s"
 	else

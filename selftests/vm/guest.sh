@@ -4,6 +4,7 @@
 # load/unload, sysctl ranges, the C interface test, rinactl, tracepoints,
 # rmmod with jobs present, and a clean dmesg. Prints KTAP.
 . /tests/ktap.sh
+echo "TAP version 13"	# plan at the end: "1..N"
 KO=/lib/modules/rina.ko
 S=/proc/sys/net/rina
 

@@ -4,6 +4,7 @@
 # rina.ko (busybox sh in the VM, rina.ko loaded, run in a fresh netns by
 # guest.sh so that it sees only its own jobs). Prints KTAP.
 . /tests/ktap.sh
+echo "TAP version 13"	# plan at the end: "1..N"
 D=$(mktemp -d)
 trap 'rm -rf $D' EXIT
 
