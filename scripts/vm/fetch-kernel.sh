@@ -2,9 +2,14 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # Fetch the Debian image of one kernel release into the build tree
 # (apt-get download + dpkg-deb -x, never installed) and run depmod on it.
-#   fetch-kernel.sh KVER ROOTDIR      (cached: a no-op once extracted)
+#   fetch-kernel.sh KVER ROOTDIR      (cached: a no-op once extracted;
+#                                     concurrent callers wait on a lock)
 set -euo pipefail
 kver=$1 root=$2
+mkdir -p "$(dirname "$root")"
+# one fetch at a time per tree: several test scripts share it
+exec 9>"$root.lock"
+flock 9
 [ -f "$root/boot/vmlinuz-$kver" ] && [ -f "$root/lib/modules/$kver/modules.dep" ] &&
 	exit 0
 dl=$root.dl
