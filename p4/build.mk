@@ -65,3 +65,41 @@ $(TOR_TEST_DIR)/p4_lockstep: $(TOP)/selftests/tor/p4_lockstep.c $(TOR_MODEL_HDRS
 	$(Q)$(CC) $(TOR_CFLAGS) $< -o $@
 
 ALL_TARGETS += $(TOR_TEST_DIR)/p4_lockstep
+
+# rina-tor: the software ToR (AF_PACKET + tc datapath around the model).
+# Built outside build/bin until librina's INA hosts follow
+# Documentation/protocol-ina.md §8: rina-run starts build/bin/rina-tor (or
+# $RINA_TOR) for every INA rack as soon as it exists.
+RINA_TOR_BIN	:= $(BUILD)/tor/rina-tor
+RINA_TOR_TC_OBJ	:= $(BUILD)/tor/rina_tor_tc.bpf.o
+RINA_TOR_TC_SKEL := $(BUILD)/include/rina_tor_tc.skel.h
+
+$(RINA_TOR_TC_OBJ): $(TOP)/p4/tor/rina_tor_tc.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) -target bpf -O2 -g -Wall -Werror \
+		-I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
+
+$(RINA_TOR_TC_SKEL): $(RINA_TOR_TC_OBJ)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)bpftool gen skeleton $< name rina_tor_tc > $@
+
+RINA_TOR_SRCS	:= $(TOP)/p4/tor/rina-tor.c $(TOP)/p4/cfg/p4cfg.c \
+	$(TOP)/core/plan.c $(TOP)/user/lib/jobfile.c
+
+$(RINA_TOR_BIN): $(RINA_TOR_SRCS) $(TOR_MODEL_LIB) $(TOR_MODEL_HDRS) \
+		$(TOP)/p4/cfg/p4cfg.h $(RINA_TOR_TC_SKEL)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(TOR_CFLAGS) -I$(TOP)/p4/cfg -I$(TOP)/user/lib \
+		$(RINA_TOR_SRCS) $(TOR_MODEL_LIB) -o $@ -lbpf -lelf -lz
+
+ALL_TARGETS += $(RINA_TOR_BIN)
+
+$(TOR_TEST_DIR)/tor_replay: $(TOP)/selftests/tor/tor_replay.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(USER_CFLAGS) $< -o $@
+
+ALL_TARGETS += $(TOR_TEST_DIR)/tor_replay

@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * rina-tor: the software INA ToR of the emulated cluster. In a ToR
+ * network namespace whose Linux bridge switches a rack (rina-run: bridge
+ * br0, uplink port up0, host ports h0..h<m-1>), it runs the switch model
+ * (p4/model) on every Rina frame of the bridge's ports and leaves all
+ * other traffic to the bridge.
+ *
+ * Datapath (v0): one AF_PACKET socket per bridge port sees the port's
+ * Rina frames (IPv4/UDP, destination port 0x5240..0x524f, by a classic
+ * BPF filter) before the bridge does, and a tc ingress BPF program
+ * (rina_tor_tc.bpf.c, attached with libbpf) drops them so that the bridge
+ * does not forward them too; the model's output frames are sent on their
+ * ports directly. (An AF_XDP
+ * datapath with an XDP program steering Rina frames to XSKs is the
+ * faster alternative; the model is the same.)
+ *
+ * The job is installed from the job file at start, with the commands
+ * rina-p4cfg would write for the rack (Documentation/p4-control-plane.md);
+ * MAC addresses missing from the job file are resolved by ARP from the
+ * bridge's address. Counters: -j prints them as JSON at exit, --stats FILE
+ * keeps a JSON copy up to date every second.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/filter.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "rina_tor_model.h"
+#include "p4cfg.h"
+#include "jobfile.h"
+#include "rina_tor_tc.skel.h"
+
+#define MAX_PORTS	(RINA_TOR_MAX_WORKERS + 1)
+
+struct port {
+	char	name[IF_NAMESIZE];
+	int	ifindex;
+	int	fd;
+	int	tc;		/* 1: program attached, 2: and our qdisc */
+	__u64	rx, tx;
+};
+
+static struct rina_job_desc job;
+static struct rina_tor *sw;
+static struct rina_tor_out out;
+static struct port ports[MAX_PORTS];
+static int n_ports;
+static volatile sig_atomic_t stop;
+static unsigned int rack;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static struct rina_tor_tc *tc_skel;
+
+/* tc ingress: drop the port's Rina frames before the bridge sees them. */
+static int tc_steer(struct port *p)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = p->ifindex,
+		    .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = 1, .priority = 1);
+	int ret;
+
+	ret = bpf_tc_hook_create(&hook);
+	if (ret && ret != -EEXIST)
+		return ret;
+	p->tc = ret ? 1 : 2;		/* 2: we created the clsact qdisc */
+	opts.prog_fd = bpf_program__fd(tc_skel->progs.rina_tor_steer);
+	return bpf_tc_attach(&hook, &opts);
+}
+
+static void tc_unsteer(struct port *p)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = p->ifindex,
+		    .attach_point = BPF_TC_INGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = 1, .priority = 1);
+
+	if (!p->tc)
+		return;
+	bpf_tc_detach(&hook, &opts);
+	if (p->tc == 2)
+		bpf_tc_hook_destroy(&hook);
+	p->tc = 0;
+}
+
+/*
+ * Classic BPF, the same test as the tc program: IPv4 without options, not
+ * a fragment, UDP, destination port in the Rina range. (Frames we send
+ * are ignored by socket option.)
+ */
+static struct sock_filter rina_filter[] = {
+	BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),			/* ethertype */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x0800, 0, 9),
+	BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 14),			/* ver/IHL */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x45, 0, 7),
+	BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 23),			/* protocol */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 17, 0, 5),
+	BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 20),			/* frag */
+	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x3fff, 3, 0),
+	BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 36),			/* dport */
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xfff0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x5240, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0x40000),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+};
+
+static int port_open(struct port *p)
+{
+	struct sock_fprog prog = {
+		.len = sizeof(rina_filter) / sizeof(rina_filter[0]),
+		.filter = rina_filter,
+	};
+	struct sockaddr_ll sll = { 0 };
+	int one = 1;
+
+	p->ifindex = (int)if_nametoindex(p->name);
+	if (!p->ifindex)
+		return -errno;
+	p->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
+	if (p->fd < 0)
+		return -errno;
+	if (setsockopt(p->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+		       sizeof(prog)) ||
+	    setsockopt(p->fd, SOL_PACKET, PACKET_AUXDATA, &one, sizeof(one)) ||
+	    setsockopt(p->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
+		       sizeof(one)))
+		return -errno;
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = p->ifindex;
+	if (bind(p->fd, (struct sockaddr *)&sll, sizeof(sll)))
+		return -errno;
+	return 0;
+}
+
+/* Bridge ports: up0 is switch port 0, h<i> is port 1 + i. */
+static int find_ports(const char *bridge)
+{
+	char path[256];
+	struct dirent *de;
+	DIR *d;
+	int i;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/brif", bridge);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	n_ports = 0;
+	while ((de = readdir(d))) {
+		int idx;
+
+		if (!strcmp(de->d_name, "up0"))
+			idx = 0;
+		else if (sscanf(de->d_name, "h%d", &idx) == 1 && idx >= 0 &&
+			 idx < MAX_PORTS - 1)
+			idx++;
+		else
+			continue;
+		if (strlen(de->d_name) >= sizeof(ports[idx].name))
+			continue;
+		memcpy(ports[idx].name, de->d_name, strlen(de->d_name) + 1);
+		if (idx + 1 > n_ports)
+			n_ports = idx + 1;
+	}
+	closedir(d);
+	for (i = 0; i < n_ports; i++)
+		if (!ports[i].name[0])
+			return -ENOENT;
+	return n_ports ? 0 : -ENOENT;
+}
+
+/* MACs missing from the job: ARP through the kernel, read /proc/net/arp. */
+static int arp_lookup(__be32 ip, __u8 *mac)
+{
+	char line[256], ipstr[64], hw[64];
+	struct in_addr a = { .s_addr = ip };
+	unsigned int b[6], i;
+	FILE *f = fopen("/proc/net/arp", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	inet_ntop(AF_INET, &a, ipstr, sizeof(ipstr));
+	while (fgets(line, sizeof(line), f)) {
+		char ip2[64];
+		unsigned int flags;
+
+		if (sscanf(line, "%63s %*s %x %63s", ip2, &flags, hw) != 3 ||
+		    strcmp(ip2, ipstr) || !(flags & 2))
+			continue;
+		if (sscanf(hw, "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2],
+			   &b[3], &b[4], &b[5]) == 6) {
+			for (i = 0; i < 6; i++)
+				mac[i] = (__u8)b[i];
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int resolve_macs(void)
+{
+	static const __u8 zero[6];
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	int i, tries, missing;
+
+	for (tries = 0; tries < 60; tries++) {
+		missing = 0;
+		for (i = 0; i < job.n_ranks; i++) {
+			struct rina_rank_desc *r = &job.ranks[i];
+			struct sockaddr_in sin = { .sin_family = AF_INET,
+						   .sin_port = htons(9),
+						   .sin_addr.s_addr = r->ip };
+			int fd;
+
+			if (memcmp(r->mac, zero, 6) || arp_lookup(r->ip, r->mac))
+				continue;
+			missing++;
+			fd = socket(AF_INET, SOCK_DGRAM, 0);
+			if (fd >= 0) {
+				sendto(fd, "", 0, MSG_DONTWAIT,
+				       (struct sockaddr *)&sin, sizeof(sin));
+				close(fd);
+			}
+		}
+		if (!missing)
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	return -1;
+}
+
+static int cli(const char *line)
+{
+	char err[256];
+
+	if (rina_tor_cli(sw, line, err, sizeof(err))) {
+		fprintf(stderr, "rina-tor: '%s': %s\n", line, err);
+		return -1;
+	}
+	return 0;
+}
+
+static int install(unsigned int epoch)
+{
+	struct rina_p4cfg o;
+	char err[256], *buf = NULL, *line, *save, cmd[256];
+	size_t sz = 0;
+	int i, local = 0, ret = 0;
+	FILE *f;
+
+	rina_p4cfg_defaults(&o);
+	o.rack = rack;
+	o.uplink = 0;
+	o.epoch = epoch;
+	o.l2 = 1;
+	for (i = 0; i < job.n_ranks; i++)
+		if (job.ranks[i].rack == rack)
+			o.port_of[i] = 1 + local++;
+	if (local + 1 > n_ports) {
+		fprintf(stderr, "rina-tor: %d local ranks, %d host ports\n",
+			local, n_ports - 1);
+		return -1;
+	}
+	f = open_memstream(&buf, &sz);
+	if (!f)
+		return -1;
+	if (rina_p4cfg_write(f, &job, &o, err, sizeof(err))) {
+		fclose(f);
+		free(buf);
+		fprintf(stderr, "rina-tor: %s\n", err);
+		return -1;
+	}
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line && !ret;
+	     line = strtok_r(NULL, "\n", &save))
+		ret = cli(line);
+	free(buf);
+	/* plain L2: remote ranks behind the uplink, flood to every port */
+	for (i = 0; i < job.n_ranks && !ret; i++) {
+		const __u8 *m = job.ranks[i].mac;
+
+		if (job.ranks[i].rack == rack)
+			continue;
+		snprintf(cmd, sizeof(cmd), "table_add RinaIngress.l2_fwd.l2_fwd "
+			 "RinaIngress.l2_fwd.set_port "
+			 "%02x:%02x:%02x:%02x:%02x:%02x => 0",
+			 m[0], m[1], m[2], m[3], m[4], m[5]);
+		rina_tor_cli(sw, cmd, err, sizeof(err));	/* dup MACs */
+	}
+	if (ret || cli("mc_mgrp_create 1"))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "mc_node_create 0");
+	for (i = 0; i < n_ports; i++)
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %d",
+			 i);
+	if (cli(cmd))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "mc_node_associate 1 %d", sw->n_nodes - 1);
+	return cli(cmd);
+}
+
+static void json(FILE *f)
+{
+	static const char *const jn[] = RINA_TOR_JOB_CTR_NAMES;
+	static const char *const on[] = RINA_TOR_OUT_CTR_NAMES;
+	static const char *const pn[] = RINA_PARSE_NAMES;
+	static const char *const tn[] = { "non_rina", "l2_flood", "l2_runt",
+					  "giant" };
+	int i;
+
+	fprintf(f, "{\"job\":%u,\"rack\":%u,\"counters\":{", job.job_id, rack);
+	for (i = 0; i < __RINA_TC_MAX; i++)
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", jn[i],
+			(unsigned long long)sw->job_ctr[i]);
+	for (i = 0; i < __RINA_TO_MAX; i++)
+		fprintf(f, ",\"%s\":%llu", on[i],
+			(unsigned long long)sw->job_out[i]);
+	fprintf(f, "},\"switch\":{");
+	for (i = 0; i < __RINA_PARSE_MAX; i++)
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", pn[i],
+			(unsigned long long)sw->tor_ctr[i]);
+	for (i = __RINA_PARSE_MAX; i < __RINA_TS_MAX; i++)
+		fprintf(f, ",\"%s\":%llu", tn[i - __RINA_PARSE_MAX],
+			(unsigned long long)sw->tor_ctr[i]);
+	fprintf(f, "},\"ports\":[");
+	for (i = 0; i < n_ports; i++)
+		fprintf(f, "%s{\"name\":\"%s\",\"rx\":%llu,\"tx\":%llu}",
+			i ? "," : "", ports[i].name,
+			(unsigned long long)ports[i].rx,
+			(unsigned long long)ports[i].tx);
+	fprintf(f, "]}\n");
+}
+
+static void write_stats(const char *path)
+{
+	char tmp[512];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	json(f);
+	if (!fclose(f))
+		rename(tmp, path);
+}
+
+static void rx_port(int pi)
+{
+	static __u8 frame[RINA_TOR_FRAME_MAX];
+	char cbuf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+	struct iovec iov = { frame, sizeof(frame) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	unsigned int k;
+	ssize_t n;
+	int burst;
+
+	for (burst = 0; burst < 64; burst++) {
+		int csum_partial = 0;
+
+		msg.msg_controllen = sizeof(cbuf);
+		n = recvmsg(ports[pi].fd, &msg, MSG_DONTWAIT);
+		if (n <= 0)
+			return;
+		ports[pi].rx++;
+		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+			struct tpacket_auxdata *aux;
+
+			if (c->cmsg_level != SOL_PACKET ||
+			    c->cmsg_type != PACKET_AUXDATA)
+				continue;
+			aux = (struct tpacket_auxdata *)CMSG_DATA(c);
+			csum_partial = !!(aux->tp_status &
+					  TP_STATUS_CSUMNOTREADY);
+		}
+		/* an unfinished UDP checksum (offload): send it as "none" */
+		if (csum_partial && n >= RINA_TOR_RINA_OFF && frame[14] == 0x45)
+			frame[40] = frame[41] = 0;
+		rina_tor_process(sw, (unsigned int)pi, frame, (unsigned int)n,
+				 &out);
+		for (k = 0; k < out.n; k++) {
+			struct port *p = &ports[out.pkt[k].port];
+			struct sockaddr_ll sll = {
+				.sll_family = AF_PACKET,
+				.sll_ifindex = p->ifindex,
+				.sll_halen = 6,
+			};
+
+			if (out.pkt[k].port >= n_ports)
+				continue;
+			memcpy(sll.sll_addr, out.pkt[k].data, 6);
+			if (sendto(p->fd, out.pkt[k].data, out.pkt[k].len, 0,
+				   (struct sockaddr *)&sll, sizeof(sll)) > 0)
+				p->tx++;
+		}
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: rina-tor --job FILE --rack R [--bridge br0] [--epoch N]\n"
+		"                [--stats FILE] [-j] [--drop VER_OP:RATE]...\n"
+		"  runs in a ToR namespace whose bridge has ports up0, h0, h1...\n"
+		"  --drop 0x11:655  drop 1%% of SR_CONTRIB (ingress simulator)\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "job", required_argument, NULL, 'f' },
+		{ "rack", required_argument, NULL, 'r' },
+		{ "bridge", required_argument, NULL, 'b' },
+		{ "epoch", required_argument, NULL, 'e' },
+		{ "stats", required_argument, NULL, 's' },
+		{ "drop", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *file = NULL, *bridge = "br0", *stats = NULL;
+	char err[256], drops[16][96];
+	struct pollfd pfd[MAX_PORTS];
+	unsigned int epoch = (unsigned int)time(NULL) & 0xffff;
+	int c, i, have_rack = 0, jflag = 0, n_drops = 0, ret = 1;
+	time_t last = 0;
+
+	while ((c = getopt_long(argc, argv, "f:r:b:e:s:d:j", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f': file = optarg; break;
+		case 'r': rack = (unsigned int)atoi(optarg); have_rack = 1;
+			  break;
+		case 'b': bridge = optarg; break;
+		case 'e': epoch = (unsigned int)strtoul(optarg, NULL, 0) &
+				  0xffff; break;
+		case 's': stats = optarg; break;
+		case 'j': jflag = 1; break;
+		case 'd': {
+			unsigned int op, rate;
+
+			if (n_drops == 16 ||
+			    sscanf(optarg, "%i:%u", &op, &rate) != 2)
+				usage();
+			snprintf(drops[n_drops++], sizeof(drops[0]),
+				 "table_add RinaIngress.drop_sim.drop_sim "
+				 "RinaIngress.drop_sim.drop_rate %u => %u",
+				 op, rate);
+			break;
+		}
+		default: usage();
+		}
+	}
+	if (!file || !have_rack || optind != argc)
+		usage();
+	if (rina_jobfile_parse(file, &job, err, sizeof(err))) {
+		fprintf(stderr, "rina-tor: %s\n", err);
+		return 1;
+	}
+	sw = calloc(1, sizeof(*sw));
+	if (!sw)
+		return 1;
+	rina_tor_init(sw);
+	if (find_ports(bridge)) {
+		fprintf(stderr, "rina-tor: bridge %s: no ports up0, h0...\n",
+			bridge);
+		return 1;
+	}
+	if (resolve_macs()) {
+		fprintf(stderr, "rina-tor: cannot resolve every rank's MAC\n");
+		return 1;
+	}
+	if (install(epoch))
+		return 1;
+	for (i = 0; i < n_drops; i++)
+		if (cli(drops[i]))
+			return 1;
+	tc_skel = rina_tor_tc__open_and_load();
+	if (!tc_skel) {
+		fprintf(stderr, "rina-tor: cannot load the tc program: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	for (i = 0; i < n_ports; i++) {
+		if (port_open(&ports[i]) < 0 || tc_steer(&ports[i])) {
+			fprintf(stderr, "rina-tor: port %s: setup failed\n",
+				ports[i].name);
+			goto out;
+		}
+		pfd[i].fd = ports[i].fd;
+		pfd[i].events = POLLIN;
+	}
+	fprintf(stderr, "rina-tor: job %u rack %u: %d ports, epoch %u\n",
+		job.job_id, rack, n_ports, epoch);
+	while (!stop) {
+		int n = poll(pfd, (nfds_t)n_ports, 200);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		for (i = 0; n > 0 && i < n_ports; i++)
+			if (pfd[i].revents & POLLIN)
+				rx_port(i);
+		if (stats && time(NULL) != last) {
+			last = time(NULL);
+			write_stats(stats);
+		}
+	}
+	ret = 0;
+out:
+	for (i = 0; i < n_ports; i++) {
+		tc_unsteer(&ports[i]);
+		if (ports[i].fd > 0)
+			close(ports[i].fd);
+	}
+	rina_tor_tc__destroy(tc_skel);
+	if (stats)
+		write_stats(stats);
+	if (jflag)
+		json(stdout);
+	return ret;
+}
