@@ -60,7 +60,7 @@ int main(void)
 	if (!ok)
 		ktap_diag("%s", err);
 	ok = ok && job.job_id == 7 && job.elems == 128 && job.window == 32 &&
-	     job.timeout_ms == 5000 && job.rto_us == 5000 &&
+	     job.timeout_ms == 5000 && job.rto_us == 20000 &&
 	     job.n_ranks == 3 && job.n_racks == 2 &&
 	     job.racks[1].ina && job.racks[1].tor_ip == htonl(0xc61200fe) &&
 	     ntohs(job.racks[1].tor_port) == RINA_UDP_PORT_AGENT &&

@@ -248,6 +248,12 @@ static size_t next_size(size_t bytes, const struct opts *o)
 	return next;
 }
 
+static const char *role_name(int role)
+{
+	return role == RINA_ROLE_INA_AGENT ? "ina-agent" :
+	       role == RINA_ROLE_INA_WORKER ? "ina-worker" : "member";
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -262,7 +268,7 @@ int main(int argc, char **argv)
 	rina_comm_t *comm;
 	double sum_busbw = 0, *times;
 	size_t bytes, total_wrong = 0;
-	int rank, n, L, rows = 0, i, ret;
+	int rank, n, L, role, rows = 0, i, ret;
 	const char *tname;
 	void *buf;
 
@@ -280,6 +286,7 @@ int main(int argc, char **argv)
 	rank = rina_comm_rank(comm);
 	n = rina_comm_size(comm);
 	L = rina_comm_ring_len(comm);
+	role = rina_comm_role(comm);
 	o.elems = rina_comm_elems(comm);
 	buf = malloc(o.max_bytes ? o.max_bytes : 4);
 	times = calloc((size_t)o.iters, sizeof(*times));
@@ -288,8 +295,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (rank == 0 && !o.json) {
-		printf("# rina-bench: %d ranks, ring of %d, transport %s, %s %s\n",
-		       n, L, rina_comm_transport(comm), tname,
+		printf("# rina-bench: %d ranks, ring of %d, rank 0 is %s, transport %s, %s %s\n",
+		       n, L, role_name(role), rina_comm_transport(comm), tname,
 		       o.op == RINA_SUM ? "sum" : o.op == RINA_AVG ? "avg" :
 		       "max");
 		printf("#\n# %10s %12s %8s %6s %10s %8s %8s %7s %12s %12s %6s\n",
@@ -336,23 +343,34 @@ int main(int argc, char **argv)
 		busbw = algbw * 2.0 * (n - 1) / n;
 		tx = (double)(s1.tx_bytes - s0.tx_bytes) / o.iters;
 		rx = (double)(s1.rx_bytes - s0.rx_bytes) / o.iters;
-		/* data packets of E elements, each with its headers */
+		/*
+		 * Data packets of E elements, each with its headers: a ring
+		 * member moves 2(L-1)/L of the tensor each way, a worker of
+		 * an INA rack the tensor once each way.
+		 */
 		npkt = ceil((double)count / o.elems);
-		theory = L > 1 ? 2.0 * (L - 1) / L *
-			 ((double)count * 4 + npkt * HDR_BYTES) : 0;
+		if (role != RINA_ROLE_MEMBER)
+			theory = (double)count * 4 + npkt * HDR_BYTES;
+		else
+			theory = L > 1 ? 2.0 * (L - 1) / L *
+				 ((double)count * 4 + npkt * HDR_BYTES) : 0;
 		sum_busbw += busbw;
 		rows++;
 		if (o.json) {
-			printf("{\"rank\":%d,\"size\":%zu,\"count\":%zu,\"dtype\":\"%s\",\"op\":\"%s\",\"n_ranks\":%d,\"ring_len\":%d,\"transport\":\"%s\",\"time_us\":%.2f,\"time_min_us\":%.2f,\"time_med_us\":%.2f,\"time_max_us\":%.2f,\"algbw_GBps\":%.4f,\"busbw_GBps\":%.4f,\"wrong\":%zu,\"tx_bytes\":%.0f,\"rx_bytes\":%.0f,\"theory_bytes\":%.0f,\"retransmits\":%llu,\"duplicates\":%llu,\"hash\":\"%016llx\"}\n",
+			printf("{\"rank\":%d,\"size\":%zu,\"count\":%zu,\"dtype\":\"%s\",\"op\":\"%s\",\"n_ranks\":%d,\"ring_len\":%d,\"role\":\"%s\",\"transport\":\"%s\",\"time_us\":%.2f,\"time_min_us\":%.2f,\"time_med_us\":%.2f,\"time_max_us\":%.2f,\"algbw_GBps\":%.4f,\"busbw_GBps\":%.4f,\"wrong\":%zu,\"tx_bytes\":%.0f,\"rx_bytes\":%.0f,\"theory_bytes\":%.0f,\"retransmits\":%llu,\"fast_retransmits\":%llu,\"timeouts\":%llu,\"duplicates\":%llu,\"hash\":\"%016llx\"}\n",
 			       rank, count * 4, count, tname,
 			       o.op == RINA_SUM ? "sum" : o.op == RINA_AVG ?
-			       "avg" : "max", n, L, rina_comm_transport(comm),
+			       "avg" : "max", n, L, role_name(role),
+			       rina_comm_transport(comm),
 			       t * 1e6, times[0] * 1e6,
 			       times[o.iters / 2] * 1e6,
 			       times[o.iters - 1] * 1e6, algbw, busbw, wrong,
 			       tx, rx, theory,
 			       (unsigned long long)(s1.retransmits -
 						    s0.retransmits),
+			       (unsigned long long)(s1.fast_retransmits -
+						    s0.fast_retransmits),
+			       (unsigned long long)(s1.timeouts - s0.timeouts),
 			       (unsigned long long)(s1.duplicates -
 						    s0.duplicates),
 			       (unsigned long long)fnv(buf, count * 4));
@@ -387,6 +405,31 @@ int main(int argc, char **argv)
 		       (unsigned long long)s1.rx_early,
 		       (unsigned long long)s1.fault_dropped,
 		       (unsigned long long)s1.fault_duplicated);
+		if (!strcmp(rina_comm_transport(comm), "xdp"))
+			printf("# rank %d xdp: redirected %llu passed %llu dropped %llu fault-dropped %llu; sockets: rx_dropped %llu rx_ring_full %llu fill_ring_empty %llu invalid_descs %llu\n",
+			       rank,
+			       (unsigned long long)s1.xdp_prog_redirected,
+			       (unsigned long long)s1.xdp_prog_passed,
+			       (unsigned long long)s1.xdp_prog_dropped,
+			       (unsigned long long)s1.xdp_prog_fault_dropped,
+			       (unsigned long long)s1.xdp_rx_dropped,
+			       (unsigned long long)s1.xdp_rx_ring_full,
+			       (unsigned long long)s1.xdp_fill_ring_empty,
+			       (unsigned long long)s1.xdp_invalid_descs);
+		if (role == RINA_ROLE_INA_AGENT)
+			printf("# rank %d agent: contributions %llu partials in %llu out %llu slots done %llu allgather in %llu out %llu retransmitted %llu repairs %llu re-emitted %llu duplicates %llu stale %llu bad %llu\n",
+			       rank, (unsigned long long)s1.agent_contrib_in,
+			       (unsigned long long)s1.agent_partial_in,
+			       (unsigned long long)s1.agent_partial_out,
+			       (unsigned long long)s1.agent_slots_done,
+			       (unsigned long long)s1.agent_ag_in,
+			       (unsigned long long)s1.agent_ag_out,
+			       (unsigned long long)s1.agent_ag_retransmits,
+			       (unsigned long long)s1.agent_repairs,
+			       (unsigned long long)s1.agent_reemit,
+			       (unsigned long long)s1.agent_dup,
+			       (unsigned long long)s1.agent_stale,
+			       (unsigned long long)s1.agent_bad);
 	}
 	rina_comm_destroy(comm);
 	free(buf);

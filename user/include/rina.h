@@ -105,6 +105,9 @@ struct rina_stats {
 	uint64_t	agent_slots_done, agent_ag_in, agent_ag_out;
 	uint64_t	agent_ag_retransmits, agent_repairs, agent_reemit;
 	uint64_t	agent_dup, agent_stale, agent_bad;
+	/* the host XDP program on this rank's device (AF_XDP transport) */
+	uint64_t	xdp_prog_redirected, xdp_prog_passed;
+	uint64_t	xdp_prog_dropped, xdp_prog_fault_dropped;
 };
 
 typedef struct rina_comm rina_comm_t;
@@ -132,6 +135,13 @@ int rina_comm_rank(const rina_comm_t *comm);
 int rina_comm_size(const rina_comm_t *comm);
 int rina_comm_ring_len(const rina_comm_t *comm);	/* L */
 int rina_comm_elems(const rina_comm_t *comm);		/* E */
+
+enum rina_role {
+	RINA_ROLE_MEMBER	= 0,	/* autonomous ring member */
+	RINA_ROLE_INA_WORKER	= 1,	/* worker of an INA rack */
+	RINA_ROLE_INA_AGENT	= 2,	/* worker and agent of an INA rack */
+};
+int rina_comm_role(const rina_comm_t *comm);
 const char *rina_comm_transport(const rina_comm_t *comm);
 int rina_comm_get_stats(rina_comm_t *comm, struct rina_stats *st);
 

@@ -237,6 +237,7 @@ static void ag_send_down(struct rina_agent *a, struct ag_ent *e, bool retx)
 static uint64_t ag_retransmit(struct rina_agent *a)
 {
 	uint64_t now = rina_now_us(), reo = a->c.srtt_us / 4;
+	bool timer_used = false;
 
 	while (a->fifo_head != a->fifo_tail) {
 		struct ag_ent *e = a->fifo[a->fifo_head];
@@ -247,6 +248,12 @@ static uint64_t ag_retransmit(struct rina_agent *a)
 		}
 		if (e->t_sent + reo >= a->rack_ts && e->t_sent + e->rto > now)
 			return e->t_sent + e->rto - now;
+		if (e->t_sent + reo >= a->rack_ts) {
+			/* timer: one per pass, as ring.c explains */
+			if (timer_used)
+				return 0;
+			timer_used = true;
+		}
 		fifo_pop(a);
 		ag_send_down(a, e, true);
 		e->tries++;

@@ -333,6 +333,15 @@ int rina_comm_elems(const rina_comm_t *c)
 	return c ? (int)c->job.elems : -1;
 }
 
+int rina_comm_role(const rina_comm_t *c)
+{
+	if (!c)
+		return -1;
+	if (!c->ina_local)
+		return RINA_ROLE_MEMBER;
+	return c->agent ? RINA_ROLE_INA_AGENT : RINA_ROLE_INA_WORKER;
+}
+
 const char *rina_comm_transport(const rina_comm_t *c)
 {
 	return c ? c->tp->ops->name : NULL;
@@ -356,6 +365,10 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 	tmp.xdp_rx_ring_full = ts.rx_ring_full;
 	tmp.xdp_fill_ring_empty = ts.rx_fill_ring_empty;
 	tmp.xdp_invalid_descs = ts.rx_invalid_descs + ts.tx_invalid_descs;
+	tmp.xdp_prog_redirected = ts.prog_redirected;
+	tmp.xdp_prog_passed = ts.prog_passed;
+	tmp.xdp_prog_dropped = ts.prog_dropped;
+	tmp.xdp_prog_fault_dropped = ts.prog_fault_dropped;
 	if (c->agent) {
 		struct rina_agent_stats as;
 

@@ -29,6 +29,7 @@ struct contrib {
 	uint64_t	ordinal;
 	uint64_t	t_sent;
 	uint64_t	rto;
+	uint64_t	deadline;
 	uint32_t	tries;
 	bool		sent, done;
 };
@@ -48,7 +49,6 @@ struct wcall {
 	__u64		*ovfmap;
 	uint64_t	expect_ag, got_ag, got_done;
 	uint64_t	last_progress, last_nack;
-	uint64_t	rack_ts;
 
 	struct rina_msg	tx[RINA_BATCH];
 	int		ntx;
@@ -121,6 +121,7 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 		if (x->rto < RINA_RTO_SLOT_MIN_US)
 			x->rto = RINA_RTO_SLOT_MIN_US;
 	}
+	x->deadline = x->t_sent + x->rto;
 	return 0;
 }
 
@@ -135,8 +136,6 @@ static void contrib_done(struct wcall *k, uint32_t idx)
 	k->last_progress = rina_now_us();
 	if (!x->tries && x->sent)
 		rina_rtt_sample(k->c, k->last_progress - x->t_sent);
-	if (x->t_sent > k->rack_ts)
-		k->rack_ts = x->t_sent;
 	while (k->first_open < k->nct && k->ct[k->first_open].done)
 		k->first_open++;
 }
@@ -165,33 +164,38 @@ static int wpump(struct wcall *k)
 static int wretransmit(struct wcall *k, uint64_t *wait_us)
 {
 	uint64_t now = rina_now_us(), next = UINT64_MAX;
-	uint64_t reo = k->c->srtt_us + 4 * k->c->rttvar_us;
+	struct contrib *oldest = NULL;
 	uint32_t j;
 	int ret;
 
+	/*
+	 * Delivery is seen out of send order: a first-step slot completes
+	 * at once, a later step's waits for the ring. So no RACK here: a
+	 * timer well above the pipeline delay, resending only the oldest
+	 * overdue contribution at a time (see ring.c).
+	 */
 	for (j = k->first_open; j < k->next_send; j++) {
 		struct contrib *x = &k->ct[j];
-		uint64_t due = x->t_sent + x->rto;
+
+		if (!x->done && x->deadline <= now &&
+		    (!oldest || x->t_sent < oldest->t_sent))
+			oldest = x;
+	}
+	if (oldest) {
+		k->c->st.timeouts++;
+		ret = send_contrib(k, oldest, true);
+		if (ret)
+			return ret;
+	}
+	for (j = k->first_open; j < k->next_send; j++) {
+		struct contrib *x = &k->ct[j];
 
 		if (x->done)
 			continue;
-		/*
-		 * Delivery is seen out of send order (ACKs for chunks that
-		 * leave the rack, allgather data for the own chunk), so
-		 * RACK needs a whole round trip of reordering allowance.
-		 */
-		if (x->t_sent + reo < k->rack_ts || due <= now) {
-			if (due <= now)
-				k->c->st.timeouts++;
-			else
-				k->c->st.fast_retransmits++;
-			ret = send_contrib(k, x, true);
-			if (ret)
-				return ret;
-			due = x->t_sent + x->rto;
-		}
-		if (due < next)
-			next = due;
+		if (x->deadline <= now)
+			x->deadline = now + x->rto;
+		if (x->deadline < next)
+			next = x->deadline;
 	}
 	*wait_us = next == UINT64_MAX ? UINT64_MAX : next - now;
 	return wflush(k);

@@ -245,7 +245,7 @@ static void job_defaults(struct rina_job_desc *job)
 	job->elems = 256;
 	job->window = 64;
 	job->timeout_ms = 10000;
-	job->rto_us = 5000;
+	job->rto_us = 20000;
 }
 
 int rina_jobfile_parse_text(const char *text, const char *name,

@@ -24,7 +24,7 @@
  * waits for the ring's pipeline, not just a round trip: the timer only
  * catches tail losses there (RACK-style detection does the rest).
  */
-#define RINA_RTO_SLOT_MIN_US	20000
+#define RINA_RTO_SLOT_MIN_US	50000
 #define RINA_RTO_SLOT_FACTOR	4
 #define RINA_LINGER_MAX_MS	2000	/* destroy: wait for BYE at most */
 

@@ -25,8 +25,9 @@
 struct out_ent {
 	uint32_t	seq;
 	uint32_t	tries;
-	uint64_t	t_sent;
+	uint64_t	t_sent;		/* last (re)transmission */
 	uint64_t	rto;
+	uint64_t	deadline;	/* timer */
 };
 
 struct ack_batch {
@@ -342,6 +343,7 @@ static int send_new(struct call *k, uint32_t seq, uint64_t now)
 		e->rto *= RINA_RTO_SLOT_FACTOR;
 	else if (k->ordwin)
 		e->rto = RINA_RTO_SLOT_MIN_US;
+	e->deadline = now + e->rto;
 	k->outpos[seq] = ++k->nout;
 	return 0;
 }
@@ -444,35 +446,60 @@ static void out_remove(struct call *k, uint32_t seq)
  * this recovers in one round trip (RACK, RFC 8985). The timer only
  * catches the tail of a call, and so can afford to be conservative.
  */
+static int resend(struct call *k, struct out_ent *e, uint64_t now)
+{
+	int ret = emit(k, e->seq, true);
+
+	if (ret)
+		return ret;
+	e->tries++;
+	e->t_sent = now;
+	e->rto = e->rto * 2 > RINA_RTO_MAX_US ? RINA_RTO_MAX_US : e->rto * 2;
+	e->deadline = now + e->rto;
+	return 0;
+}
+
 static int retransmit(struct call *k, uint64_t *wait_us)
 {
 	uint64_t now = rina_now_us(), next = UINT64_MAX;
 	uint64_t reo = k->c->srtt_us / 4;
+	struct out_ent *oldest = NULL;
 	uint32_t j;
 	int ret;
 
 	for (j = 0; j < k->nout; j++) {
 		struct out_ent *e = &k->out[j];
-		uint64_t due = e->t_sent + e->rto;
-		/* an INA member acks at slot completion, out of order */
-		bool lost = !k->ordwin && e->t_sent + reo < k->rack_ts;
 
-		if (lost || due <= now) {
-			if (lost)
-				k->c->st.fast_retransmits++;
-			else
-				k->c->st.timeouts++;
-			ret = emit(k, e->seq, true);
+		/* an INA member acks at slot completion, out of order */
+		if (!k->ordwin && e->t_sent + reo < k->rack_ts) {
+			k->c->st.fast_retransmits++;
+			ret = resend(k, e, now);
 			if (ret)
 				return ret;
-			e->tries++;
-			e->t_sent = now;
-			e->rto = e->rto * 2 > RINA_RTO_MAX_US ?
-				 RINA_RTO_MAX_US : e->rto * 2;
-			due = now + e->rto;
+		} else if (e->deadline <= now &&
+			   (!oldest || e->t_sent < oldest->t_sent)) {
+			oldest = e;
 		}
-		if (due < next)
-			next = due;
+	}
+	/*
+	 * The timer resends only the oldest overdue packet, as TCP's RTO
+	 * does: on a loaded host a late ACK is likelier than a window of
+	 * losses, and were the others lost too, RACK sees it as soon as
+	 * this one is acknowledged. The rest wait one more timeout.
+	 */
+	if (oldest) {
+		k->c->st.timeouts++;
+		ret = resend(k, oldest, now);
+		if (ret)
+			return ret;
+	}
+	for (j = 0; j < k->nout; j++) {
+		struct out_ent *e = &k->out[j];
+
+		if (e->deadline <= now)
+			e->deadline = now + e->rto;
+		if (e->deadline < next)
+			next = e->deadline;
 	}
 	*wait_us = next == UINT64_MAX ? UINT64_MAX : next - now;
 	return flush_tx(k);

@@ -32,6 +32,11 @@ struct rina_transport_stats {
 	uint64_t rx_ring_full;
 	uint64_t rx_fill_ring_empty;
 	uint64_t rx_invalid_descs, tx_invalid_descs;
+	/* the host XDP program's counters on the device (all its users) */
+	uint64_t prog_redirected;	/* to AF_XDP sockets */
+	uint64_t prog_passed;		/* to the stack: not Rina, agent port */
+	uint64_t prog_dropped;		/* malformed Rina packets */
+	uint64_t prog_fault_dropped;	/* its drop_ppm knob */
 };
 
 struct rina_transport_cfg {

@@ -68,6 +68,7 @@ struct xdp_transport {
 	unsigned int		nq, next_q;
 	uint32_t		ring, frame, max_len;
 	int			ifindex, map_fd, ctl_fd;
+	int			stats_fd;	/* the program's counters */
 	bool			zc;
 	char			ifname[IF_NAMESIZE];
 	uint8_t			mac[6];
@@ -448,6 +449,37 @@ static int xdp_recv(struct rina_transport *t, struct rina_msg *msgs, int max,
 
 /* ---- stats, teardown ------------------------------------------------- */
 
+/* Sum the program's per-CPU counters into the transport's view. */
+static void prog_counters(const struct xdp_transport *x,
+			  struct rina_transport_stats *st)
+{
+	int ncpu = libbpf_num_possible_cpus(), c;
+	uint32_t i;
+	uint64_t *vals, sum;
+
+	if (x->stats_fd < 0 || ncpu <= 0)
+		return;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return;
+	for (i = 0; i < RINA_XDP_NR_COUNTERS; i++) {
+		if (bpf_map_lookup_elem(x->stats_fd, &i, vals))
+			continue;
+		for (sum = 0, c = 0; c < ncpu; c++)
+			sum += vals[c];
+		if (i == RINA_XDP_REDIRECT)
+			st->prog_redirected += sum;
+		else if (i == RINA_XDP_PASS_OTHER || i == RINA_XDP_PASS_AGENT ||
+			 i == RINA_XDP_PASS_NO_XSK)
+			st->prog_passed += sum;
+		else if (i == RINA_XDP_DROP_FAULT)
+			st->prog_fault_dropped += sum;
+		else
+			st->prog_dropped += sum;
+	}
+	free(vals);
+}
+
 static void xdp_get_stats(struct rina_transport *t,
 			  struct rina_transport_stats *st)
 {
@@ -457,6 +489,7 @@ static void xdp_get_stats(struct rina_transport *t,
 	unsigned int i;
 
 	*st = x->st;
+	prog_counters(x, st);
 	st->rx_dropped += x->rx_bad;
 	for (i = 0; i < x->nq; i++) {
 		len = sizeof(xs);
@@ -493,6 +526,8 @@ static void xdp_destroy(struct rina_transport *t)
 		queue_teardown(&x->q[i]);
 	if (x->map_fd >= 0)
 		close(x->map_fd);
+	if (x->stats_fd >= 0)
+		close(x->stats_fd);
 	if (x->ctl_fd >= 0)
 		close(x->ctl_fd);
 	free(x->held);
@@ -605,6 +640,7 @@ int rina_xdp_transport_create(const struct rina_transport_cfg *cfg,
 	}
 	x->t.ops = &xdp_ops;
 	x->map_fd = -1;
+	x->stats_fd = -1;
 	x->ip = cfg->local.ip;
 	x->port = cfg->local.port;
 	x->max_len = cfg->max_msg_len;
@@ -638,6 +674,7 @@ int rina_xdp_transport_create(const struct rina_transport_cfg *cfg,
 		goto fail;
 	}
 	x->map_fd = rina_xdp_prog_map(prog_fd, RINA_XDP_XSKS_MAP);
+	x->stats_fd = rina_xdp_prog_map(prog_fd, RINA_XDP_STATS_MAP);
 	close(prog_fd);
 	if (x->map_fd < 0) {
 		ret = x->map_fd;

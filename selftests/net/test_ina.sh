@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# The Rina ring with abstracted members between emulated hosts: INA racks
+# collapse to one ring member (L = x + m(k - x)); results equal the CPU
+# reference and plain RAR bit for bit on every rank; bytes on each host
+# interface and rack uplink match the theory (INA-rack worker S each way,
+# ring member and uplink 2(L-1)/L S); loss and duplication; a killed
+# worker. Without a ToR process the agent aggregates in software.
+# Usage: test_ina.sh [TRANSPORT]
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/selftests/lib.sh"
+
+transport=${1:-udp}
+run=$top/build/bin/rina-run
+bench=$top/build/bin/rina-bench
+tmp=$(mktemp -d)
+defer rm -rf "$tmp"
+
+require_root
+require_cmd python3 ip
+
+ktap_plan 9
+
+# rows FILE: "ring_len role hash wrong" per JSON row, all ranks
+rows()
+{
+	python3 - "$1" <<'EOF'
+import json, sys
+for line in open(sys.argv[1]):
+    line = line.split('] ', 1)[-1].strip()
+    if line.startswith('{'):
+        r = json.loads(line)
+        print(r['size'], r['ring_len'], r['role'], r['hash'], r['wrong'],
+              r['retransmits'])
+EOF
+}
+
+# bench NAME TOPO INA [ENV=VAL...] -- ARGS: run rina-bench on every rank
+bench()
+{
+	local name=$1 topo=$2 ina=$3 envs=()
+	shift 3
+	while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+	shift
+	env "${envs[@]}" "$run" --topo "$topo" --ina "$ina" --timeout 150 -- \
+		"$bench" --transport "$transport" --json -c 1 -n 2 -w 1 "$@" \
+		>"$tmp/$name.out" 2>&1
+}
+
+# expect_ok NAME NRANKS L: every row right, one hash per size, ring of L
+expect_ok()
+{
+	local name=$1 n=$2 L=$3 r
+	r=$(rows "$tmp/$name.out")
+	if [ -z "$r" ]; then
+		tail -5 "$tmp/$name.out" | sed 's/^/# /'
+		return 1
+	fi
+	echo "$r" | awk -v n="$n" -v L="$L" '
+		{ cnt[$1]++; h[$1" "$4] = 1; if ($2 != L || $5 != 0) bad = 1 }
+		END {
+			for (s in cnt) if (cnt[s] != n) bad = 1
+			nh = 0; for (k in h) nh++
+			ns = 0; for (s in cnt) ns++
+			exit (bad || nh != ns)
+		}'
+}
+
+# correctness over topologies and INA patterns; float32 hashes equal to
+# plain RAR (RINA_NO_INA=1) on the same topology
+for spec in "1x4 all 1 int32" "2x2 0 3 float32" "2x2 all 2 int32" \
+	    "3x2 0,2 4 float32" "2x3 1 4 int32"; do
+	set -- $spec
+	topo=$1 ina=$2 L=$3 dt=$4 n=$(( ${1%x*} * ${1#*x} ))
+	name="ina-$topo-$ina"
+	bench "$name" "$topo" "$ina" -- -d "$dt" -b 4 -e 1M -f 11
+	if ! expect_ok "$name" "$n" "$L"; then
+		ktap_fail "$topo INA racks $ina: ring of $L, $dt exact/identical"
+		continue
+	fi
+	if [ "$dt" = float32 ]; then
+		bench "$name-plain" "$topo" "$ina" RINA_NO_INA=1 -- \
+			-d "$dt" -b 4 -e 1M -f 11
+		a=$(rows "$tmp/$name.out" | awk '{print $1, $4}' | sort -u)
+		b=$(rows "$tmp/$name-plain.out" | awk '{print $1, $4}' | sort -u)
+		if [ "$a" != "$b" ]; then
+			ktap_fail "$topo INA racks $ina: float32 equal to plain RAR" \
+				"hashes differ"
+			continue
+		fi
+	fi
+	extra=
+	[ "$dt" = float32 ] && extra=", equal to plain RAR"
+	ktap_ok "$topo INA racks $ina: ring of $L, $dt exact, identical$extra"
+done
+
+# bytes on the wire: 2x3, rack 0 INA (L = 4), S = 8 MiB, 3 calls
+S=$((8 << 20)); calls=3
+"$run" --topo 2x3 --ina 0 --timeout 150 -- sh -c '
+	stat() { cat /sys/class/net/eth0/statistics/$1_bytes; }
+	up() { ip netns exec "${RINA_NETNS%-h*}-tor$1" \
+		cat /sys/class/net/up0/statistics/$2_bytes; }
+	t0=$(stat tx) r0=$(stat rx)
+	[ "$RINA_RANK" = 0 ] && u0="$(up 0 tx) $(up 0 rx) $(up 1 tx) $(up 1 rx)"
+	"$0" -d int32 -b '$S' -e '$S' -n '$calls' -w 0 -c 0 --json >/dev/null || exit 1
+	echo "eth0 $RINA_RANK $(( $(stat tx) - t0 )) $(( $(stat rx) - r0 ))"
+	if [ "$RINA_RANK" = 0 ]; then
+		sleep 0.5
+		set -- $u0
+		echo "up 0 $(( $(up 0 tx) - $1 )) $(( $(up 0 rx) - $2 ))"
+		echo "up 1 $(( $(up 1 tx) - $3 )) $(( $(up 1 rx) - $4 ))"
+	fi' "$bench" >"$tmp/bytes.out" 2>&1
+rc=$?
+python3 - "$tmp/bytes.out" "$S" "$calls" <<'EOF' >"$tmp/bytes.chk"
+import sys
+S, calls = int(sys.argv[2]), int(sys.argv[3])
+E, H, L = 1024, 70, 4                     # rina-run's jumbo default E
+pkts = S // (4 * E)
+one = S + pkts * H                        # the tensor once, with headers
+ring = 2 * (L - 1) / L * one
+bad = 0
+for line in open(sys.argv[1]):
+    f = line.split('] ', 1)[-1].split()
+    if len(f) != 4 or f[0] not in ('eth0', 'up'):
+        continue
+    tx, rx = int(f[2]) / calls, int(f[3]) / calls
+    if f[0] == 'eth0':
+        rank = int(f[1])
+        if rank == 0:
+            continue                      # the agent also aggregates
+        want = one if rank < 3 else ring
+        what = 'INA-rack worker' if rank < 3 else 'ring member'
+        label = 'rank %d (%s)' % (rank, what)
+    else:
+        want, label = ring, 'rack %s uplink' % f[1]
+    ok = abs(tx / want - 1) < 0.02 and abs(rx / want - 1) < 0.02
+    bad |= not ok
+    print('# %-28s tx %.4f rx %.4f of %.0f B %s' %
+          (label, tx / want, rx / want, want, 'ok' if ok else 'OUT OF 2%'))
+sys.exit(bad)
+EOF
+brc=$?
+cat "$tmp/bytes.chk"
+if [ "$rc" -eq 0 ] && [ "$brc" -eq 0 ] && [ "$(grep -c '^#' "$tmp/bytes.chk")" -eq 7 ]; then
+	ktap_ok "bytes per interface within 2%: INA worker S, member and uplinks 2(L-1)/L S"
+else
+	tail -5 "$tmp/bytes.out" | sed 's/^/# /'
+	ktap_fail "bytes per interface" "rina-run $rc, check $brc"
+fi
+
+# loss and duplication through librina's knobs, INA and autonomous ranks
+for spec in "10000 0 int32 1%-loss" "100000 100000 float32 10%-loss-10%-dup"; do
+	set -- $spec
+	bench "fault-$4" 2x2 0 RINA_FAULT_DROP_PPM=$1 RINA_FAULT_DUP_PPM=$2 -- \
+		-d "$3" -b 64K -e 1M -f 4
+	retx=$(rows "$tmp/fault-$4.out" | awk '{s += $6} END {print s + 0}')
+	if expect_ok "fault-$4" 4 3 && [ "$retx" -gt 0 ]; then
+		ktap_ok "2x2 rack 0 INA under $4: exact, identical, $retx retransmissions"
+	else
+		ktap_fail "2x2 rack 0 INA under $4" "retransmissions $retx"
+	fi
+done
+
+# a worker of the INA rack killed mid-allreduce
+start=$(date +%s)
+"$run" --topo 2x2 --ina 0 --timeout 60 --job-opt 'timeout_ms 2000' -- sh -c '
+	if [ "$RINA_RANK" = 1 ]; then
+		exec timeout -s KILL 1.5 "$0" -d int32 -b 4M -e 4M -n 1000 -w 0
+	fi
+	exec "$0" -d int32 -b 4M -e 4M -n 1000 -w 0' "$bench" \
+	>"$tmp/kill.out" 2>&1
+rc=$?
+secs=$(( $(date +%s) - start ))
+errs=$(grep -cE '\[rank (0|2|3)\].*(timed out|aborted)' "$tmp/kill.out")
+grep -E '\[rank (0|2|3)\].*(timed out|aborted)' "$tmp/kill.out" | head -3 | sed 's/^/# /'
+if [ "$rc" -ne 0 ] && [ "$errs" -eq 3 ] && [ "$secs" -lt 25 ]; then
+	ktap_ok "killed INA-rack worker: the other 3 ranks fail clearly in ${secs}s"
+else
+	tail -6 "$tmp/kill.out" | sed 's/^/# /'
+	ktap_fail "killed INA-rack worker" "exit $rc, $errs clear errors, ${secs}s"
+fi
+
+ktap_finish
