@@ -2,7 +2,9 @@
 /*
  * JobClassify (model: p4/model/job_classify.c).
  * rina_job: (IPv4 dst, UDP dst port, job_id) -> set_job: the packet is
- *   addressed to the agent of a job this ToR aggregates; loads the job.
+ *   addressed to the agent of a job this ToR aggregates, or to the ToR's
+ *   own address (the agent's own contributions: a host cannot send to
+ *   itself through the wire); loads the job.
  * rina_worker: (job_idx, src_id) -> set_worker: a local worker's
  *   contributor bit.
  */
@@ -15,7 +17,7 @@ control JobClassify(in headers_t hdr, inout metadata_t meta)
 		       bit<16> win, bit<16> member, bit<16> ring_len,
 		       bit<16> own_chunk, bit<8> up_bit_idx,
 		       bit<32> local_mask, bit<16> mgrp, bit<16> src_id,
-		       bit<48> agent_mac)
+		       bit<48> agent_mac, bit<32> agent_ip, bit<16> agent_port)
 	{
 		meta.job_hit = 1;
 		meta.j_job_idx = job_idx;
@@ -30,8 +32,8 @@ control JobClassify(in headers_t hdr, inout metadata_t meta)
 		meta.j_mgrp = mgrp;
 		meta.j_src_id = src_id;
 		meta.j_agent_mac = agent_mac;
-		meta.agent_ip = hdr.ipv4.dst_addr;
-		meta.agent_port = hdr.udp.dst_port;
+		meta.agent_ip = agent_ip;
+		meta.agent_port = agent_port;
 	}
 
 	table rina_job {

@@ -67,6 +67,7 @@ int rina_p4cfg_write(FILE *f, const struct rina_job_desc *job,
 {
 	static struct rina_ring ring;
 	const struct rina_member *me = NULL;
+	const struct rina_rack_desc *rk;
 	struct rina_job_verdict v;
 	unsigned int i, k, member = 0, m, port, handle, rank;
 	char b1[INET_ADDRSTRLEN], b2[32];
@@ -135,13 +136,22 @@ int rina_p4cfg_write(FILE *f, const struct rina_job_desc *job,
 		}
 	}
 	member_addr(job, &ring, member, &ip, &port, &mac);
-	fprintf(f, "table_add RinaIngress.job_classify.rina_job "
-		"RinaIngress.job_classify.set_job %s %u %u => "
-		"%u %u %u %u %u %u %u %u %u %u %u %s\n",
-		ipstr(ip, b1), port, job->job_id, o->job_idx, o->epoch,
-		o->pool_base, 2 * job->window, member, ring.L,
-		rina_own_chunk(member, ring.L), m, (1u << m) - 1, o->mgrp,
-		SRC_SWITCH | o->rack, macstr(mac, b2));
+	rk = rina_job_rack(job, o->rack);
+	for (k = 0; k < 2; k++) {
+		/* k = 1: the ToR's own address, for the agent's contributions */
+		__be32 key = k ? rk->tor_ip : ip;
+
+		if (k && (!rk->tor_ip || rk->tor_ip == ip))
+			break;
+		fprintf(f, "table_add RinaIngress.job_classify.rina_job "
+			"RinaIngress.job_classify.set_job %s %u %u => "
+			"%u %u %u %u %u %u %u %u %u %u %u %s ",
+			ipstr(key, b1), port, job->job_id, o->job_idx, o->epoch,
+			o->pool_base, 2 * job->window, member, ring.L,
+			rina_own_chunk(member, ring.L), m, (1u << m) - 1,
+			o->mgrp, SRC_SWITCH | o->rack, macstr(mac, b2));
+		fprintf(f, "%s %u\n", ipstr(ip, b1), port);
+	}
 	for (i = 0; i < m; i++)
 		fprintf(f, "table_add RinaIngress.job_classify.rina_worker "
 			"RinaIngress.job_classify.set_worker %u %u => %u\n",

@@ -133,6 +133,8 @@ static int set_job(struct rina_tor *sw, char **k, char **a, char *err,
 	N(9, RINA_TOR_MAX_GROUPS - 1, p->mgrp);
 	N(10, 0xffff, p->src_id);
 	MAC(11, p->agent_mac);
+	IP(12, p->agent_ip);
+	N(13, 0xffff, p->agent_port);
 	if (p->win < 2 || (p->win & (p->win - 1)) ||
 	    p->pool_base + p->win > RINA_TOR_POOL_SIZE)
 		return fail(err, errlen, "window/pool out of range");
@@ -264,7 +266,7 @@ struct table_spec {
 
 static const struct table_spec specs[] = {
 	{ "RinaIngress.job_classify.rina_job",
-	  "RinaIngress.job_classify.set_job", 3, 12 },
+	  "RinaIngress.job_classify.set_job", 3, 14 },
 	{ "RinaIngress.job_classify.rina_worker",
 	  "RinaIngress.job_classify.set_worker", 2, 1 },
 	{ "RinaIngress.l2_fwd.l2_fwd", "RinaIngress.l2_fwd.set_port", 1, 1 },

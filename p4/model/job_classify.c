@@ -2,8 +2,9 @@
 /*
  * JobClassify (p4/job_classify.p4). Table rina_job, exact on (IPv4
  * destination, UDP destination port, job_id): a hit means the packet is
- * addressed to the agent of a job this ToR aggregates and loads the job's
- * parameters (set_job). Table rina_worker, exact on (job_idx, src_id):
+ * addressed to the agent of a job this ToR aggregates (or to the ToR's own
+ * address, for the agent's own contributions, which a host cannot send to
+ * itself through the wire) and loads the job's parameters (set_job). Table rina_worker, exact on (job_idx, src_id):
  * the contributor bit of a local worker (set_worker).
  */
 #include "rina_tor_model.h"
@@ -21,8 +22,8 @@ void tor_job_classify(struct rina_tor *sw, struct tor_headers *hdr,
 		    e->job_id == hdr->rina.job_id) {
 			meta->job_hit = 1;
 			meta->job = e->p;
-			meta->agent_ip = hdr->ipv4.dst;
-			meta->agent_port = hdr->udp.dport;
+			meta->agent_ip = e->p.agent_ip;
+			meta->agent_port = e->p.agent_port;
 			return;
 		}
 	}

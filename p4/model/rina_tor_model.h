@@ -70,6 +70,8 @@ struct tor_job_params {
 	__u32	local_mask;
 	__u16	mgrp, src_id;		/* group; RINA_SRC_SWITCH | rack */
 	__u8	agent_mac[6];
+	__u32	agent_ip;		/* source of what the switch emits */
+	__u16	agent_port;
 };
 
 struct tor_meta {

@@ -543,5 +543,18 @@ out:
 		write_stats(stats);
 	if (jflag)
 		json(stdout);
+	fprintf(stderr, "rina-tor: exit: contrib_in %llu partial_in %llu "
+		"slots %llu partial_out %llu ag_mcast %llu dup %llu stale %llu "
+		"collision %llu bypass_in %llu too_long %llu\n",
+		(unsigned long long)sw->job_ctr[RINA_TC_CONTRIB_IN],
+		(unsigned long long)sw->job_ctr[RINA_TC_PARTIAL_IN],
+		(unsigned long long)sw->job_ctr[RINA_TC_SLOT_DONE],
+		(unsigned long long)sw->job_out[RINA_TO_PARTIAL_OUT],
+		(unsigned long long)sw->job_out[RINA_TO_AG_MCAST],
+		(unsigned long long)sw->job_ctr[RINA_TC_DUP],
+		(unsigned long long)sw->job_ctr[RINA_TC_STALE],
+		(unsigned long long)sw->job_ctr[RINA_TC_COLLISION],
+		(unsigned long long)sw->job_ctr[RINA_TC_BYPASS_IN],
+		(unsigned long long)sw->job_ctr[RINA_TC_TOO_LONG]);
 	return ret;
 }

@@ -84,6 +84,7 @@ L = 3
 ME = 1
 OWN = (ME + 1) % L
 TOR_MAC = "02:00:00:00:01:ff"
+TOR_IP = "198.18.1.254"
 AGENT = dict(mac="02:00:00:00:01:0b", ip="198.18.1.11", port=AGENT_PORT)
 WORKERS = [dict(rank=1, mac="02:00:00:00:01:0b", ip="198.18.1.11",
                 port=WORKER_PORT, tor_port=1),
@@ -117,10 +118,11 @@ def std_config(v, job=7, job_idx=0, epoch=1, pool_base=0, win=4, mgrp=2,
             v.cli("table_add RinaIngress.l2_fwd.l2_fwd "
                   "RinaIngress.l2_fwd.set_port %s => %d" % (h["mac"], UPLINK))
     v.cli("table_add %s.rina_job %s.set_job %s %d %d => "
-          "%d %d %d %d %d %d %d %d %d %d %d %s" %
+          "%d %d %d %d %d %d %d %d %d %d %d %s %s %d" %
           (TI, TI, agent["ip"], agent["port"], job, job_idx, epoch,
            pool_base, win, ME, L, OWN, len(WORKERS),
-           (1 << len(WORKERS)) - 1, mgrp, SRC_SW, agent["mac"]))
+           (1 << len(WORKERS)) - 1, mgrp, SRC_SW, agent["mac"],
+           agent["ip"], agent["port"]))
     for b, w in enumerate(WORKERS):
         v.cli("table_add %s.rina_worker %s.set_worker %d %d => %d" %
               (TI, TI, job_idx, w["rank"], b))
@@ -888,6 +890,35 @@ def v_numbers():
     return v
 
 
+def v_tor_address():
+    v = Vec("tor_address", "the agent's own contributions, addressed to the "
+            "ToR's own IPv4 address (a host cannot send to itself through "
+            "the wire), aggregate with those addressed to the agent")
+    std_config(v)
+    v.cli("table_add %s.rina_job %s.set_job %s %d %d => "
+          "0 1 0 4 %d %d %d %d %d 2 %d %s %s %d" %
+          (TI, TI, TOR_IP, AGENT_PORT, 7, ME, L, OWN, len(WORKERS),
+           (1 << len(WORKERS)) - 1, SRC_SW, AGENT["mac"], AGENT["ip"],
+           AGENT_PORT))
+    c = ME
+    w0 = WORKERS[0]
+    pkt = udp_frame(TOR_MAC, w0["mac"], w0["ip"], TOR_IP, w0["port"],
+                    AGENT_PORT, rina(CONTRIB, 2, 0, c, 0, step=0,
+                                     src=w0["rank"], data=[5]))
+    v.inp(1, pkt, "contrib rank 1 (the agent) to the ToR's address")
+    for w in WORKERS[1:]:
+        v.inp(w["tor_port"], contrib(w, 2, 0, c, [1]), "contrib rank %d to "
+              "the agent's address" % w["rank"])
+    v.out(UPLINK, out_partial(2, P, c, [7], 3), "SR_PARTIAL from the agent's "
+          "address")
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "slot_done")
+    v.count("job_out", "partial_out")
+    v.count("tor_ctr", "ok", 3)
+    v.counters()
+    return v
+
+
 def v_two_jobs():
     v = Vec("two_jobs", "two jobs on one ToR: separate pools, groups, "
             "counters; the same slot numbers never mix")
@@ -1014,7 +1045,7 @@ def main():
     for f in (v_agg_first_chunk, v_agg_with_upstream, v_own_chunk,
               v_duplicates, v_shadow, v_stale_collision, v_unknown_job,
               v_malformed, v_non_rina, v_allgather, v_numbers, v_two_jobs,
-              v_epoch, v_drop_sim):
+              v_epoch, v_drop_sim, v_tor_address):
         f().write(d)
 
 

@@ -13,7 +13,7 @@ tor=$top/build/tor/rina-tor
 replay=$top/build/selftests/tor/tor_replay
 vec=$top/selftests/tor/vectors
 files="agg_first_chunk agg_with_upstream duplicates_reemit allgather_ack
-       stale_collision numbers_limits unknown_job own_chunk_mcast"
+       stale_collision numbers_limits unknown_job tor_address own_chunk_mcast"
 nfiles=$(echo $files | wc -w)
 
 require_root
