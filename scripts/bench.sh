@@ -28,6 +28,8 @@ mtu=${BENCH_MTU:-9000}
 dtype=${BENCH_DTYPE:-float32}
 budget=${BENCH_BUDGET:-480}
 transports=${BENCH_TRANSPORTS:-udp xdp}
+# INA patterns run as extra variants: rina-ina-<racks> (x = 0 is rina-udp)
+ina_sets=${BENCH_INA-"0 all"}
 xdp_mtu=${BENCH_XDP_MTU:-3500}
 out=${BENCH_OUT:-$top/build/bench}
 
@@ -37,7 +39,9 @@ die() { echo "bench: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
 mkdir -p "$out" || die "cannot create $out"
 raw=$out/rows.jsonl
+cpu=$out/cpu.jsonl
 : >"$raw"
+: >"$cpu"
 
 variants=()
 if [ -x "$BIN/rina-bench" ]; then
@@ -47,6 +51,9 @@ if [ -x "$BIN/rina-bench" ]; then
 			continue
 		fi
 		variants+=("rina-$t")
+	done
+	for x in $ina_sets; do
+		variants+=("rina-ina-$x")
 	done
 else
 	echo "bench: no build/bin/rina-bench yet: skipping the rina rows" >&2
@@ -74,6 +81,11 @@ run_one()
 		cmd=("$RUN" --topo "$topo" --mtu "$xdp_mtu" --xdp auto
 		     --timeout 300 --
 		     "$BIN/rina-bench" --transport xdp "${args[@]}") ;;
+	rina-ina-*)
+		# INA racks: the ToR (rina-tor, where built) or the agent adds
+		cmd=("$RUN" --topo "$topo" --mtu "$mtu" --ina "${v#rina-ina-}"
+		     --timeout 300 --
+		     "$BIN/rina-bench" --transport udp "${args[@]}") ;;
 	rina-*)
 		cmd=("$RUN" --topo "$topo" --mtu "$mtu" --timeout 300 --
 		     "$BIN/rina-bench" --transport "${v#rina-}" "${args[@]}") ;;
@@ -85,8 +97,11 @@ run_one()
 		cmd=("$RUN" --topo "$topo" --mtu "$mtu" --timeout 300 --mpi --
 		     "$BIN/mpi-bench" "${args[@]}") ;;
 	esac
-	"${cmd[@]}" >"$log" 2>&1
+	# CPU seconds of every process of the run (ranks, ToRs, mpirun)
+	( "${cmd[@]}" >"$log" 2>&1; rc=$?; times >"$out/times"; exit $rc )
 	rc=$?
+	python3 "$top/scripts/bench_cpu.py" run "$out/times" "$log" \
+		"$iters" "$warmup" "$topo" "$v" "$rep" >>"$cpu"
 	if ! python3 "$top/scripts/bench_agg.py" --tag "$topo" "$v" "$rep" \
 		<"$log" >>"$raw"; then
 		echo "bench: $topo $v rep $rep: no JSON rows" >&2
@@ -124,4 +139,6 @@ done
 
 echo
 python3 "$top/scripts/bench_agg.py" "$raw" | tee "$out/summary.txt"
+echo
+python3 "$top/scripts/bench_cpu.py" summary "$cpu" | tee -a "$out/summary.txt"
 echo "# raw rows: $raw"
