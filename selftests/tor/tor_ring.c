@@ -65,12 +65,15 @@ struct world {
 	int	loss_pct, dup_pct, reorder;
 	__u32	nord;
 	__s64	*ref;
+	int	rounds;
 	int	errors;
 	unsigned long frames;
 	char	why[256];
 };
 
 static struct rina_tor_out tor_out;
+static __u16 g_round;		/* allreduce call number */
+static __u32 g_slot_base;	/* slots keep counting across calls */
 
 static __u32 rnd(struct world *w)
 {
@@ -215,7 +218,7 @@ static void build(struct frame *f, const struct addr *src,
 	x[0] = RINA_VERSION << 4 | r->op;
 	x[1] = r->flags;
 	put16(x + 2, 7);
-	put16(x + 4, 1);
+	put16(x + 4, g_round);
 	x[6] = r->step;
 	x[7] = r->hop;
 	put16(x + 8, r->src);
@@ -305,7 +308,7 @@ static void stream_send(struct world *w, struct host *h, __u32 o, int retx)
 	r.step = (__u8)t;
 	r.src = (__u16)h->rank;
 	r.chunk = (__u16)c;
-	r.slot = (__u16)o;
+	r.slot = (__u16)(g_slot_base + o);
 	r.n = (__u16)wire_n(w, b, c, p);
 	r.seq = rina_seq(&w->s, b, c, p, 0);
 	if (h->ina) {
@@ -630,6 +633,8 @@ static void host_rx(struct world *w, struct host *h, const __u8 *d,
 
 	if (memcmp(d, h->mac, 6))
 		return;		/* not ours: an L2 flood copy */
+	if (len >= 70 && get16(d + 46) != g_round)
+		return;		/* a late frame of an earlier call */
 	if (len < 70 || rina_hdr_check((const struct rina_hdr *)(d + 42),
 				       len - 42)) {
 		char msg[128];
@@ -713,6 +718,7 @@ struct topo {
 	int	loss, dup, reorder;
 	__u16	elems, window;
 	int	seeds;		/* runs with different seeds (faults) */
+	int	rounds;		/* allreduce calls, switch state kept */
 };
 
 static int setup(struct world *w, const struct topo *t)
@@ -873,51 +879,28 @@ static void dump(struct world *w)
 	}
 }
 
-static int run(const struct topo *t, struct world *w, char *diag,
-	       size_t dlen, __u64 seed)
+/* One allreduce call; returns the number of timeouts it needed. */
+static int call(struct world *w, const struct topo *t)
 {
 	int i, k, ticks = 0, done;
 	__u64 e;
 
-	if (setup(w, t)) {
-		snprintf(diag, dlen, "bad topology");
-		return -1;
-	}
-	w->loss_pct = t->loss;
-	w->dup_pct = t->dup;
-	w->reorder = t->reorder;
-	w->rng = 0x9e3779b97f4a7c15ULL ^ (seed * 0x2545f4914f6cdd1dULL);
-	w->qn = 0;
-	w->qh = 0;
-	w->errors = 0;
-	w->frames = 0;
-	w->ref = calloc(t->count + 1, sizeof(*w->ref));
+	memset(w->ref, 0, (t->count + 1) * sizeof(*w->ref));
 	for (i = 0; i < w->n_hosts; i++) {
 		struct host *h = &w->h[i];
 
-		h->member = w->ring.member_of[i];
-		h->ina = w->ring.m[h->member].ina;
-		h->agent = h->ina && w->ring.m[h->member].agent == i;
-		for (k = 0; k < w->n_tors; k++)
-			if (w->tor_rack[k] == h->rack)
-				h->tor = k;
-		h->in = calloc(t->count + 1, 4);
-		h->out = calloc(t->count + 1, 4);
-		h->sr_have = calloc(w->s.seqs + 1, 1);
-		h->ag_have = calloc(w->s.seqs + 1, 1);
-		h->agst = calloc(w->s.seqs + 1, 1);
-		h->aghop = calloc(w->s.seqs + 1, 1);
-		h->ost = calloc(w->nord + 1, 1);
-		h->odata = calloc((size_t)w->nord * w->s.E + 1, 4);
-		h->onc = calloc(w->nord + 1, 2);
+		memset(h->out, 0, (t->count + 1) * 4);
+		memset(h->sr_have, 0, w->s.seqs + 1);
+		memset(h->ag_have, 0, w->s.seqs + 1);
+		memset(h->agst, 0, w->s.seqs + 1);
+		memset(h->aghop, 0, w->s.seqs + 1);
+		memset(h->ost, 0, w->nord + 1);
+		memset(h->onc, 0, (w->nord + 1) * 2);
+		h->got = 0;
 		for (e = 0; e < t->count; e++) {
 			h->in[e] = (__s32)(rnd(w) % 2000001) - 1000000;
 			w->ref[e] += h->in[e];
 		}
-	}
-	if (install(w)) {
-		snprintf(diag, dlen, "install failed");
-		return -1;
 	}
 	/* stream state: who sends which receiver ordinal */
 	for (i = 0; i < w->n_hosts; i++) {
@@ -966,9 +949,9 @@ static int run(const struct topo *t, struct world *w, char *diag,
 			{
 				__u64 st = w->tor[f.tor]->job_ctr[RINA_TC_STALE];
 				__u16 sl = get16(f.data + 58);
-				unsigned int ri = (sl & w->job.window ?
+				unsigned int ri = (sl & (2u * w->job.window) ?
 					RINA_TOR_POOL_SIZE : 0) +
-					(sl & (w->job.window - 1));
+					(sl & (2u * w->job.window - 1));
 				struct rina_tor *T = w->tor[f.tor];
 				__u16 oid = T->slot_id[ri];
 				__u32 oseq = T->slot_seq[ri];
@@ -1016,10 +999,21 @@ static int run(const struct topo *t, struct world *w, char *diag,
 		}
 		if (w->errors)
 			break;
+		/* done: every rank has the result and has drained its windows */
 		done = 1;
-		for (i = 0; i < w->n_hosts; i++)
-			if (w->h[i].got != t->count)
+		for (i = 0; i < w->n_hosts; i++) {
+			struct host *h = &w->h[i];
+			__u32 o, q;
+
+			if (h->got != t->count)
 				done = 0;
+			for (o = 0; done && o < w->nord; o++)
+				if (h->ost[o] != O_NONE && h->ost[o] != O_ACKED)
+					done = 0;
+			for (q = 0; done && q < w->s.seqs; q++)
+				if (h->agst[q] == 1)
+					done = 0;
+		}
 		if (done)
 			break;
 		if (++ticks > MAX_TICKS) {
@@ -1034,15 +1028,66 @@ static int run(const struct topo *t, struct world *w, char *diag,
 		for (e = 0; e < t->count; e++)
 			if (w->h[i].out[e] != (__s32)w->ref[e]) {
 				snprintf(w->why, sizeof(w->why),
-					 "rank %d element %llu: %d, expected %d",
-					 i, (unsigned long long)e,
-					 w->h[i].out[e], (__s32)w->ref[e]);
+					 "call %u rank %d element %llu: %d, "
+					 "expected %d", g_round, i,
+					 (unsigned long long)e, w->h[i].out[e],
+					 (__s32)w->ref[e]);
 				w->errors++;
 				break;
 			}
-	snprintf(diag, dlen, "L %u P %u blocks %llu, %lu frames, %d timeouts",
-		 w->s.L, w->s.P, (unsigned long long)w->s.nblocks, w->frames,
-		 ticks);
+	return ticks;
+}
+
+static int run(const struct topo *t, struct world *w, char *diag,
+	       size_t dlen, __u64 seed)
+{
+	int i, k, ticks = 0;
+
+	if (setup(w, t)) {
+		snprintf(diag, dlen, "bad topology");
+		return -1;
+	}
+	w->loss_pct = t->loss;
+	w->dup_pct = t->dup;
+	w->reorder = t->reorder;
+	w->rng = 0x9e3779b97f4a7c15ULL ^ (seed * 0x2545f4914f6cdd1dULL);
+	w->qn = 0;
+	w->qh = 0;
+	w->errors = 0;
+	w->frames = 0;
+	w->ref = calloc(t->count + 1, sizeof(*w->ref));
+	for (i = 0; i < w->n_hosts; i++) {
+		struct host *h = &w->h[i];
+
+		h->member = w->ring.member_of[i];
+		h->ina = w->ring.m[h->member].ina;
+		h->agent = h->ina && w->ring.m[h->member].agent == i;
+		for (k = 0; k < w->n_tors; k++)
+			if (w->tor_rack[k] == h->rack)
+				h->tor = k;
+		h->in = calloc(t->count + 1, 4);
+		h->out = calloc(t->count + 1, 4);
+		h->sr_have = calloc(w->s.seqs + 1, 1);
+		h->ag_have = calloc(w->s.seqs + 1, 1);
+		h->agst = calloc(w->s.seqs + 1, 1);
+		h->aghop = calloc(w->s.seqs + 1, 1);
+		h->ost = calloc(w->nord + 1, 1);
+		h->odata = calloc((size_t)w->nord * w->s.E + 1, 4);
+		h->onc = calloc(w->nord + 1, 2);
+	}
+	if (install(w)) {
+		snprintf(diag, dlen, "install failed");
+		return -1;
+	}
+	w->rounds = t->rounds;
+	g_slot_base = 65536 - w->nord;	/* the 16-bit slot wraps */
+	for (g_round = 1; g_round <= t->rounds && !w->errors; g_round++) {
+		ticks += call(w, t);
+		g_slot_base += w->nord;
+	}
+	snprintf(diag, dlen, "L %u P %u blocks %llu, %d calls, %lu frames, "
+		 "%d timeouts", w->s.L, w->s.P,
+		 (unsigned long long)w->s.nblocks, t->rounds, w->frames, ticks);
 	return w->errors ? -1 : 0;
 }
 
@@ -1061,6 +1106,7 @@ static int check_counters(struct world *w, char *diag, size_t dlen)
 			    w->ring.m[k].rack == w->tor_rack[i])
 				me = &w->ring.m[k];
 		k = (__u32)(me - w->ring.m);
+		/* per call, times the calls made */
 		for (b = 0; b < w->s.nblocks; b++)
 			for (c = 0; c < L; c++)
 				for (p = 0; p < w->s.P; p++) {
@@ -1075,6 +1121,10 @@ static int check_counters(struct world *w, char *diag, size_t dlen)
 					    c != rina_own_chunk(k, L))
 						fwd++;
 				}
+		pk *= (__u64)w->rounds;
+		own *= (__u64)w->rounds;
+		first *= (__u64)w->rounds;
+		fwd *= (__u64)w->rounds;
 		if (jc(w, i, RINA_TC_CONTRIB_IN) != me->n_local * pk ||
 		    jc(w, i, RINA_TC_SLOT_DONE) != pk ||
 		    jc(w, i, RINA_TC_PARTIAL_IN) != (L > 1 ? pk - first : 0) ||
@@ -1126,18 +1176,18 @@ static void free_world(struct world *w)
 }
 
 static const struct topo topos[] = {
-	{ "1x1+ina3+1x1 clean", 3, { 0, 1, 0 }, { 1, 3, 1 }, 3000, 0, 0, 0, 64, 8, 1 },
-	{ "ina2 alone (L=1)", 1, { 1 }, { 2 }, 500, 0, 0, 0, 64, 4, 1 },
-	{ "ina2+1x1 (L=2), count 777", 2, { 1, 0 }, { 2, 1 }, 777, 0, 0, 0, 32, 4, 1 },
-	{ "ina2+ina3+2x1 two ToRs (L=4)", 3, { 1, 1, 0 }, { 2, 3, 2 }, 5000, 0, 0, 0, 64, 8, 1 },
-	{ "count 2 < L", 3, { 0, 1, 0 }, { 1, 3, 1 }, 2, 0, 0, 0, 64, 8, 1 },
-	{ "W = P + 1 = 2", 3, { 0, 1, 0 }, { 1, 2, 1 }, 2000, 0, 0, 0, 16, 2, 1 },
-	{ "every rack INA, 2x2 (L=2)", 2, { 1, 1 }, { 2, 2 }, 4096, 0, 0, 0, 64, 16, 1 },
-	{ "5% loss 5% dup reordered x20", 3, { 0, 1, 0 }, { 1, 3, 1 }, 3000, 5, 5, 1, 64, 8, 20 },
-	{ "10% loss two ToRs x20", 3, { 1, 1, 0 }, { 2, 3, 2 }, 4000, 10, 0, 1, 64, 8, 20 },
-	{ "10% dup reordered L=5 x10", 4, { 1, 0, 1, 0 }, { 3, 2, 2, 1 }, 2500, 0, 10, 1, 16, 8, 10 },
-	{ "10% loss 10% dup W=2 x10", 3, { 0, 1, 0 }, { 1, 2, 1 }, 1000, 10, 10, 1, 16, 2, 10 },
-	{ "10% loss every rack INA x10", 3, { 1, 1, 1 }, { 2, 2, 3 }, 3000, 10, 5, 1, 64, 8, 10 },
+	{ "1x1+ina3+1x1 clean", 3, { 0, 1, 0 }, { 1, 3, 1 }, 3000, 0, 0, 0, 64, 8, 1, 3 },
+	{ "ina2 alone (L=1)", 1, { 1 }, { 2 }, 500, 0, 0, 0, 64, 4, 1, 3 },
+	{ "ina2+1x1 (L=2), count 777", 2, { 1, 0 }, { 2, 1 }, 777, 0, 0, 0, 32, 4, 1, 3 },
+	{ "ina2+ina3+2x1 two ToRs (L=4)", 3, { 1, 1, 0 }, { 2, 3, 2 }, 5000, 0, 0, 0, 64, 8, 1, 3 },
+	{ "count 2 < L", 3, { 0, 1, 0 }, { 1, 3, 1 }, 2, 0, 0, 0, 64, 8, 1, 3 },
+	{ "W = P + 1 = 2", 3, { 0, 1, 0 }, { 1, 2, 1 }, 2000, 0, 0, 0, 16, 2, 1, 3 },
+	{ "every rack INA, 2x2 (L=2)", 2, { 1, 1 }, { 2, 2 }, 4096, 0, 0, 0, 64, 16, 1, 3 },
+	{ "5% loss 5% dup reordered x20", 3, { 0, 1, 0 }, { 1, 3, 1 }, 3000, 5, 5, 1, 64, 8, 20, 3 },
+	{ "10% loss two ToRs x20", 3, { 1, 1, 0 }, { 2, 3, 2 }, 4000, 10, 0, 1, 64, 8, 20, 3 },
+	{ "10% dup reordered L=5 x10", 4, { 1, 0, 1, 0 }, { 3, 2, 2, 1 }, 2500, 0, 10, 1, 16, 8, 10, 3 },
+	{ "10% loss 10% dup W=2 x10", 3, { 0, 1, 0 }, { 1, 2, 1 }, 1000, 10, 10, 1, 16, 2, 10, 3 },
+	{ "10% loss every rack INA x10", 3, { 1, 1, 1 }, { 2, 2, 3 }, 3000, 10, 5, 1, 64, 8, 10, 3 },
 };
 
 int main(void)
