@@ -26,6 +26,11 @@ for f in "$top"/selftests/tor/vectors/*.vec; do
 			"$port" "$hex" > "$work/corpus/seed$n"
 	done < "$f"
 done
+# control-plane seeds: the vectors' cli lines, as one text per file
+for f in "$top"/selftests/tor/vectors/*.vec; do
+	n=$((n + 1))
+	{ printf '\377'; sed -n 's/^cli //p' "$f"; } > "$work/corpus/seed$n"
+done
 if "$bin" -max_total_time="$secs" -seed=1 -rss_limit_mb=1024 \
 		-print_final_stats=1 -artifact_prefix="$work/" \
 		"$work/corpus" > "$work/log" 2>&1; then

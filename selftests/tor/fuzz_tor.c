@@ -3,7 +3,8 @@
  * libFuzzer target for the INA ToR model's packet entry point. An input
  * is a sequence of records [port u8][length be16][frame bytes]; the
  * switch carries a job install (the packet-vectors' rack) and keeps its
- * state across inputs. Checks: no memory error (ASan/UBSan), every
+ * state across inputs. An input starting with 0xff is instead a text of
+ * runtime CLI lines for rina_tor_cli() (the control-plane parser). Checks: no memory error (ASan/UBSan), every
  * output within bounds, every emitted Rina packet valid by rina_hdr_check.
  */
 #include <stdint.h>
@@ -95,6 +96,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!sw)
 		setup();
+	if (size && data[0] == 0xff) {
+		char line[1024], err[128];
+		size_t i = 1, n = 0;
+
+		for (; i <= size; i++) {
+			if (i == size || data[i] == '\n' || n == sizeof(line) - 1) {
+				line[n] = 0;
+				rina_tor_cli(sw, line, err, sizeof(err));
+				n = 0;
+				continue;
+			}
+			line[n++] = data[i] ? (char)data[i] : ' ';
+		}
+		return 0;
+	}
 	while (size >= 3) {
 		unsigned int port = data[0] % 8;
 		size_t len = (size_t)data[1] << 8 | data[2];
