@@ -57,7 +57,10 @@ struct port {
 	__u64	rx, tx;
 };
 
-static struct rina_job_desc job;
+#define MAX_TOR_JOBS	8
+
+static struct rina_job_desc jobs[MAX_TOR_JOBS];
+static int n_jobs;
 static struct rina_tor *sw;
 static struct rina_tor_out out;
 static struct port ports[MAX_PORTS];
@@ -227,8 +230,13 @@ static int resolve_macs(void)
 
 	for (tries = 0; tries < 60; tries++) {
 		missing = 0;
-		for (i = 0; i < job.n_ranks; i++) {
-			struct rina_rank_desc *r = &job.ranks[i];
+		for (i = 0; i < n_jobs * RINA_MAX_RANKS; i++) {
+			struct rina_job_desc *job = &jobs[i / RINA_MAX_RANKS];
+			struct rina_rank_desc *r = &job->ranks[i % RINA_MAX_RANKS];
+
+			if (i % RINA_MAX_RANKS >= job->n_ranks)
+				continue;
+			{
 			struct sockaddr_in sin = { .sin_family = AF_INET,
 						   .sin_port = htons(9),
 						   .sin_addr.s_addr = r->ip };
@@ -242,6 +250,7 @@ static int resolve_macs(void)
 				sendto(fd, "", 0, MSG_DONTWAIT,
 				       (struct sockaddr *)&sin, sizeof(sin));
 				close(fd);
+			}
 			}
 		}
 		if (!missing)
@@ -262,52 +271,100 @@ static int cli(const char *line)
 	return 0;
 }
 
+static void l2_add(const __u8 *m, int port)
+{
+	char cmd[160], err[128];
+
+	snprintf(cmd, sizeof(cmd), "table_add RinaIngress.l2_fwd.l2_fwd "
+		 "RinaIngress.l2_fwd.set_port %02x:%02x:%02x:%02x:%02x:%02x "
+		 "=> %d", m[0], m[1], m[2], m[3], m[4], m[5], port);
+	rina_tor_cli(sw, cmd, err, sizeof(err));	/* known MAC: fine */
+}
+
+/*
+ * Host port of a local rank: the rack's distinct host addresses in
+ * ascending order sit on h0, h1, ... (rina-run's layout), whatever job.
+ */
+static int host_port(const struct rina_job_desc *job, int rank)
+{
+	__u32 me = ntohl(job->ranks[rank].ip);
+	int i, below = 0;
+	__u32 seen[RINA_MAX_RANKS];
+	int n_seen = 0, j, dup;
+
+	for (i = 0; i < job->n_ranks; i++) {
+		__u32 ip = ntohl(job->ranks[i].ip);
+
+		if (job->ranks[i].rack != rack || ip >= me)
+			continue;
+		for (j = 0, dup = 0; j < n_seen; j++)
+			dup |= seen[j] == ip;
+		if (!dup) {
+			seen[n_seen++] = ip;
+			below++;
+		}
+	}
+	return 1 + below;
+}
+
+/*
+ * Install every job: job index k, pool after the previous jobs' (2W
+ * slots each), multicast group 2 + k, replica ids from 1 + 64k, plus plain
+ * L2 for every rank and the flood group 1.
+ */
 static int install(unsigned int epoch)
 {
-	struct rina_p4cfg o;
 	char err[256], *buf = NULL, *line, *save, cmd[256];
+	unsigned int pool = 0, nodes = 0;
+	int i, k, ret = 0;
 	size_t sz = 0;
-	int i, local = 0, ret = 0;
 	FILE *f;
 
-	rina_p4cfg_defaults(&o);
-	o.rack = rack;
-	o.uplink = 0;
-	o.epoch = epoch;
-	o.l2 = 1;
-	for (i = 0; i < job.n_ranks; i++)
-		if (job.ranks[i].rack == rack)
-			o.port_of[i] = 1 + local++;
-	if (local + 1 > n_ports) {
-		fprintf(stderr, "rina-tor: %d local ranks, %d host ports\n",
-			local, n_ports - 1);
-		return -1;
-	}
-	f = open_memstream(&buf, &sz);
-	if (!f)
-		return -1;
-	if (rina_p4cfg_write(f, &job, &o, err, sizeof(err))) {
-		fclose(f);
-		free(buf);
-		fprintf(stderr, "rina-tor: %s\n", err);
-		return -1;
-	}
-	fclose(f);
-	for (line = strtok_r(buf, "\n", &save); line && !ret;
-	     line = strtok_r(NULL, "\n", &save))
-		ret = cli(line);
-	free(buf);
-	/* plain L2: remote ranks behind the uplink, flood to every port */
-	for (i = 0; i < job.n_ranks && !ret; i++) {
-		const __u8 *m = job.ranks[i].mac;
+	for (k = 0; k < n_jobs && !ret; k++) {
+		const struct rina_job_desc *job = &jobs[k];
+		struct rina_p4cfg o;
 
-		if (job.ranks[i].rack == rack)
-			continue;
-		snprintf(cmd, sizeof(cmd), "table_add RinaIngress.l2_fwd.l2_fwd "
-			 "RinaIngress.l2_fwd.set_port "
-			 "%02x:%02x:%02x:%02x:%02x:%02x => 0",
-			 m[0], m[1], m[2], m[3], m[4], m[5]);
-		rina_tor_cli(sw, cmd, err, sizeof(err));	/* dup MACs */
+		rina_p4cfg_defaults(&o);
+		o.rack = rack;
+		o.uplink = 0;
+		o.epoch = (epoch + (unsigned int)k) & 0xffff;
+		o.job_idx = (unsigned int)k;
+		o.pool_base = pool;
+		o.mgrp = 2u + (unsigned int)k;
+		o.rid_base = 1u + 64u * (unsigned int)k;
+		o.node_base = nodes;
+		for (i = 0; i < job->n_ranks; i++) {
+			if (job->ranks[i].rack != rack) {
+				l2_add(job->ranks[i].mac, 0);
+				continue;
+			}
+			o.port_of[i] = host_port(job, i);
+			if (o.port_of[i] >= n_ports) {
+				fprintf(stderr, "rina-tor: job %u: more local "
+					"hosts than ports h0..h%d\n",
+					job->job_id, n_ports - 2);
+				return -1;
+			}
+			l2_add(job->ranks[i].mac, o.port_of[i]);
+		}
+		f = open_memstream(&buf, &sz);
+		if (!f)
+			return -1;
+		if (rina_p4cfg_write(f, job, &o, err, sizeof(err))) {
+			fclose(f);
+			free(buf);
+			fprintf(stderr, "rina-tor: job %u: %s\n", job->job_id,
+				err);
+			return -1;
+		}
+		fclose(f);
+		for (line = strtok_r(buf, "\n", &save); line && !ret;
+		     line = strtok_r(NULL, "\n", &save))
+			ret = cli(line);
+		free(buf);
+		buf = NULL;
+		pool += 2u * job->window;
+		nodes = (unsigned int)sw->n_nodes;
 	}
 	if (ret || cli("mc_mgrp_create 1"))
 		return -1;
@@ -328,16 +385,24 @@ static void json(FILE *f)
 	static const char *const pn[] = RINA_PARSE_NAMES;
 	static const char *const tn[] = { "non_rina", "l2_flood", "l2_runt",
 					  "giant" };
-	int i;
+	int i, k;
 
-	fprintf(f, "{\"job\":%u,\"rack\":%u,\"counters\":{", job.job_id, rack);
-	for (i = 0; i < __RINA_TC_MAX; i++)
-		fprintf(f, "%s\"%s\":%llu", i ? "," : "", jn[i],
-			(unsigned long long)sw->job_ctr[i]);
-	for (i = 0; i < __RINA_TO_MAX; i++)
-		fprintf(f, ",\"%s\":%llu", on[i],
-			(unsigned long long)sw->job_out[i]);
-	fprintf(f, "},\"switch\":{");
+	fprintf(f, "{\"rack\":%u,\"jobs\":[", rack);
+	for (k = 0; k < n_jobs; k++) {
+		const __u64 *jc = &sw->job_ctr[k * __RINA_TC_MAX];
+		const __u64 *jo = &sw->job_out[k * __RINA_TO_MAX];
+
+		fprintf(f, "%s{\"job\":%u,\"job_idx\":%d,\"counters\":{",
+			k ? "," : "", jobs[k].job_id, k);
+		for (i = 0; i < __RINA_TC_MAX; i++)
+			fprintf(f, "%s\"%s\":%llu", i ? "," : "", jn[i],
+				(unsigned long long)jc[i]);
+		for (i = 0; i < __RINA_TO_MAX; i++)
+			fprintf(f, ",\"%s\":%llu", on[i],
+				(unsigned long long)jo[i]);
+		fprintf(f, "}}");
+	}
+	fprintf(f, "],\"switch\":{");
 	for (i = 0; i < __RINA_PARSE_MAX; i++)
 		fprintf(f, "%s\"%s\":%llu", i ? "," : "", pn[i],
 			(unsigned long long)sw->tor_ctr[i]);
@@ -424,7 +489,8 @@ static void rx_port(int pi)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: rina-tor --job FILE --rack R [--bridge br0] [--epoch N]\n"
+		"usage: rina-tor --job FILE [--job FILE]... --rack R [--bridge br0]\n"
+		"                [--epoch N]\n"
 		"                [--stats FILE] [-j] [--drop VER_OP:RATE]...\n"
 		"  runs in a ToR namespace whose bridge has ports up0, h0, h1...\n"
 		"  --drop 0x11:655  drop 1%% of SR_CONTRIB (ingress simulator)\n");
@@ -443,7 +509,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *file = NULL, *bridge = "br0", *stats = NULL;
+	const char *files[MAX_TOR_JOBS], *bridge = "br0", *stats = NULL;
 	char err[256], drops[16][96];
 	struct pollfd pfd[MAX_PORTS];
 	unsigned int epoch = (unsigned int)time(NULL) & 0xffff;
@@ -452,7 +518,11 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "f:r:b:e:s:d:j", lo, NULL)) != -1) {
 		switch (c) {
-		case 'f': file = optarg; break;
+		case 'f':
+			if (n_jobs == MAX_TOR_JOBS)
+				usage();
+			files[n_jobs++] = optarg;
+			break;
 		case 'r': rack = (unsigned int)atoi(optarg); have_rack = 1;
 			  break;
 		case 'b': bridge = optarg; break;
@@ -475,11 +545,13 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (!file || !have_rack || optind != argc)
+	if (!n_jobs || !have_rack || optind != argc)
 		usage();
-	if (rina_jobfile_parse(file, &job, err, sizeof(err))) {
-		fprintf(stderr, "rina-tor: %s\n", err);
-		return 1;
+	for (i = 0; i < n_jobs; i++) {
+		if (rina_jobfile_parse(files[i], &jobs[i], err, sizeof(err))) {
+			fprintf(stderr, "rina-tor: %s\n", err);
+			return 1;
+		}
 	}
 	sw = calloc(1, sizeof(*sw));
 	if (!sw)
@@ -516,8 +588,8 @@ int main(int argc, char **argv)
 		pfd[i].fd = ports[i].fd;
 		pfd[i].events = POLLIN;
 	}
-	fprintf(stderr, "rina-tor: job %u rack %u: %d ports, epoch %u\n",
-		job.job_id, rack, n_ports, epoch);
+	fprintf(stderr, "rina-tor: %d job(s), first %u, rack %u: %d ports, "
+		"epoch %u\n", n_jobs, jobs[0].job_id, rack, n_ports, epoch);
 	while (!stop) {
 		int n = poll(pfd, (nfds_t)n_ports, 200);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # rina-tor in a ToR namespace (bridge br0, ports up0 h0 h1 h2, as rina-run
-# builds it) must behave like the model: the Rina packet vectors are
+# builds it) with two jobs must behave like the model: the Rina vectors are
 # replayed from a tester namespace wired to the four ports, the frames
 # coming back must be exactly the expected ones; its counters are written
 # as JSON; on SIGTERM it removes its tc rules.
@@ -13,7 +13,8 @@ tor=$top/build/tor/rina-tor
 replay=$top/build/selftests/tor/tor_replay
 vec=$top/selftests/tor/vectors
 files="agg_first_chunk agg_with_upstream duplicates_reemit allgather_ack
-       stale_collision numbers_limits unknown_job tor_address own_chunk_mcast"
+       stale_collision numbers_limits unknown_job tor_address two_jobs
+       own_chunk_mcast"
 nfiles=$(echo $files | wc -w)
 
 require_root
@@ -48,6 +49,7 @@ start_tor()
 {
 	rm -f "$tmp/stats.json"
 	ip netns exec "$TOR" "$tor" --job "$top/selftests/tor/job_rack1.txt" \
+		--job "$top/selftests/tor/job_rack1_j8.txt" \
 		--rack 1 --epoch 1 --stats "$tmp/stats.json" -j \
 		>"$tmp/tor.out" 2>"$tmp/tor.err" &
 	torpid=$!
@@ -85,7 +87,8 @@ wait "$torpid"
 if python3 - "$tmp/tor.out" <<'PY'
 import json, sys
 d = json.loads(open(sys.argv[1]).read())
-c = d["counters"]	# own_chunk_mcast.vec, the last one replayed
+c = d["jobs"][0]["counters"]	# own_chunk_mcast.vec, replayed last
+assert d["jobs"][1]["job"] == 8 and d["jobs"][1]["counters"]["contrib_in"] == 0
 want = dict(contrib_in=3, partial_in=1, slot_done=1, ag_out=1, ag_mcast=3,
             ack_out=1, dup=0, stale=0, collision=0)
 assert all(c[k] == v for k, v in want.items()), c
