@@ -4,8 +4,9 @@
  * destination, UDP destination port, job_id): a hit means the packet is
  * addressed to the agent of a job this ToR aggregates (or to the ToR's own
  * address, for the agent's own contributions, which a host cannot send to
- * itself through the wire) and loads the job's parameters (set_job). Table rina_worker, exact on (job_idx, src_id):
- * the contributor bit of a local worker (set_worker).
+ * itself through the wire) and loads the job's parameters (set_job).
+ * Table rina_worker, exact on (job_idx, src_id): the contributor bit of a
+ * local worker (set_worker).
  */
 #include "rina_tor_model.h"
 
