@@ -103,3 +103,12 @@ $(TOR_TEST_DIR)/tor_replay: $(TOP)/selftests/tor/tor_replay.c
 	$(Q)$(CC) $(USER_CFLAGS) $< -o $@
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_replay
+
+$(TOR_TEST_DIR)/tor_ctrl: $(TOP)/selftests/tor/tor_ctrl.c $(TOP)/core/plan.c \
+		$(TOP)/user/lib/jobfile.c $(TOP)/core/plan.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(USER_CFLAGS) -I$(TOP)/user/lib $< $(TOP)/core/plan.c \
+		$(TOP)/user/lib/jobfile.c -o $@
+
+ALL_TARGETS += $(TOR_TEST_DIR)/tor_ctrl

@@ -431,3 +431,40 @@ int rina_tor_counter(const struct rina_tor *sw, const char *name,
 		return -1;
 	return 0;
 }
+
+/*
+ * Remove job job_idx: what table_delete, mc_node_dissociate/destroy and
+ * mc_mgrp_destroy do on the behavioural model. Node handles stay taken.
+ */
+int rina_tor_job_remove(struct rina_tor *sw, unsigned int job_idx)
+{
+	unsigned int i, j, found = 0, grp = 0;
+
+	for (i = 0; i < RINA_TOR_MAX_JOBS; i++) {
+		if (!sw->rina_job[i].used || sw->rina_job[i].p.job_idx != job_idx)
+			continue;
+		grp = sw->rina_job[i].p.mgrp;
+		sw->rina_job[i].used = 0;
+		found = 1;
+	}
+	if (!found)
+		return -1;
+	for (i = 0; i < sizeof(sw->rina_worker) / sizeof(sw->rina_worker[0]);
+	     i++)
+		if (sw->rina_worker[i].job_idx == job_idx)
+			sw->rina_worker[i].used = 0;
+	for (i = 0; i < (unsigned int)sw->n_nodes; i++) {
+		struct tor_mc_node *n = &sw->mc_node[i];
+
+		if (!n->used || n->grp != (int)grp)
+			continue;
+		for (j = 0; j < RINA_TOR_RID_SIZE; j++)
+			if (sw->replica[j].used && sw->replica[j].rid == n->rid)
+				sw->replica[j].used = 0;
+		n->used = 0;
+		n->grp = -1;
+	}
+	if (grp < RINA_TOR_MAX_GROUPS)
+		sw->mgrp_used[grp] = 0;
+	return 0;
+}

@@ -205,6 +205,8 @@ void rina_tor_process(struct rina_tor *sw, unsigned int in_port,
 /* cli.c: one runtime CLI command (simple_switch_CLI syntax). */
 int rina_tor_cli(struct rina_tor *sw, const char *line, char *err,
 		 unsigned int errlen);
+/* Remove an installed job (its table entries, replicas and group). */
+int rina_tor_job_remove(struct rina_tor *sw, unsigned int job_idx);
 /* Read a counter by its P4 name; -1 if unknown. */
 int rina_tor_counter(const struct rina_tor *sw, const char *name,
 		     unsigned int index, __u64 *val);

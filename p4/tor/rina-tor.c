@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -307,66 +308,13 @@ static int host_port(const struct rina_job_desc *job, int rank)
 	return 1 + below;
 }
 
-/*
- * Install every job: job index k, pool after the previous jobs' (2W
- * slots each), multicast group 2 + k, replica ids from 1 + 64k, plus plain
- * L2 for every rank and the flood group 1.
- */
-static int install(unsigned int epoch)
+/* Plain L2: the flood group 1 over every port, before any job. */
+static int install_flood(void)
 {
-	char err[256], *buf = NULL, *line, *save, cmd[256];
-	unsigned int pool = 0, nodes = 0;
-	int i, k, ret = 0;
-	size_t sz = 0;
-	FILE *f;
+	char cmd[256];
+	int i;
 
-	for (k = 0; k < n_jobs && !ret; k++) {
-		const struct rina_job_desc *job = &jobs[k];
-		struct rina_p4cfg o;
-
-		rina_p4cfg_defaults(&o);
-		o.rack = rack;
-		o.uplink = 0;
-		o.epoch = (epoch + (unsigned int)k) & 0xffff;
-		o.job_idx = (unsigned int)k;
-		o.pool_base = pool;
-		o.mgrp = 2u + (unsigned int)k;
-		o.rid_base = 1u + 64u * (unsigned int)k;
-		o.node_base = nodes;
-		for (i = 0; i < job->n_ranks; i++) {
-			if (job->ranks[i].rack != rack) {
-				l2_add(job->ranks[i].mac, 0);
-				continue;
-			}
-			o.port_of[i] = host_port(job, i);
-			if (o.port_of[i] >= n_ports) {
-				fprintf(stderr, "rina-tor: job %u: more local "
-					"hosts than ports h0..h%d\n",
-					job->job_id, n_ports - 2);
-				return -1;
-			}
-			l2_add(job->ranks[i].mac, o.port_of[i]);
-		}
-		f = open_memstream(&buf, &sz);
-		if (!f)
-			return -1;
-		if (rina_p4cfg_write(f, job, &o, err, sizeof(err))) {
-			fclose(f);
-			free(buf);
-			fprintf(stderr, "rina-tor: job %u: %s\n", job->job_id,
-				err);
-			return -1;
-		}
-		fclose(f);
-		for (line = strtok_r(buf, "\n", &save); line && !ret;
-		     line = strtok_r(NULL, "\n", &save))
-			ret = cli(line);
-		free(buf);
-		buf = NULL;
-		pool += 2u * job->window;
-		nodes = (unsigned int)sw->n_nodes;
-	}
-	if (ret || cli("mc_mgrp_create 1"))
+	if (cli("mc_mgrp_create 1"))
 		return -1;
 	snprintf(cmd, sizeof(cmd), "mc_node_create 0");
 	for (i = 0; i < n_ports; i++)
@@ -376,6 +324,209 @@ static int install(unsigned int epoch)
 		return -1;
 	snprintf(cmd, sizeof(cmd), "mc_node_associate 1 %d", sw->n_nodes - 1);
 	return cli(cmd);
+}
+
+static unsigned int pool_base_of(int k)
+{
+	unsigned int pool = 0;
+	int i;
+
+	for (i = 0; i < k; i++)
+		pool += 2u * jobs[i].window;
+	return pool;
+}
+
+/*
+ * Install job k: job index k, the pool after the jobs before it in the
+ * command line (2W slots each), multicast group 2 + k, replica ids from
+ * 1 + 64k, a fresh epoch; plain L2 entries for its ranks. Returns a
+ * RINA_TOR_ST_* status.
+ */
+enum {
+	RINA_TOR_ST_OK		= 0,
+	RINA_TOR_ST_UNKNOWN_JOB	= 1,
+	RINA_TOR_ST_NO_SLOTS	= 2,
+	RINA_TOR_ST_BAD_PARAMS	= 3,
+};
+
+static int installed[MAX_TOR_JOBS];
+static unsigned int next_epoch;
+
+static int install_one(int k)
+{
+	const struct rina_job_desc *job = &jobs[k];
+	char err[256], *buf = NULL, *line, *save;
+	struct rina_p4cfg o;
+	size_t sz = 0;
+	int i, ret = 0;
+	FILE *f;
+
+	if (job->elems > RINA_TOR_ELEMS)
+		return RINA_TOR_ST_BAD_PARAMS;
+	if (pool_base_of(k) + 2u * job->window > RINA_TOR_POOL_SIZE)
+		return RINA_TOR_ST_NO_SLOTS;
+	rina_p4cfg_defaults(&o);
+	o.rack = rack;
+	o.uplink = 0;
+	o.epoch = next_epoch++ & 0xffff;
+	o.job_idx = (unsigned int)k;
+	o.pool_base = pool_base_of(k);
+	o.mgrp = 2u + (unsigned int)k;
+	o.rid_base = 1u + 64u * (unsigned int)k;
+	o.node_base = (unsigned int)sw->n_nodes;
+	for (i = 0; i < job->n_ranks; i++) {
+		if (job->ranks[i].rack != rack) {
+			l2_add(job->ranks[i].mac, 0);
+			continue;
+		}
+		o.port_of[i] = host_port(job, i);
+		if (o.port_of[i] >= n_ports) {
+			fprintf(stderr, "rina-tor: job %u: more local hosts "
+				"than ports h0..h%d\n", job->job_id,
+				n_ports - 2);
+			return RINA_TOR_ST_BAD_PARAMS;
+		}
+		l2_add(job->ranks[i].mac, o.port_of[i]);
+	}
+	f = open_memstream(&buf, &sz);
+	if (!f)
+		return RINA_TOR_ST_NO_SLOTS;
+	if (rina_p4cfg_write(f, job, &o, err, sizeof(err))) {
+		fclose(f);
+		free(buf);
+		fprintf(stderr, "rina-tor: job %u: %s\n", job->job_id, err);
+		return RINA_TOR_ST_BAD_PARAMS;
+	}
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line && !ret;
+	     line = strtok_r(NULL, "\n", &save))
+		ret = cli(line);
+	free(buf);
+	if (ret) {
+		rina_tor_job_remove(sw, (unsigned int)k);
+		return RINA_TOR_ST_NO_SLOTS;
+	}
+	installed[k] = 1;
+	fprintf(stderr, "rina-tor: job %u installed (job_idx %d, pool %u..%u, "
+		"epoch %u)\n", job->job_id, k, o.pool_base,
+		o.pool_base + 2 * job->window - 1, o.epoch);
+	return RINA_TOR_ST_OK;
+}
+
+/* ---- the ToR control protocol (Documentation/protocol-ina.md §9) ---- */
+
+static __u32 my_ip;		/* the bridge's address, host order */
+static __u8 my_mac[6];
+
+static void bridge_addr(const char *bridge)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (fd < 0)
+		return;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", bridge);
+	if (!ioctl(fd, SIOCGIFADDR, &ifr))
+		my_ip = ntohl(((struct sockaddr_in *)&ifr.ifr_addr)->
+			      sin_addr.s_addr);
+	if (!ioctl(fd, SIOCGIFHWADDR, &ifr))
+		memcpy(my_mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(fd);
+}
+
+static __u16 rd16(const __u8 *p)
+{
+	return (__u16)(p[0] << 8 | p[1]);
+}
+
+static __u32 rd32(const __u8 *p)
+{
+	return (__u32)rd16(p) << 16 | rd16(p + 2);
+}
+
+/*
+ * A CTRL to the ToR's own address and port 0x524f with a TOR_* type is
+ * the control protocol, handled here and never seen by the model.
+ * Returns 1 when the frame was consumed.
+ */
+static int control(int pi, __u8 *f, unsigned int len)
+{
+	const struct rina_hdr *h = (const struct rina_hdr *)(f + 42);
+	__u32 type, st = RINA_TOR_ST_UNKNOWN_JOB, sum = 0;
+	__u64 hash;
+	__u8 *x;
+	int k, i;
+
+	if (!my_ip || len != 42 + RINA_HDR_LEN + 16 || f[14] != 0x45 ||
+	    rd32(f + 30) != my_ip || rd16(f + 36) != RINA_UDP_PORT_AGENT ||
+	    rina_hdr_check(h, len - 42) ||
+	    rina_hdr_opcode(h) != RINA_OP_CTRL)
+		return 0;
+	type = rd32(f + 70);
+	if (type != RINA_CTRL_TOR_INSTALL && type != RINA_CTRL_TOR_REMOVE)
+		return 0;
+	hash = (__u64)rd32(f + 78) << 32 | rd32(f + 82);
+	for (k = 0; k < n_jobs; k++)
+		if (jobs[k].job_id == rd16(f + 44))
+			break;
+	if (k < n_jobs && rina_job_hash(&jobs[k]) != hash)
+		st = RINA_TOR_ST_BAD_PARAMS;
+	else if (k < n_jobs && type == RINA_CTRL_TOR_INSTALL)
+		st = installed[k] ? RINA_TOR_ST_OK : (__u32)install_one(k);
+	else if (k < n_jobs && installed[k]) {
+		rina_tor_job_remove(sw, (unsigned int)k);
+		installed[k] = 0;
+		st = RINA_TOR_ST_OK;
+		fprintf(stderr, "rina-tor: job %u removed\n", jobs[k].job_id);
+	}
+	/* the reply, from our address to the sender's */
+	memcpy(f, f + 6, 6);
+	memcpy(f + 6, my_mac, 6);
+	x = f + 14;
+	x[1] = 0;
+	x[4] = x[5] = 0;
+	x[6] = 0x40;
+	x[7] = 0;
+	x[8] = 64;
+	memcpy(x + 16, x + 12, 4);
+	x[12] = (__u8)(my_ip >> 24);
+	x[13] = (__u8)(my_ip >> 16);
+	x[14] = (__u8)(my_ip >> 8);
+	x[15] = (__u8)my_ip;
+	x[10] = x[11] = 0;
+	for (i = 0; i < 20; i += 2)
+		sum += rd16(x + i);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	x[10] = (__u8)(~sum >> 8);
+	x[11] = (__u8)~sum;
+	x = f + 34;
+	memcpy(x + 2, x, 2);		/* dport = the sender's port */
+	x[0] = RINA_UDP_PORT_AGENT >> 8;
+	x[1] = RINA_UDP_PORT_AGENT & 0xff;
+	x[6] = x[7] = 0;
+	x = f + 42;
+	x[1] = RINA_F_FROM_SWITCH;
+	x[8] = (__u8)((RINA_SRC_SWITCH | rack) >> 8);
+	x[9] = (__u8)(RINA_SRC_SWITCH | rack);
+	x = f + 70;
+	x[0] = x[1] = x[2] = 0;
+	x[3] = RINA_CTRL_TOR_REPLY;
+	x[4] = (__u8)(st >> 24);
+	x[5] = (__u8)(st >> 16);
+	x[6] = (__u8)(st >> 8);
+	x[7] = (__u8)st;
+	{
+		struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+					   .sll_ifindex = ports[pi].ifindex,
+					   .sll_halen = 6 };
+
+		memcpy(sll.sll_addr, f, 6);
+		if (sendto(ports[pi].fd, f, len, 0, (struct sockaddr *)&sll,
+			   sizeof(sll)) > 0)
+			ports[pi].tx++;
+	}
+	return 1;
 }
 
 static void json(FILE *f)
@@ -466,6 +617,8 @@ static void rx_port(int pi)
 		/* an unfinished UDP checksum (offload): send it as "none" */
 		if (csum_partial && n >= RINA_TOR_RINA_OFF && frame[14] == 0x45)
 			frame[40] = frame[41] = 0;
+		if (control(pi, frame, (unsigned int)n))
+			continue;
 		rina_tor_process(sw, (unsigned int)pi, frame, (unsigned int)n,
 				 &out);
 		for (k = 0; k < out.n; k++) {
@@ -490,7 +643,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: rina-tor --job FILE [--job FILE]... --rack R [--bridge br0]\n"
-		"                [--epoch N]\n"
+		"                [--epoch N] [--on-demand]\n"
 		"                [--stats FILE] [-j] [--drop VER_OP:RATE]...\n"
 		"  runs in a ToR namespace whose bridge has ports up0, h0, h1...\n"
 		"  --drop 0x11:655  drop 1%% of SR_CONTRIB (ingress simulator)\n");
@@ -507,6 +660,7 @@ int main(int argc, char **argv)
 		{ "stats", required_argument, NULL, 's' },
 		{ "drop", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "on-demand", no_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *files[MAX_TOR_JOBS], *bridge = "br0", *stats = NULL;
@@ -514,9 +668,10 @@ int main(int argc, char **argv)
 	struct pollfd pfd[MAX_PORTS];
 	unsigned int epoch = (unsigned int)time(NULL) & 0xffff;
 	int c, i, have_rack = 0, jflag = 0, n_drops = 0, ret = 1;
+	int on_demand = 0;
 	time_t last = 0;
 
-	while ((c = getopt_long(argc, argv, "f:r:b:e:s:d:j", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:r:b:e:s:d:jo", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (n_jobs == MAX_TOR_JOBS)
@@ -530,6 +685,7 @@ int main(int argc, char **argv)
 				  0xffff; break;
 		case 's': stats = optarg; break;
 		case 'j': jflag = 1; break;
+		case 'o': on_demand = 1; break;
 		case 'd': {
 			unsigned int op, rate;
 
@@ -566,8 +722,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rina-tor: cannot resolve every rank's MAC\n");
 		return 1;
 	}
-	if (install(epoch))
+	next_epoch = epoch;
+	bridge_addr(bridge);
+	if (install_flood())
 		return 1;
+	for (i = 0; !on_demand && i < n_jobs; i++) {
+		int st = install_one(i);
+
+		if (st) {
+			fprintf(stderr, "rina-tor: job %u: %s\n",
+				jobs[i].job_id,
+				st == RINA_TOR_ST_NO_SLOTS ? "no slots left" :
+				"bad parameters (elements above 64?)");
+			return 1;
+		}
+	}
 	for (i = 0; i < n_drops; i++)
 		if (cli(drops[i]))
 			return 1;
