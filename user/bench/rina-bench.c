@@ -357,7 +357,7 @@ int main(int argc, char **argv)
 		sum_busbw += busbw;
 		rows++;
 		if (o.json) {
-			printf("{\"rank\":%d,\"size\":%zu,\"count\":%zu,\"dtype\":\"%s\",\"op\":\"%s\",\"n_ranks\":%d,\"ring_len\":%d,\"role\":\"%s\",\"transport\":\"%s\",\"time_us\":%.2f,\"time_min_us\":%.2f,\"time_med_us\":%.2f,\"time_max_us\":%.2f,\"algbw_GBps\":%.4f,\"busbw_GBps\":%.4f,\"wrong\":%zu,\"tx_bytes\":%.0f,\"rx_bytes\":%.0f,\"theory_bytes\":%.0f,\"retransmits\":%llu,\"fast_retransmits\":%llu,\"timeouts\":%llu,\"duplicates\":%llu,\"hash\":\"%016llx\"}\n",
+			printf("{\"rank\":%d,\"size\":%zu,\"count\":%zu,\"dtype\":\"%s\",\"op\":\"%s\",\"n_ranks\":%d,\"ring_len\":%d,\"role\":\"%s\",\"transport\":\"%s\",\"time_us\":%.2f,\"time_min_us\":%.2f,\"time_med_us\":%.2f,\"time_max_us\":%.2f,\"algbw_GBps\":%.4f,\"busbw_GBps\":%.4f,\"wrong\":%zu,\"tx_bytes\":%.0f,\"rx_bytes\":%.0f,\"theory_bytes\":%.0f,\"retransmits\":%llu,\"fast_retransmits\":%llu,\"timeouts\":%llu,\"duplicates\":%llu,\"agent_retransmits\":%llu,\"hash\":\"%016llx\"}\n",
 			       rank, count * 4, count, tname,
 			       o.op == RINA_SUM ? "sum" : o.op == RINA_AVG ?
 			       "avg" : "max", n, L, role_name(role),
@@ -373,6 +373,10 @@ int main(int argc, char **argv)
 			       (unsigned long long)(s1.timeouts - s0.timeouts),
 			       (unsigned long long)(s1.duplicates -
 						    s0.duplicates),
+			       (unsigned long long)(s1.agent_ag_retransmits +
+						    s1.agent_reemit -
+						    s0.agent_ag_retransmits -
+						    s0.agent_reemit),
 			       (unsigned long long)fnv(buf, count * 4));
 		} else if (rank == 0) {
 			printf("  %10zu %12zu %8s %6s %10.1f %8.3f %8.3f %7zu %12.0f %12.0f %6.3f\n",
