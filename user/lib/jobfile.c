@@ -243,7 +243,7 @@ static void job_defaults(struct rina_job_desc *job)
 {
 	memset(job, 0, sizeof(*job));
 	job->elems = 256;
-	job->window = 64;
+	job->window = 256;
 	job->timeout_ms = 10000;
 	job->rto_us = 20000;
 }
