@@ -1,0 +1,807 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The agent protocol of an INA rack on the shared core; see agent.h and
+ * Documentation/protocol-ina.md.
+ */
+#include "agent.h"
+#include "agg.h"
+#include "wire.h"
+#include "schedule.h"
+#include "slot.h"
+
+/*
+ * One aggregation in progress or done, keyed by (round, seq). Software
+ * has memory to spare, so unlike the ToR's 2W registers there is one
+ * entry per packet of the last two rounds: no collisions, ever, whatever
+ * order the upstream member sends in.
+ */
+struct rina_agent_agg {
+	struct rina_slot s;
+	__u16	chunk, p_chunk, n_elem, step;
+	__u8	dtype_op, flags;
+	__s32	vals[];
+};
+
+/* A cached allgather packet: for repair and for retransmission. */
+struct rina_agent_ag {
+	__u16	round;
+	__u32	seq;
+	__u32	len;		/* bytes in pkt */
+	__u8	fwd;		/* went downstream: needs its ACK */
+	__u8	acked;
+	__u8	hop;		/* hop downstream */
+	__u32	in_fifo;	/* references from the FIFO */
+	__u32	tries;
+	__u64	t_sent, rto;
+	__u8	pkt[];		/* as sent to the local workers */
+};
+
+/* ---- small helpers ----------------------------------------------- */
+
+static int addr_eq(const struct rina_agent_addr *x,
+		   const struct rina_agent_addr *y)
+{
+	return x->ip == y->ip && x->port == y->port;
+}
+
+static __u64 get_be64(const void *p)
+{
+	const __u8 *b = p;
+	__u64 v = 0;
+	int j;
+
+	for (j = 0; j < 8; j++)
+		v = v << 8 | b[j];
+	return v;
+}
+
+static void put_be64(void *p, __u64 v)
+{
+	__u8 *b = p;
+	int j;
+
+	for (j = 7; j >= 0; j--, v >>= 8)
+		b[j] = (__u8)v;
+}
+
+static void ev(struct rina_agent_core *a, enum rina_agent_event e, __u32 arg)
+{
+	if (a->ops->event)
+		a->ops->event(a->ctx, e, arg);
+}
+
+static void *zalloc(struct rina_agent_core *a, __u32 n)
+{
+	void *p = a->ops->zalloc(a->ctx, n);
+
+	if (!p)
+		a->st.nomem++;
+	return p;
+}
+
+static void afree(struct rina_agent_core *a, void *p)
+{
+	if (p)
+		a->ops->free(a->ctx, p);
+}
+
+static void hdr_init(const struct rina_agent_core *a, struct rina_hdr *h,
+		     __u8 op, __u16 round)
+{
+	rina_memset(h, 0, sizeof(*h));
+	h->ver_op = (__u8)(RINA_VERSION << 4 | op);
+	h->job_id = rina_htons(a->cfg.job_id);
+	h->round = rina_htons(round);
+	h->src_id = rina_htons(a->cfg.rank);
+	h->exp = RINA_EXP_NONE;
+}
+
+static void xmit(struct rina_agent_core *a, const struct rina_agent_addr *to,
+		 const void *buf, __u32 len)
+{
+	a->ops->send(a->ctx, to, buf, len);
+}
+
+static void send_ctrl(struct rina_agent_core *a,
+		      const struct rina_agent_addr *to, __u32 type)
+{
+	struct {
+		struct rina_hdr h;
+		struct rina_ctrl m;
+	} __attribute__((packed)) r;
+
+	hdr_init(a, &r.h, RINA_OP_CTRL, 0);
+	r.h.n_elem = rina_htons(RINA_CTRL_WORDS);
+	r.m.type = rina_htonl(type);
+	r.m.arg = 0;
+	put_be64(&r.m.hash, a->cfg.job_hash);
+	xmit(a, to, &r, sizeof(r));
+}
+
+static void send_ack(struct rina_agent_core *a,
+		     const struct rina_agent_addr *to, __u16 round, __u32 seq,
+		     __u8 flags)
+{
+	struct {
+		struct rina_hdr h;
+		__be32 seq;
+	} __attribute__((packed)) p;
+
+	hdr_init(a, &p.h, RINA_OP_ACK, round);
+	p.h.flags = flags;
+	p.h.seq = rina_htonl(seq);
+	p.h.n_elem = rina_htons(1);
+	p.seq = rina_htonl(seq);
+	xmit(a, to, &p, sizeof(p));
+	a->st.acks_out++;
+}
+
+static void to_workers(struct rina_agent_core *a, const void *pkt, __u32 len)
+{
+	__u32 k;
+
+	for (k = 0; k < a->cfg.n_local; k++)
+		xmit(a, &a->cfg.local[k], pkt, len);
+	a->st.mcast_out += a->cfg.n_local;
+}
+
+static void rtt_sample(struct rina_agent_core *a, __u64 rtt)
+{
+	if (!a->srtt_us) {
+		a->srtt_us = rtt;
+		a->rttvar_us = rtt / 2;
+		return;
+	}
+	a->rttvar_us = (3 * a->rttvar_us +
+			(rtt > a->srtt_us ? rtt - a->srtt_us :
+			 a->srtt_us - rtt)) / 4;
+	a->srtt_us = (7 * a->srtt_us + rtt) / 8;
+}
+
+static __u64 rto(const struct rina_agent_core *a)
+{
+	__u64 r;
+
+	if (!a->srtt_us)
+		return a->cfg.rto_us;
+	r = a->srtt_us + 4 * a->rttvar_us;
+	if (r < a->cfg.rto_us)
+		r = a->cfg.rto_us;
+	return r > RINA_AGENT_RTO_MAX_US ? RINA_AGENT_RTO_MAX_US : r;
+}
+
+/* ---- the allgather cache ----------------------------------------- */
+
+static void fifo_push(struct rina_agent_core *a, struct rina_agent_ag *e)
+{
+	__u32 next = (a->fifo_tail + 1) & (a->fifo_cap - 1);
+
+	if (next == a->fifo_head) {
+		struct rina_agent_ag **f;
+		__u32 j, n = 0;
+
+		f = zalloc(a, a->fifo_cap * 2 * (__u32)sizeof(*f));
+		if (!f)
+			return;	/* not retransmitted: the timer of upstream */
+		for (j = a->fifo_head; j != a->fifo_tail;
+		     j = (j + 1) & (a->fifo_cap - 1))
+			f[n++] = a->fifo[j];
+		afree(a, a->fifo);
+		a->fifo = f;
+		a->fifo_cap *= 2;
+		a->fifo_head = 0;
+		a->fifo_tail = n;
+		next = n + 1;
+	}
+	a->fifo[a->fifo_tail] = e;
+	a->fifo_tail = next;
+	e->in_fifo++;
+}
+
+static struct rina_agent_ag *fifo_pop(struct rina_agent_core *a)
+{
+	struct rina_agent_ag *e = a->fifo[a->fifo_head];
+
+	a->fifo_head = (a->fifo_head + 1) & (a->fifo_cap - 1);
+	e->in_fifo--;
+	return e;
+}
+
+/* Keep rounds r-1 and r; never what the FIFO still points at. */
+static int ag_keep(void *val, void *arg)
+{
+	const struct rina_agent_ag *e = val;
+	const struct rina_agent_core *a = arg;
+
+	return e->in_fifo || (e->fwd && !e->acked) ||
+	       rina_round_cmp(e->round, a->max_round) >= -1;
+}
+
+static int agg_keep(void *val, void *arg)
+{
+	const struct rina_agent_agg *e = val;
+	const struct rina_agent_core *a = arg;
+
+	return rina_round_cmp(e->s.round, a->max_round) >= -1;
+}
+
+static void drop_val(void *val, void *arg)
+{
+	afree(arg, val);
+}
+
+static void purge(struct rina_agent_core *a)
+{
+	rina_keymap_filter(&a->ag, ag_keep, drop_val, a);
+	rina_keymap_filter(&a->agg, agg_keep, drop_val, a);
+}
+
+/*
+ * Keep an allgather packet (header + payload as the local workers get
+ * it). fwd: it also goes downstream with hop "hop".
+ */
+static struct rina_agent_ag *ag_store(struct rina_agent_core *a,
+				      const struct rina_hdr *h, __u32 len,
+				      int fwd, __u8 hop)
+{
+	struct rina_agent_ag *e = zalloc(a, (__u32)sizeof(*e) + len);
+
+	if (!e)
+		return NULL;
+	rina_memcpy(e->pkt, h, len);
+	e->round = rina_ntohs(h->round);
+	e->seq = rina_ntohl(h->seq);
+	e->len = len;
+	e->fwd = !!fwd;
+	e->hop = hop;
+	e->t_sent = a->ops->now_us(a->ctx);
+	e->rto = rto(a);
+	if (rina_keymap_put(&a->ag, e->round, e->seq, e)) {
+		a->st.nomem++;
+		afree(a, e);
+		return NULL;
+	}
+	if (fwd)
+		fifo_push(a, e);
+	return e;
+}
+
+static void ag_send_down(struct rina_agent_core *a, struct rina_agent_ag *e,
+			 int retx)
+{
+	struct rina_hdr *h = (struct rina_hdr *)a->scratch;
+
+	rina_memcpy(h, e->pkt, e->len);
+	h->hop = e->hop;
+	h->step = e->hop;
+	if (retx) {
+		h->flags |= RINA_F_RETX;
+		a->st.ag_retransmits++;
+	}
+	xmit(a, &a->cfg.next, h, e->len);
+	a->st.ag_out++;
+}
+
+/* Retransmit downstream what is lost (RACK) or overdue (timer). */
+static __u64 ag_retransmit(struct rina_agent_core *a)
+{
+	__u64 now = a->ops->now_us(a->ctx), reo = a->srtt_us / 4;
+	int timer_used = 0;
+
+	while (a->fifo_head != a->fifo_tail) {
+		struct rina_agent_ag *e = a->fifo[a->fifo_head];
+
+		if (e->acked) {
+			fifo_pop(a);
+			continue;
+		}
+		if (e->t_sent + reo >= a->rack_ts && e->t_sent + e->rto > now)
+			return e->t_sent + e->rto - now;
+		if (e->t_sent + reo >= a->rack_ts) {
+			/* timer: one per pass, as ring.c explains */
+			if (timer_used)
+				return 0;
+			timer_used = 1;
+		}
+		fifo_pop(a);
+		ag_send_down(a, e, 1);
+		e->tries++;
+		e->t_sent = now;
+		e->rto = e->rto * 2 > RINA_AGENT_RTO_MAX_US ?
+			 RINA_AGENT_RTO_MAX_US : e->rto * 2;
+		fifo_push(a, e);
+	}
+	return RINA_AGENT_NO_WAIT;
+}
+
+/* ---- aggregation -------------------------------------------------- */
+
+static int local_index(const struct rina_agent_core *a,
+		       const struct rina_agent_addr *f)
+{
+	__u32 k;
+
+	for (k = 0; k < a->cfg.n_local; k++)
+		if (addr_eq(&a->cfg.local[k], f))
+			return (int)k;
+	return -1;
+}
+
+static void store_be(const struct rina_agent_core *a, __be32 *out,
+		     const __s32 *acc, __u32 n)
+{
+	if (a->ops->store_be)
+		a->ops->store_be(out, acc, n);
+	else
+		rina_agg_store_be(out, acc, n);
+}
+
+/* Emit a completed slot's result (also used to re-emit it). */
+static void emit_result(struct rina_agent_core *a, struct rina_agent_agg *sl,
+			const struct rina_agent_addr *from, int retx)
+{
+	struct rina_hdr *h = (struct rina_hdr *)a->scratch;
+	__u32 len = RINA_HDR_LEN + 4u * sl->n_elem, L = a->cfg.L;
+	int own = sl->chunk == rina_own_chunk(a->cfg.member, L);
+	struct rina_agent_ag *e;
+
+	hdr_init(a, h, own ? RINA_OP_AG_DATA : RINA_OP_SR_PARTIAL,
+		 sl->s.round);
+	h->chunk = rina_htons(sl->chunk);
+	h->p_chunk = rina_htons(sl->p_chunk);
+	h->n_elem = rina_htons(sl->n_elem);
+	h->num_contrib = rina_htons(sl->s.ncontrib);
+	h->dtype_op = sl->dtype_op;
+	h->flags = sl->flags & RINA_F_LAST;
+	if (sl->s.state & RINA_SLOT_ST_OVF)
+		h->flags |= RINA_F_OVERFLOW;
+	if (retx)
+		h->flags |= RINA_F_RETX;
+	store_be(a, (__be32 *)(h + 1), sl->vals, sl->n_elem);
+	if (!own) {
+		h->seq = rina_htonl(sl->s.seq);
+		h->slot = rina_htons((__u16)(sl->s.id + sl->p_chunk));
+		h->step = (__u8)(sl->step + 1);
+		xmit(a, &a->cfg.next, h, len);
+		a->st.partial_out++;
+		return;
+	}
+	h->seq = rina_htonl(sl->s.seq + L * sl->p_chunk);
+	h->flags |= RINA_F_AG_PHASE | RINA_F_OWN_FINAL;
+	if (retx && from) {	/* one worker lost its copy */
+		xmit(a, from, h, len);
+		return;
+	}
+	to_workers(a, h, len);
+	if (L > 1) {
+		e = rina_keymap_get(&a->ag, sl->s.round, rina_ntohl(h->seq));
+		if (!e)
+			e = ag_store(a, h, len, 1, 1);
+		if (e)
+			ag_send_down(a, e, 0);
+	} else {
+		ag_store(a, h, len, 0, 0);
+	}
+}
+
+static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
+		      const struct rina_agent_addr *from)
+{
+	__u32 slot = rina_ntohs(h->slot), n = rina_ntohs(h->n_elem);
+	__u32 chunk = rina_ntohs(h->chunk), bit, exp_mask;
+	const __be32 *in = (const __be32 *)(h + 1);
+	struct rina_agent_agg *sl;
+	struct rina_slot_key key;
+	int k, ovf = 0;
+
+	if (rina_hdr_opcode(h) == RINA_OP_SR_PARTIAL) {
+		if (!addr_eq(from, &a->cfg.prev)) {
+			a->st.bad++;
+			return;
+		}
+		bit = a->up_bit;
+		a->st.partial_in++;
+	} else {
+		k = local_index(a, from);
+		if (k < 0) {
+			a->st.bad++;
+			return;
+		}
+		bit = 1u << k;
+		a->data_from |= bit;
+		a->active = 1;
+		a->st.contrib_in++;
+	}
+	exp_mask = rina_slot_exp_mask(a->local_mask, a->up_bit, chunk,
+				      a->cfg.member);
+	if (chunk >= a->cfg.L || !(exp_mask & bit) || !rina_ntohs(h->p_chunk) ||
+	    rina_ntohs(h->p_chunk) >= a->cfg.window || n > a->cfg.elems) {
+		a->st.bad++;
+		return;
+	}
+	key.epoch = 0;
+	key.round = rina_ntohs(h->round);
+	key.seq = rina_ntohl(h->seq);
+	key.id = (__u16)slot;
+	if (rina_round_cmp(key.round, a->max_round) < -1) {
+		a->st.stale++;	/* its sender has long had the answer */
+		return;
+	}
+	sl = rina_keymap_get(&a->agg, key.round, key.seq);
+	if (!sl) {
+		sl = zalloc(a, (__u32)sizeof(*sl) + 4u * a->cfg.elems);
+		if (!sl)
+			return;	/* no memory: the sender will retry */
+		if (rina_keymap_put(&a->agg, key.round, key.seq, sl)) {
+			a->st.nomem++;
+			afree(a, sl);
+			return;
+		}
+	}
+	switch (rina_slot_classify(&sl->s, &key, bit)) {
+	case RINA_SLOT_FRESH:
+		rina_slot_claim(&sl->s, &key);
+		sl->chunk = (__u16)chunk;
+		sl->p_chunk = rina_ntohs(h->p_chunk);
+		sl->n_elem = (__u16)n;
+		sl->step = h->step;
+		sl->dtype_op = h->dtype_op;
+		sl->flags = 0;
+		if (a->ops->load_be)
+			a->ops->load_be(sl->vals, in, n);
+		else
+			rina_agg_load_be(sl->vals, in, n);
+		break;
+	case RINA_SLOT_ADD:
+		if (n != sl->n_elem || h->dtype_op != sl->dtype_op) {
+			a->st.bad++;
+			return;
+		}
+		if (RINA_OP_OF(h->dtype_op) == RINA_WIRE_MAX) {
+			if (a->ops->max_be)
+				a->ops->max_be(sl->vals, in, n);
+			else
+				rina_agg_max_be(sl->vals, in, n);
+		} else {
+			ovf = a->ops->add_be ? a->ops->add_be(sl->vals, in, n) :
+			      rina_agg_add_be(sl->vals, in, n);
+		}
+		break;
+	case RINA_SLOT_DUP:
+		a->st.dup++;
+		return;
+	case RINA_SLOT_DUP_DONE:
+		a->st.reemit++;
+		if (bit == a->up_bit)	/* our ACK was lost */
+			send_ack(a, &a->cfg.prev, sl->s.round, sl->s.seq, 0);
+		else
+			emit_result(a, sl, from, 1);
+		return;
+	case RINA_SLOT_STALE:
+		a->st.stale++;
+		return;
+	default:
+		a->st.collision++;	/* window violated: the sender retries */
+		return;
+	}
+	sl->flags |= h->flags & RINA_F_LAST;
+	if (h->flags & RINA_F_OVERFLOW)
+		ovf = 1;
+	if (!rina_slot_join(&sl->s, bit, h->exp, rina_ntohs(h->num_contrib),
+			    ovf, exp_mask))
+		return;
+	a->st.slots_done++;
+	if (exp_mask & a->up_bit)	/* ACK at completion */
+		send_ack(a, &a->cfg.prev, sl->s.round, sl->s.seq, 0);
+	emit_result(a, sl, NULL, 0);
+}
+
+/* ---- other packets ----------------------------------------------- */
+
+static void ag_from_upstream(struct rina_agent_core *a,
+			     const struct rina_hdr *h, __u32 len,
+			     const struct rina_agent_addr *from)
+{
+	__u16 round = rina_ntohs(h->round);
+	__u32 seq = rina_ntohl(h->seq);
+	int fwd = h->hop + 1u < a->cfg.L;
+	struct rina_agent_ag *e;
+
+	if (!addr_eq(from, &a->cfg.prev) || len > a->max_msg) {
+		a->st.bad++;
+		return;
+	}
+	a->st.ag_in++;
+	if (rina_keymap_get(&a->ag, round, seq)) {
+		send_ack(a, from, round, seq, RINA_F_AG_PHASE);
+		a->st.dup++;	/* our ACK was lost; the rest went out */
+		return;
+	}
+	e = ag_store(a, h, len, fwd, (__u8)(h->hop + 1));
+	if (!e)
+		return;	/* no copy, no ACK: upstream sends it again */
+	send_ack(a, from, round, seq, RINA_F_AG_PHASE);
+	to_workers(a, h, len);
+	if (fwd)
+		ag_send_down(a, e, 0);
+}
+
+static void ack_from_downstream(struct rina_agent_core *a,
+				const struct rina_hdr *h, __u32 len,
+				const struct rina_agent_addr *from)
+{
+	const __be32 *seqs = (const __be32 *)(h + 1);
+	__u32 j, n = rina_ntohs(h->n_elem);
+	__u64 now;
+
+	if (!addr_eq(from, &a->cfg.next)) {
+		a->st.bad++;
+		return;
+	}
+	if (!(h->flags & RINA_F_AG_PHASE)) {
+		/* advances the local workers' windows */
+		to_workers(a, h, len);
+		return;
+	}
+	a->st.ag_acks_in++;
+	now = a->ops->now_us(a->ctx);
+	for (j = 0; j < n; j++) {
+		struct rina_agent_ag *e;
+
+		e = rina_keymap_get(&a->ag, rina_ntohs(h->round),
+				    rina_ntohl(seqs[j]));
+		if (e && !e->acked) {
+			e->acked = 1;
+			if (!e->tries)
+				rtt_sample(a, now - e->t_sent);
+			if (e->t_sent > a->rack_ts)
+				a->rack_ts = e->t_sent;
+		}
+	}
+}
+
+static void nack_from_worker(struct rina_agent_core *a,
+			     const struct rina_hdr *h,
+			     const struct rina_agent_addr *from)
+{
+	const __be32 *seqs = (const __be32 *)(h + 1);
+	__u32 j, n = rina_ntohs(h->n_elem);
+
+	if (local_index(a, from) < 0) {
+		a->st.bad++;
+		return;
+	}
+	a->st.nacks_in++;
+	for (j = 0; j < n; j++) {
+		struct rina_agent_ag *e;
+		struct rina_hdr *r;
+
+		e = rina_keymap_get(&a->ag, rina_ntohs(h->round),
+				    rina_ntohl(seqs[j]));
+		if (!e)
+			continue;
+		r = (struct rina_hdr *)a->scratch;
+		rina_memcpy(r, e->pkt, e->len);
+		r->flags |= RINA_F_RETX;
+		xmit(a, from, r, e->len);
+		a->st.repairs++;
+	}
+}
+
+static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
+		 const struct rina_agent_addr *from)
+{
+	const struct rina_ctrl *m = (const struct rina_ctrl *)(h + 1);
+	__u32 type = rina_ntohl(m->type);
+	int k = local_index(a, from);
+
+	if (type == RINA_CTRL_ABORT) {
+		ev(a, RINA_AGENT_EV_ABORT, rina_ntohl(m->arg));
+		return;
+	}
+	if ((type == RINA_CTRL_HELLO || type == RINA_CTRL_HELLO_ACK) &&
+	    get_be64(&m->hash) != a->cfg.job_hash) {
+		a->st.bad++;
+		ev(a, RINA_AGENT_EV_MISMATCH, rina_ntohs(h->src_id));
+		return;
+	}
+	if (k >= 0 && (type == RINA_CTRL_HELLO || type == RINA_CTRL_BYE)) {
+		/* the rack's own workers */
+		__u32 bit = 1u << k;
+
+		if (type == RINA_CTRL_HELLO) {
+			/* a worker that sent data says HELLO: new session */
+			if (a->data_from & bit)
+				rina_agent_core_reset(a);
+			if (!a->active)
+				ev(a, RINA_AGENT_EV_SESSION_START, k);
+			a->active = 1;
+			a->hello_from |= bit;
+			a->bye_from &= ~bit;	/* a late BYE of before */
+			send_ctrl(a, from, RINA_CTRL_HELLO_ACK);
+			return;
+		}
+		send_ctrl(a, from, RINA_CTRL_BYE_ACK);
+		a->active = 1;	/* a ring of one has no HELLO */
+		if (!(a->bye_from & bit)) {
+			a->bye_from |= bit;
+			ev(a, RINA_AGENT_EV_WORKER_BYE, k);
+			if (a->bye_from == a->local_mask)
+				ev(a, RINA_AGENT_EV_WORKERS_LEFT, 0);
+		}
+		return;
+	}
+	switch (type) {
+	case RINA_CTRL_HELLO:
+		if (addr_eq(from, &a->cfg.prev))
+			send_ctrl(a, from, RINA_CTRL_HELLO_ACK);
+		return;
+	case RINA_CTRL_HELLO_ACK:
+		if (addr_eq(from, &a->cfg.next) && !a->hello_next) {
+			a->hello_next = 1;
+			ev(a, RINA_AGENT_EV_NEXT_UP, 0);
+		}
+		return;
+	case RINA_CTRL_BYE:
+		if (addr_eq(from, &a->cfg.prev)) {
+			send_ctrl(a, from, RINA_CTRL_BYE_ACK);
+			a->prev_said_bye = 1;
+		}
+		return;
+	case RINA_CTRL_BYE_ACK:
+		if (addr_eq(from, &a->cfg.next))
+			a->bye_next = 1;
+		return;
+	default:
+		a->st.malformed++;
+		return;
+	}
+}
+
+void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
+			__u32 len, const struct rina_agent_addr *from)
+{
+	const struct rina_hdr *h = buf;
+	unsigned int op;
+	__u16 round;
+
+	if (rina_hdr_check(h, len)) {
+		a->st.malformed++;
+		return;
+	}
+	if (rina_ntohs(h->job_id) != a->cfg.job_id) {
+		a->st.foreign++;
+		return;
+	}
+	op = rina_hdr_opcode(h);
+	round = rina_ntohs(h->round);
+	if (op != RINA_OP_CTRL && rina_round_cmp(round, a->max_round) > 0) {
+		a->max_round = round;
+		purge(a);
+	}
+	switch (op) {
+	case RINA_OP_SR_CONTRIB:
+	case RINA_OP_SR_PARTIAL:
+		aggregate(a, h, from);
+		break;
+	case RINA_OP_AG_DATA:
+		ag_from_upstream(a, h, len, from);
+		break;
+	case RINA_OP_ACK:
+		ack_from_downstream(a, h, len, from);
+		break;
+	case RINA_OP_NACK:
+		nack_from_worker(a, h, from);
+		break;
+	case RINA_OP_CTRL:
+		ctrl(a, h, from);
+		break;
+	}
+}
+
+/* ---- timers and the session --------------------------------------- */
+
+int rina_agent_core_session_done(const struct rina_agent_core *a)
+{
+	return a->bye_from == a->local_mask &&
+	       (a->cfg.L < 2 || (a->prev_said_bye && a->bye_next));
+}
+
+__u64 rina_agent_core_tick(struct rina_agent_core *a)
+{
+	__u64 now = a->ops->now_us(a->ctx), wait, w2;
+
+	wait = ag_retransmit(a);
+	if (!a->active || a->cfg.L < 2)
+		return wait;
+	if (!a->hello_next) {
+		if (now - a->last_hello >= RINA_AGENT_HELLO_US) {
+			send_ctrl(a, &a->cfg.next, RINA_CTRL_HELLO);
+			a->last_hello = now;
+		}
+		w2 = a->last_hello + RINA_AGENT_HELLO_US - now;
+		if (w2 < wait)
+			wait = w2;
+	}
+	/* the rack is done with the ring: tell downstream */
+	if (a->bye_from == a->local_mask && !a->bye_next) {
+		if (now - a->last_bye >= RINA_AGENT_BYE_US) {
+			send_ctrl(a, &a->cfg.next, RINA_CTRL_BYE);
+			a->last_bye = now;
+		}
+		w2 = a->last_bye + RINA_AGENT_BYE_US - now;
+		if (w2 < wait)
+			wait = w2;
+	}
+	return wait;
+}
+
+void rina_agent_core_reset(struct rina_agent_core *a)
+{
+	rina_keymap_filter(&a->ag, NULL, drop_val, a);
+	rina_keymap_filter(&a->agg, NULL, drop_val, a);
+	a->fifo_head = a->fifo_tail = 0;
+	a->rack_ts = 0;
+	a->max_round = 0;
+	if (a->active)
+		a->st.sessions++;
+	a->active = 0;
+	a->hello_next = a->bye_next = a->prev_said_bye = 0;
+	a->hello_from = a->data_from = a->bye_from = 0;
+	a->last_hello = a->last_bye = 0;
+	ev(a, RINA_AGENT_EV_SESSION_END, 0);
+}
+
+static void *mem_zalloc(void *ctx, __u32 size)
+{
+	struct rina_agent_core *a = ctx;
+
+	return a->ops->zalloc(a->ctx, size);
+}
+
+static void mem_free(void *ctx, void *p)
+{
+	struct rina_agent_core *a = ctx;
+
+	a->ops->free(a->ctx, p);
+}
+
+int rina_agent_core_init(struct rina_agent_core *a,
+			 const struct rina_agent_cfg *cfg,
+			 const struct rina_agent_ops *ops, void *ctx)
+{
+	rina_memset(a, 0, sizeof(*a));
+	if (!cfg->n_local || cfg->n_local > RINA_AGENT_MAX_LOCAL ||
+	    !cfg->L || !cfg->window || cfg->elems > RINA_MAX_ELEMS)
+		return -1;
+	a->cfg = *cfg;
+	a->ops = ops;
+	a->ctx = ctx;
+	a->mem.zalloc = mem_zalloc;
+	a->mem.free = mem_free;
+	a->mem.ctx = a;
+	a->local_mask = (1u << cfg->n_local) - 1;
+	a->up_bit = 1u << cfg->n_local;
+	a->max_msg = RINA_HDR_LEN + 4u * (cfg->elems > RINA_CTRL_WORDS ?
+					  cfg->elems : RINA_CTRL_WORDS);
+	a->fifo_cap = 4096;
+	a->fifo = zalloc(a, a->fifo_cap * (__u32)sizeof(*a->fifo));
+	a->scratch = zalloc(a, a->max_msg);
+	if (!a->fifo || !a->scratch ||
+	    rina_keymap_init(&a->ag, 4096, &a->mem) ||
+	    rina_keymap_init(&a->agg, 4096, &a->mem)) {
+		rina_agent_core_fini(a);
+		return -1;
+	}
+	return 0;
+}
+
+void rina_agent_core_fini(struct rina_agent_core *a)
+{
+	rina_keymap_free(&a->ag, drop_val, a);
+	rina_keymap_free(&a->agg, drop_val, a);
+	afree(a, a->fifo);
+	afree(a, a->scratch);
+	a->fifo = NULL;
+	a->scratch = NULL;
+}

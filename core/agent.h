@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The agent of an INA rack: the one implementation of the agent protocol
+ * (Documentation/protocol-ina.md), run by librina's agent thread
+ * (user/lib/agent.c) and by rina.ko's agent worker (kmod/agent.c).
+ *
+ *  - software aggregation with the ToR's slot rules (core/slot.h) for
+ *    everything that reaches it, keyed by (round, seq): no collisions;
+ *  - the allgather sender of record: it acknowledges allgather data to
+ *    the upstream member once it holds a copy, and retransmits what the
+ *    rack sent downstream until the downstream member acknowledges it
+ *    (RACK-style loss detection plus one timer at a time);
+ *  - allgather repair: NACKed data is sent again to the local worker;
+ *  - downstream scatter-reduce ACKs fanned out to the local workers;
+ *  - the rack's handshakes (HELLO, BYE) with both ring neighbours and
+ *    its workers, and the end of a session (all of them said BYE).
+ *
+ * Plain C without libc or kernel calls: the host supplies memory, the
+ * clock and a send function (struct rina_agent_ops) and drives the core
+ * with rina_agent_core_rx() for every datagram to the agent port and
+ * rina_agent_core_tick() when the time it asked for has passed. The core
+ * is not thread-safe: one host thread drives it.
+ */
+#ifndef RINA_CORE_AGENT_H
+#define RINA_CORE_AGENT_H
+
+#include "compat.h"
+#include <linux/rina.h>
+#include "keymap.h"
+
+#define RINA_AGENT_MAX_LOCAL	31	/* ranks of an INA rack */
+#define RINA_AGENT_RTO_MAX_US	50000	/* back-off cap (librina's too) */
+#define RINA_AGENT_HELLO_US	10000	/* HELLO downstream period */
+#define RINA_AGENT_BYE_US	5000	/* BYE downstream period */
+#define RINA_AGENT_NO_WAIT	(~0ULL)
+
+/* An IPv4 UDP endpoint, network byte order. */
+struct rina_agent_addr {
+	__be32	ip;
+	__be16	port;
+	__u16	pad;
+};
+
+/* What the agent counts (software aggregation included). */
+struct rina_agent_counters {
+	__u64 contrib_in, partial_in, partial_out, slots_done;
+	__u64 ag_in, ag_out, ag_retransmits, mcast_out;
+	__u64 acks_out, ag_acks_in, nacks_in, repairs, reemit;
+	__u64 dup, stale, collision, bad, malformed, foreign, nomem;
+	__u64 sessions;		/* sessions ended (every party said BYE) */
+};
+
+/* State transitions reported to the host (tracepoints, logs). */
+enum rina_agent_event {
+	RINA_AGENT_EV_SESSION_START = 1, /* first HELLO of a session */
+	RINA_AGENT_EV_NEXT_UP,		/* downstream answered HELLO */
+	RINA_AGENT_EV_WORKER_BYE,	/* arg: local worker index */
+	RINA_AGENT_EV_WORKERS_LEFT,	/* every local worker said BYE */
+	RINA_AGENT_EV_SESSION_END,	/* state released, ready for the next */
+	RINA_AGENT_EV_ABORT,		/* arg: the result an ABORT carried */
+	RINA_AGENT_EV_MISMATCH,		/* a peer has another job hash */
+};
+
+struct rina_agent_ops {
+	void	*(*zalloc)(void *ctx, __u32 size);	/* zeroed, or NULL */
+	void	(*free)(void *ctx, void *p);
+	__u64	(*now_us)(void *ctx);			/* monotonic */
+	/* Send one datagram; buf is the core's, copy it before returning. */
+	void	(*send)(void *ctx, const struct rina_agent_addr *to,
+			const void *buf, __u32 len);
+	/* Optional: faster int32 kernels with core/agg.h's semantics. */
+	int	(*add_be)(__s32 *acc, const __be32 *in, __u32 n);
+	void	(*max_be)(__s32 *acc, const __be32 *in, __u32 n);
+	void	(*load_be)(__s32 *acc, const __be32 *in, __u32 n);
+	void	(*store_be)(__be32 *out, const __s32 *acc, __u32 n);
+	/* Optional: state transitions. */
+	void	(*event)(void *ctx, enum rina_agent_event ev, __u32 arg);
+};
+
+struct rina_agent_cfg {
+	__u16	job_id;
+	__u16	rank;		/* the agent rank: src_id of what it sends */
+	__u16	elems;		/* E */
+	__u16	n_local;	/* m: ranks of the rack, 1..31 */
+	__u32	window;		/* W */
+	__u32	L;		/* ring members */
+	__u32	member;		/* the rack's member index */
+	__u32	rto_us;		/* timer floor and start */
+	__u64	job_hash;	/* rina_job_hash() */
+	struct rina_agent_addr next, prev;	/* ring neighbours */
+	struct rina_agent_addr local[RINA_AGENT_MAX_LOCAL];
+};
+
+struct rina_agent_ag;
+
+struct rina_agent_core {
+	struct rina_agent_cfg	cfg;
+	const struct rina_agent_ops *ops;
+	void			*ctx;
+	struct rina_keymap_mem	mem;
+	__u32			local_mask, up_bit;
+	__u32			max_msg;
+
+	struct rina_keymap	agg;	/* (round, seq) -> aggregation */
+	struct rina_keymap	ag;	/* (round, seq) -> allgather copy */
+	struct rina_agent_ag	**fifo;	/* awaiting ACK, in send order */
+	__u32			fifo_head, fifo_tail, fifo_cap;
+	__u64			rack_ts;
+	__u64			srtt_us, rttvar_us;
+	__u16			max_round;
+
+	/* session */
+	int			active;		/* a local worker said HELLO */
+	int			hello_next;	/* downstream answered HELLO */
+	int			bye_next;	/* downstream answered BYE */
+	int			prev_said_bye;
+	__u32			hello_from, data_from, bye_from; /* bitmaps */
+	__u64			last_hello, last_bye;
+
+	__u8			*scratch;	/* one datagram being built */
+	struct rina_agent_counters st;
+};
+
+/* 0, or -1 without memory (nothing left allocated). */
+int rina_agent_core_init(struct rina_agent_core *a,
+			 const struct rina_agent_cfg *cfg,
+			 const struct rina_agent_ops *ops, void *ctx);
+void rina_agent_core_fini(struct rina_agent_core *a);
+/* One datagram received on the agent port. */
+void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
+			__u32 len, const struct rina_agent_addr *from);
+/*
+ * Timers: HELLO and BYE downstream, allgather retransmission. Returns
+ * the microseconds after which it wants to run again (RINA_AGENT_NO_WAIT:
+ * only when a packet comes).
+ */
+__u64 rina_agent_core_tick(struct rina_agent_core *a);
+/* Every local worker, upstream and downstream said BYE. */
+int rina_agent_core_session_done(const struct rina_agent_core *a);
+/* Forget the session: caches, rounds, handshakes (counters stay). */
+void rina_agent_core_reset(struct rina_agent_core *a);
+
+#endif /* RINA_CORE_AGENT_H */
