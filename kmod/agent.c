@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * In-kernel agent workers: for every INA rack of a job whose agent rank's
- * address is local to the job's network namespace, a kthread owns a kernel
- * UDP socket on the agent port of that address for the life of the job,
- * independent of the training processes. It validates every packet with
- * the shared rina_hdr_check() and counts it, per reason when it is
- * dropped. The agent protocol itself (ToR install, software aggregation,
- * repairs) is not here yet: well-formed packets are counted and dropped.
+ * In-kernel agents: for every INA rack of a job whose agent rank's address
+ * is local to the job's network namespace, a kthread owns a kernel UDP
+ * socket on the agent port of that address for the life of the job and
+ * runs the agent protocol of core/agent.c on it, the same code librina's
+ * agent thread runs: software aggregation, the allgather sender of
+ * record with retransmission downstream, NACK repair, ACK fan-out to the
+ * rack's workers, HELLO/BYE. The protocol's timers are the receive
+ * timeout: the thread sleeps until a datagram comes or the core's next
+ * deadline. A session ends when every party said BYE (or a worker that
+ * sent data says HELLO again); the core then forgets it and the agent
+ * serves the next one. Every datagram is first checked with the shared
+ * rina_hdr_check() and counted per reason in the per-CPU counters.
  */
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <net/inet_sock.h>
@@ -16,6 +25,7 @@
 #include <net/sock.h>
 
 #include "rina_kmod.h"
+#include "agent.h"
 #include "trace.h"
 
 struct rina_agent {
@@ -26,11 +36,69 @@ struct rina_agent {
 	struct socket		*sock;
 	struct task_struct	*task;
 	void			*buf;
+	u64			send_errors;
+	struct rina_agent_core	core;
 };
 
 #define RINA_AGENT_BUF	(RINA_HDR_LEN + RINA_MAX_PAYLOAD)
+#define RINA_AGENT_BATCH 64	/* datagrams between two timer checks */
 
-static void rina_agent_rx(struct rina_agent *a, int len, bool trunc)
+/* ---- the host environment of the core ---------------------------- */
+
+static void *rina_agent_zalloc(void *ctx, __u32 size)
+{
+	return kvzalloc(size ? size : 1, GFP_KERNEL);
+}
+
+static void rina_agent_kfree(void *ctx, void *p)
+{
+	kvfree(p);
+}
+
+static __u64 rina_agent_now_us(void *ctx)
+{
+	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
+}
+
+static void rina_agent_send(void *ctx, const struct rina_agent_addr *to,
+			    const void *buf, __u32 len)
+{
+	struct rina_agent *a = ctx;
+	struct sockaddr_in sin = {
+		.sin_family	= AF_INET,
+		.sin_addr	= { .s_addr = to->ip },
+		.sin_port	= to->port,
+	};
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_name	= &sin,
+		.msg_namelen	= sizeof(sin),
+		.msg_flags	= MSG_DONTWAIT,
+	};
+
+	if (kernel_sendmsg(a->sock, &msg, &iov, 1, len) < 0)
+		a->send_errors++;	/* like a loss: the protocol recovers */
+}
+
+static void rina_agent_event(void *ctx, enum rina_agent_event ev, __u32 arg)
+{
+	struct rina_agent *a = ctx;
+
+	trace_rina_agent(a->job_id, a->rank, ev, arg);
+}
+
+static const struct rina_agent_ops rina_agent_kops = {
+	.zalloc	= rina_agent_zalloc,
+	.free	= rina_agent_kfree,
+	.now_us	= rina_agent_now_us,
+	.send	= rina_agent_send,
+	.event	= rina_agent_event,
+};
+
+/* ---- the worker thread ------------------------------------------- */
+
+/* Shared header check and per-reason counters; true: hand to the core. */
+static bool rina_agent_check(struct rina_agent *a, int len, bool trunc)
 {
 	const struct rina_hdr *h = a->buf;
 	enum rina_parse_err err;
@@ -40,32 +108,61 @@ static void rina_agent_rx(struct rina_agent *a, int len, bool trunc)
 		err = RINA_PARSE_UNKNOWN_JOB;
 	if (err != RINA_PARSE_OK) {
 		rina_stat_inc(a->rn, RINA_STAT_AGENT_DROP + err - 1);
-		return;
+		return false;
 	}
 	rina_stat_inc(a->rn, RINA_STAT_AGENT_RX);
+	return true;
+}
+
+/* One datagram: > 0 handled, 0 nothing there, < 0 shut down. */
+static int rina_agent_recv_one(struct rina_agent *a, bool block)
+{
+	struct kvec iov = { .iov_base = a->buf, .iov_len = RINA_AGENT_BUF };
+	struct sockaddr_in sin = { };
+	struct msghdr msg = { .msg_name = &sin, .msg_namelen = sizeof(sin) };
+	struct rina_agent_addr from = { };
+	int n;
+
+	n = kernel_recvmsg(a->sock, &msg, &iov, 1, RINA_AGENT_BUF,
+			   block ? 0 : MSG_DONTWAIT);
+	if (n < 0)
+		return 0;	/* timeout, signal, nothing queued */
+	if (n == 0 && (a->sock->sk->sk_shutdown & RCV_SHUTDOWN))
+		return -1;
+	if (!rina_agent_check(a, n, msg.msg_flags & MSG_TRUNC))
+		return 1;
+	from.ip = sin.sin_addr.s_addr;
+	from.port = sin.sin_port;
+	rina_agent_core_rx(&a->core, a->buf, n, &from);
+	return 1;
 }
 
 static int rina_agent_fn(void *arg)
 {
 	struct rina_agent *a = arg;
+	u64 wait_us;
+	int j, r = 0;
 
-	while (!kthread_should_stop()) {
-		struct kvec iov = { .iov_base = a->buf, .iov_len = RINA_AGENT_BUF };
-		struct msghdr msg = { };
-		int n;
-
-		n = kernel_recvmsg(a->sock, &msg, &iov, 1, RINA_AGENT_BUF, 0);
-		if (n < 0)
-			continue;	/* timeout, signal or shutdown: recheck */
-		if (n == 0 && (a->sock->sk->sk_shutdown & RCV_SHUTDOWN))
-			break;
-		rina_agent_rx(a, n, msg.msg_flags & MSG_TRUNC);
+	while (!kthread_should_stop() && r >= 0) {
+		wait_us = rina_agent_core_tick(&a->core);
+		/* at least once a second: kthread_stop() is checked then */
+		if (wait_us > USEC_PER_SEC)
+			wait_us = USEC_PER_SEC;
+		a->sock->sk->sk_rcvtimeo = max_t(long, 1,
+						 usecs_to_jiffies(wait_us));
+		r = rina_agent_recv_one(a, true);
+		for (j = 1; r > 0 && j < RINA_AGENT_BATCH; j++)
+			r = rina_agent_recv_one(a, false);
+		if (rina_agent_core_session_done(&a->core))
+			rina_agent_core_reset(&a->core);
 	}
 	/* wait for kthread_stop() so that the task outlives no one */
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ / 10);
 	return 0;
 }
+
+/* ---- life cycle ---------------------------------------------------- */
 
 static void rina_agent_free(struct rina_agent *a)
 {
@@ -75,24 +172,76 @@ static void rina_agent_free(struct rina_agent *a)
 	}
 	if (a->sock)
 		sock_release(a->sock);
+	rina_agent_core_fini(&a->core);
 	kfree(a->buf);
-	kfree(a);
+	kvfree(a);
 	rina_obj_put();
 }
 
-static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
-			    u16 rank, struct netlink_ext_ack *extack)
+/* The address ring member i is reached at: its agent port if INA. */
+static void rina_member_addr(const struct rina_job *job, unsigned int i,
+			     struct rina_agent_addr *out)
 {
+	const struct rina_member *m = &job->ring.m[i];
+
+	out->ip = job->desc.ranks[m->agent].ip;
+	out->port = m->ina ? htons(RINA_UDP_PORT_AGENT) :
+		    job->desc.ranks[m->agent].port;
+	out->pad = 0;
+}
+
+/* The core's view of member i's rack (the same as librina's). */
+static int rina_agent_cfg(const struct rina_job *job, unsigned int i,
+			  struct rina_agent_cfg *cfg)
+{
+	const struct rina_ring *ring = &job->ring;
+	const struct rina_member *m = &ring->m[i];
+	unsigned int k;
+
+	if (m->n_local > RINA_AGENT_MAX_LOCAL)
+		return -E2BIG;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->job_id = job->desc.job_id;
+	cfg->rank = m->agent;
+	cfg->elems = job->desc.elems;
+	cfg->n_local = m->n_local;
+	cfg->window = job->desc.window;
+	cfg->L = ring->L;
+	cfg->member = i;
+	cfg->rto_us = job->desc.rto_us;
+	cfg->job_hash = rina_job_hash(&job->desc);
+	rina_member_addr(job, rina_ring_next(ring, i), &cfg->next);
+	rina_member_addr(job, rina_ring_prev(ring, i), &cfg->prev);
+	for (k = 0; k < m->n_local; k++) {
+		const struct rina_rank_desc *r;
+
+		r = &job->desc.ranks[ring->order[m->first + k]];
+		cfg->local[k].ip = r->ip;
+		cfg->local[k].port = r->port;
+	}
+	return 0;
+}
+
+static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
+			    unsigned int member, struct netlink_ext_ack *extack)
+{
+	u16 rank = job->ring.m[member].agent;
 	const struct rina_rank_desc *r = &job->desc.ranks[rank];
 	struct sockaddr_in sin = {
 		.sin_family	= AF_INET,
 		.sin_addr	= { .s_addr = r->ip },
 		.sin_port	= htons(RINA_UDP_PORT_AGENT),
 	};
+	struct rina_agent_cfg cfg;
 	struct rina_agent *a;
 	int err;
 
-	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	err = rina_agent_cfg(job, member, &cfg);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "an INA rack may have at most 31 ranks");
+		return err;
+	}
+	a = kvzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return -ENOMEM;
 	rina_obj_get();
@@ -100,7 +249,8 @@ static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
 	a->job_id = job->desc.job_id;
 	a->rank = rank;
 	a->buf = kmalloc(RINA_AGENT_BUF, GFP_KERNEL);
-	if (!a->buf) {
+	if (!a->buf || rina_agent_core_init(&a->core, &cfg, &rina_agent_kops,
+					    a)) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -108,7 +258,9 @@ static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
 			       &a->sock);
 	if (err)
 		goto err_free;
-	a->sock->sk->sk_rcvtimeo = HZ;	/* recheck for stop at least 1/s */
+	a->sock->sk->sk_rcvtimeo = HZ;
+	/* a window of full datagrams from every rank can land at once */
+	sock_set_rcvbuf(a->sock->sk, 8 << 20);
 	err = kernel_bind(a->sock, (struct sockaddr *)&sin, sizeof(sin));
 	if (err) {
 		NL_SET_ERR_MSG(extack, "the agent port of a local agent address is in use");
@@ -146,7 +298,7 @@ int rina_agents_start(struct rina_net *rn, struct rina_job *job,
 					      job->desc.ranks[m->agent].ip) !=
 			       RTN_LOCAL)
 			continue;
-		err = rina_agent_start(rn, job, m->agent, extack);
+		err = rina_agent_start(rn, job, i, extack);
 		if (err) {
 			rina_agents_stop(job);
 			return err;
@@ -165,4 +317,47 @@ void rina_agents_stop(struct rina_job *job)
 		rina_agent_free(a);
 	}
 	job->n_agents = 0;
+}
+
+/* ---- /proc/net/rina_agents: the protocol counters of each agent ---- */
+
+static int rina_agents_show(struct seq_file *s, void *v)
+{
+	struct rina_net *rn = rina_pernet(seq_file_single_net(s));
+	struct rina_job *job;
+	struct rina_agent *a;
+
+	mutex_lock(&rn->lock);
+	list_for_each_entry(job, &rn->jobs, node) {
+		list_for_each_entry(a, &job->agents, node) {
+			/* one writer (the thread): a racy snapshot is fine */
+			const struct rina_agent_counters *c = &a->core.st;
+
+			seq_printf(s, "job %u rank %u contrib_in %llu partial_in %llu partial_out %llu slots_done %llu ag_in %llu ag_out %llu ag_retransmits %llu mcast_out %llu acks_out %llu ag_acks_in %llu nacks_in %llu repairs %llu reemit %llu dup %llu stale %llu collision %llu bad %llu malformed %llu foreign %llu nomem %llu sessions %llu send_errors %llu\n",
+				   a->job_id, a->rank, c->contrib_in,
+				   c->partial_in, c->partial_out,
+				   c->slots_done, c->ag_in, c->ag_out,
+				   c->ag_retransmits, c->mcast_out,
+				   c->acks_out, c->ag_acks_in, c->nacks_in,
+				   c->repairs, c->reemit, c->dup, c->stale,
+				   c->collision, c->bad, c->malformed,
+				   c->foreign, c->nomem, c->sessions,
+				   a->send_errors);
+		}
+	}
+	mutex_unlock(&rn->lock);
+	return 0;
+}
+
+int rina_agents_net_init(struct rina_net *rn)
+{
+	if (!proc_create_net_single("rina_agents", 0444, rn->net->proc_net,
+				    rina_agents_show, NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+void rina_agents_net_exit(struct rina_net *rn)
+{
+	remove_proc_entry("rina_agents", rn->net->proc_net);
 }

@@ -5,7 +5,8 @@
 
 KMOD_KVERS := $(shell $(TOP)/scripts/vm/kernels.sh headers 2>/dev/null)
 KMOD_SRCS := $(wildcard $(TOP)/kmod/*.c $(TOP)/kmod/*.h) \
-	$(TOP)/core/plan.c $(wildcard $(TOP)/core/*.h) \
+	$(TOP)/core/plan.c $(TOP)/core/agg.c $(TOP)/core/keymap.c \
+	$(TOP)/core/agent.c $(wildcard $(TOP)/core/*.h) \
 	$(TOP)/include/uapi/linux/rina.h $(TOP)/Kbuild
 KMOD_KOS := $(foreach k,$(KMOD_KVERS),$(BUILD)/kmod/$(k)/rina.ko)
 
@@ -27,7 +28,7 @@ VMTEST_BIN := $(BUILD)/selftests/vm/rina_kmod_test
 ALL_TARGETS += $(VMTEST_BIN)
 
 .PHONY: vm-tests
-vm-tests: $(VMTEST_BIN) $(KMOD_KOS) $(BIN)/rinactl
+vm-tests: $(VMTEST_BIN) $(KMOD_KOS) $(BIN)/rinactl $(BIN)/rina-bench
 
 $(VMTEST_BIN): $(TOP)/selftests/vm/rina_kmod_test.c \
 		$(TOP)/user/rinactl/rgenl.c $(TOP)/user/rinactl/rgenl.h \

@@ -30,7 +30,13 @@ static int __net_init rina_net_init(struct net *net)
 	err = rina_sysctl_net_init(rn);
 	if (err)
 		goto err_stats;
+	err = rina_agents_net_init(rn);
+	if (err)
+		goto err_sysctl;
 	return 0;
+
+err_sysctl:
+	rina_sysctl_net_exit(rn);
 
 err_stats:
 	rina_stats_net_exit(rn);
@@ -48,6 +54,7 @@ static void __net_exit rina_net_exit(struct net *net)
 	mutex_lock(&rn->lock);
 	rina_jobs_flush(rn);
 	mutex_unlock(&rn->lock);
+	rina_agents_net_exit(rn);
 	rina_sysctl_net_exit(rn);
 	rina_stats_net_exit(rn);
 }

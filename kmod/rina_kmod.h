@@ -97,6 +97,8 @@ struct netlink_ext_ack;
 int rina_agents_start(struct rina_net *rn, struct rina_job *job,
 		      struct netlink_ext_ack *extack);
 void rina_agents_stop(struct rina_job *job);
+int rina_agents_net_init(struct rina_net *rn);		/* /proc/net/rina_agents */
+void rina_agents_net_exit(struct rina_net *rn);
 
 /* genl.c */
 int rina_genl_init(void);

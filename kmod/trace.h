@@ -69,6 +69,33 @@ TRACE_EVENT(rina_attach,
 		  __print_symbolic(__entry->what, rina_trace_what_names))
 );
 
+/* Agent protocol state transitions (enum rina_agent_event, core/agent.h). */
+#define rina_agent_event_names					\
+	{ 1, "session_start" }, { 2, "next_up" }, { 3, "worker_bye" },	\
+	{ 4, "workers_left" }, { 5, "session_end" }, { 6, "abort" },	\
+	{ 7, "mismatch" }
+
+TRACE_EVENT(rina_agent,
+	TP_PROTO(u16 job_id, u16 rank, u8 event, u32 arg),
+	TP_ARGS(job_id, rank, event, arg),
+	TP_STRUCT__entry(
+		__field(u16, job_id)
+		__field(u16, rank)
+		__field(u8, event)
+		__field(u32, arg)
+	),
+	TP_fast_assign(
+		__entry->job_id = job_id;
+		__entry->rank = rank;
+		__entry->event = event;
+		__entry->arg = arg;
+	),
+	TP_printk("job=%u rank=%u %s arg=%u", __entry->job_id,
+		  __entry->rank,
+		  __print_symbolic(__entry->event, rina_agent_event_names),
+		  __entry->arg)
+);
+
 #endif /* RINA_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

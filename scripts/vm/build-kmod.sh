@@ -15,7 +15,8 @@ kdir=/usr/src/linux-headers-$kver
 mkdir -p "$out/kmod" "$out/core" "$out/include/uapi/linux"
 ln -sfn "$top/Kbuild" "$out/Kbuild"
 for f in "$top"/kmod/*.c "$top"/kmod/*.h; do ln -sfn "$f" "$out/kmod/"; done
-for f in "$top"/core/*.h "$top"/core/plan.c; do ln -sfn "$f" "$out/core/"; done
+for f in "$top"/core/*.h "$top"/core/plan.c "$top"/core/agg.c \
+	 "$top"/core/keymap.c "$top"/core/agent.c; do ln -sfn "$f" "$out/core/"; done
 ln -sfn "$top/include/uapi/linux/rina.h" "$out/include/uapi/linux/rina.h"
 
 log=$out/build.log

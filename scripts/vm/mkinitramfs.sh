@@ -18,7 +18,7 @@ ln -s busybox "$stage/bin/sh"
 
 # modules and their dependencies, in load order
 : > "$stage/lib/modules/load.order"
-for m in veth sch_netem; do
+for m in veth sch_netem bridge; do
 	modprobe -d "$kroot" -S "$kver" --show-depends "$m" 2>/dev/null |
 	while read -r cmd path _; do
 		[ "$cmd" = insmod ] || continue
@@ -48,9 +48,12 @@ copy_bin "$top/build/selftests/vm/rina_kmod_test" tests/rina_kmod_test
 copy_bin "$(command -v ip)" usr/bin/ip
 copy_bin "$(command -v tc)" usr/bin/tc
 [ -x "$top/build/bin/rinactl" ] && copy_bin "$top/build/bin/rinactl" usr/bin/rinactl
+[ -x "$top/build/bin/rina-bench" ] &&
+	copy_bin "$top/build/bin/rina-bench" usr/bin/rina-bench
 cp "$top/selftests/vm/guest.sh" "$top/selftests/ktap.sh" "$stage/tests/"
-[ -f "$top/selftests/vm/rinactl_test.sh" ] &&
-	cp "$top/selftests/vm/rinactl_test.sh" "$stage/tests/"
+for t in rinactl_test.sh agent_e2e.sh; do
+	[ -f "$top/selftests/vm/$t" ] && cp "$top/selftests/vm/$t" "$stage/tests/"
+done
 echo "root:x:0:0::/:/bin/sh" > "$stage/etc/passwd"
 echo "nobody:x:65534:65534::/:/bin/sh" >> "$stage/etc/passwd"
 echo "root:x:0:" > "$stage/etc/group"

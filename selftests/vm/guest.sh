@@ -118,6 +118,16 @@ else
 	ktap_skip agent_worker_running "build/bin/rinactl was not built"
 fi
 
+# an end-to-end allreduce between namespaces with the in-kernel agent
+if [ -x /tests/agent_e2e.sh ] && [ -x /usr/bin/rina-bench ] &&
+   [ -x /usr/bin/rinactl ]; then
+	/tests/agent_e2e.sh
+	rc=$?
+	[ $rc = 0 ] && ktap_ok agent_e2e || ktap_fail agent_e2e "exit $rc"
+else
+	ktap_skip agent_e2e "rina-bench or rinactl was not built"
+fi
+
 # rmmod with jobs present (the C test leaves an aborted job behind) and
 # a running agent worker: all torn down
 if rmmod rina && ! grep -q '^rina ' /proc/modules &&

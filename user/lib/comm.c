@@ -225,7 +225,11 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	ret = open_transport(c, cfg->transport);
 	if (ret)
 		goto err_free;
-	if (c->ina_local && c->ring.m[c->member].agent == c->rank) {
+	ret = rina_kernel_attach(c);
+	if (ret)
+		goto err_tp;
+	if (c->ina_local && c->ring.m[c->member].agent == c->rank &&
+	    !c->kernel_agent) {
 		ret = rina_agent_start(c, &c->agent);
 		if (ret)
 			goto err_tp;
@@ -239,6 +243,7 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 err_agent:
 	rina_agent_stop(c->agent, false);
 err_tp:
+	rina_kernel_detach(c);
 	c->tp->ops->destroy(c->tp);
 err_free:
 	free(c->txbuf);
@@ -304,6 +309,7 @@ int rina_comm_destroy(rina_comm_t *c)
 		fprintf(stderr, "rank %d srtt %llu rttvar %llu rto %llu\n", c->rank, (unsigned long long)c->srtt_us, (unsigned long long)c->rttvar_us, (unsigned long long)rina_rto(c));
 	rina_ring_linger(c);
 	rina_agent_stop(c->agent, !c->broken);
+	rina_kernel_detach(c);
 	c->tp->ops->destroy(c->tp);
 	for (j = 0; j < RINA_STASH_MAX; j++)
 		free(c->stash[j].buf);

@@ -57,6 +57,8 @@ struct rina_comm {
 	int			next_rank, prev_rank;
 	bool			ina_local;	/* a worker of an INA rack */
 	struct rina_agent	*agent;		/* this rank is its rack's agent */
+	int			kfd;		/* /dev/rina attached, or -1 */
+	bool			kernel_agent;	/* rina.ko runs our rack's agent */
 	uint32_t		contrib_before[RINA_MAX_RANKS];	/* see ring.c */
 
 	struct rina_transport	*tp;
@@ -111,6 +113,9 @@ void rina_agent_stop(struct rina_agent *a, bool linger);
 void rina_agent_get_stats(const struct rina_agent *a,
 			  struct rina_agent_stats *st);
 void rina_rtt_sample(struct rina_comm *c, uint64_t rtt);
+/* /dev/rina when rina.ko has the job (kernel.c); file-based otherwise. */
+int rina_kernel_attach(struct rina_comm *c);
+void rina_kernel_detach(struct rina_comm *c);
 
 /* Handshake with both ring neighbours: same job, both alive. */
 int rina_ring_hello(struct rina_comm *c);

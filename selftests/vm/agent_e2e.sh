@@ -1,0 +1,198 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest test (busybox sh, rina.ko loaded): an end-to-end Rina allreduce
+# between network namespaces with rina.ko's in-kernel agent. Four hosts
+# on a bridge, two racks of two; the job is added with rinactl in every
+# host's namespace, the ranks run rina-bench (librina) attached through
+# /dev/rina (RINA_KERNEL=1: the kernel is required), and the agent rank's
+# librina starts no agent thread: the kernel worker owns the agent port
+# and aggregates in software (no ToR). Checked: exact results on every
+# rank (-c 1), identical across ranks and equal to librina's own agent
+# thread (file-based mode after the job is deleted), the agent's counters
+# in /proc/net/rina_agents, and recovery under tc netem loss, duplication
+# and reordering on every link. Prints KTAP; cleans up after itself.
+. /tests/ktap.sh
+echo "TAP version 13"	# plan at the end: "1..N"
+IP=/usr/bin/ip TC=/usr/bin/tc
+BENCH=/usr/bin/rina-bench
+sfx=$$
+br=rbr$sfx
+D=$(mktemp -d)
+NH=4
+
+ns() { echo "rh$sfx-$1"; }
+in_ns() { h=$1; shift; $IP netns exec "$(ns $h)" "$@"; }
+
+cleanup() {
+	for h in 0 1 2 3; do
+		in_ns $h rinactl job del 21 >/dev/null 2>&1
+		in_ns $h rinactl job del 22 >/dev/null 2>&1
+		$IP netns del "$(ns $h)" 2>/dev/null
+	done
+	$IP link del $br 2>/dev/null
+	rm -rf $D
+}
+trap cleanup EXIT
+
+# topology: hosts 198.19.21.1..4 on one bridge (a subnet no other guest
+# test uses: an address of the bridge's own namespace would answer ARP)
+setup() {
+	$IP link add $br type bridge || return 1
+	$IP link set $br up || return 1
+	for h in 0 1 2 3; do
+		$IP netns add "$(ns $h)" || return 1
+		$IP link add rv$sfx-$h type veth peer name eth0 \
+			netns "$(ns $h)" || return 1
+		$IP link set rv$sfx-$h master $br up || return 1
+		in_ns $h $IP link set lo up || return 1
+		in_ns $h $IP addr add 198.19.21.$((h + 1))/24 dev eth0 || return 1
+		in_ns $h $IP link set eth0 up || return 1
+	done
+}
+
+# job ID RACK1: 2x2, rack 0 INA, rack 1 INA or plain
+job() {
+	cat <<JOB
+job $1
+elements 64
+window 16
+timeout_ms 30000
+rto_us 5000
+rack 0 ina
+rack 1 $2
+rank 0 198.19.21.1 rack 0
+rank 1 198.19.21.2 rack 0
+rank 2 198.19.21.3 rack 1
+rank 3 198.19.21.4 rack 1
+JOB
+}
+
+# run NAME JOBFILE KERNEL: rina-bench on every rank, exact results
+run() {
+	name=$1 jf=$2 kern=$3 pids=""
+	for h in 0 1 2 3; do
+		in_ns $h env RINA_JOB=$jf RINA_RANK=$h RINA_KERNEL=$kern \
+			$BENCH --transport udp --json -c 1 -d int32 \
+			-b 4 -e 65536 -f 16 -n 2 -w 1 \
+			> $D/$name.$h 2>&1 &
+		pids="$pids $!"
+	done
+	rc=0
+	for p in $pids; do wait $p || rc=1; done
+	if [ $rc != 0 ]; then
+		tail -3 $D/$name.* | sed 's/^/# /'
+		for h in 0 2; do in_ns $h cat /proc/net/rina_agents; done |
+			sed 's/^/# /'
+		grep 'rina_agent\|rina_attach' /sys/kernel/tracing/trace 2>/dev/null |
+			tail -20 | sed 's/^/# /'
+		return 1
+	fi
+	# every rank: 4 sizes (4 B .. 16 KiB), nothing wrong; one hash each
+	rows=$(cat $D/$name.? | grep '^{' | wc -l)
+	bad=$(cat $D/$name.? | grep '^{' | grep -vc '"wrong":0,')
+	hashes=$(cat $D/$name.? | grep '^{' |
+		 sed 's/.*"size":\([0-9]*\),.*"hash":"\([0-9a-f]*\)".*/\1 \2/' |
+		 sort -u | wc -l)
+	[ "$rows" = 16 ] && [ "$bad" = 0 ] && [ "$hashes" = 4 ] ||
+		{ echo "# $name: rows $rows wrong $bad hashes $hashes"; return 1; }
+	cat $D/$name.? | grep '^{' |
+		sed 's/.*"size":\([0-9]*\),.*"hash":"\([0-9a-f]*\)".*/\1 \2/' |
+		sort -u > $D/$name.hashes
+}
+
+# agent counter NAME of job JOB in host H's namespace
+counter() {
+	in_ns $1 cat /proc/net/rina_agents |
+		awk -v j=$2 -v n=$3 '$2 == j { for (i = 1; i < NF; i++)
+			if ($i == n) print $(i + 1) }'
+}
+
+T=/sys/kernel/tracing/events/rina
+[ -d $T ] && echo 1 > $T/rina_agent/enable && echo 1 > $T/rina_attach/enable
+if ! setup; then
+	ktap_fail agent_e2e_topology
+	echo "1..$ktap_n"
+	ktap_finish
+fi
+ktap_ok agent_e2e_topology
+
+# job 21: both racks INA (ring of 2): two kernel agents (hosts 0 and 2)
+job 21 ina > $D/j21.txt
+ok=1
+for h in 0 1 2 3; do in_ns $h rinactl job add $D/j21.txt >/dev/null || ok=0; done
+a0=$(in_ns 0 rinactl job show 21 | grep -o 'local_agents [0-9]*')
+a1=$(in_ns 1 rinactl job show 21 | grep -o 'local_agents [0-9]*')
+[ $ok = 1 ] && [ "$a0" = "local_agents 1" ] && [ "$a1" = "local_agents 0" ] &&
+	ktap_ok agent_e2e_job_add_kernel_agents ||
+	ktap_fail agent_e2e_job_add_kernel_agents "$a0 / $a1"
+
+if run k21 $D/j21.txt 1; then
+	ktap_ok agent_e2e_kernel_agent_2x2_all_ina_exact
+else
+	ktap_fail agent_e2e_kernel_agent_2x2_all_ina_exact
+fi
+ci=$(counter 0 21 contrib_in) sd=$(counter 0 21 slots_done)
+ci2=$(counter 2 21 contrib_in)
+[ "${ci:-0}" -gt 0 ] && [ "${sd:-0}" -gt 0 ] && [ "${ci2:-0}" -gt 0 ] &&
+	ktap_ok agent_e2e_kernel_aggregated ||
+	ktap_fail agent_e2e_kernel_aggregated "contrib_in $ci/$ci2 slots $sd"
+grep -q '"role":"ina-worker"' $D/k21.0 &&
+	ktap_ok agent_e2e_no_agent_thread_in_librina ||
+	ktap_fail agent_e2e_no_agent_thread_in_librina "$(grep -o '"role":"[a-z-]*"' $D/k21.0 | head -1)"
+s=$(counter 0 21 sessions)
+[ "${s:-0}" -ge 1 ] && ktap_ok agent_e2e_session_end ||
+	ktap_fail agent_e2e_session_end "sessions $s"
+
+# the ranks detached explicitly at destroy: the jobs are not aborted
+st=$(for h in 0 1 2 3; do in_ns $h rinactl job show 21; done |
+     grep -o 'state [a-z]*' | sort -u)
+[ "$st" = "state ready" ] && ktap_ok agent_e2e_explicit_detach ||
+	ktap_fail agent_e2e_explicit_detach "$st"
+
+# a second session on the same kernel agents
+if run k21b $D/j21.txt 1 && cmp -s $D/k21.hashes $D/k21b.hashes; then
+	ktap_ok agent_e2e_second_session
+else
+	ktap_fail agent_e2e_second_session
+fi
+
+# the same job file-based (job deleted: librina's own agent thread)
+for h in 0 1 2 3; do in_ns $h rinactl job del 21 >/dev/null; done
+if run f21 $D/j21.txt 0 && cmp -s $D/k21.hashes $D/f21.hashes &&
+   grep -q '"role":"ina-agent"' $D/f21.0; then
+	ktap_ok agent_e2e_file_mode_identical
+else
+	ktap_fail agent_e2e_file_mode_identical
+fi
+
+# job 22: rack 0 INA, rack 1 plain (ring of 3), netem on every link
+job 22 plain > $D/j22.txt
+ok=1
+for h in 0 1 2 3; do
+	in_ns $h rinactl job add $D/j22.txt >/dev/null || ok=0
+	in_ns $h $TC qdisc add dev eth0 root netem delay 1ms \
+		loss 3% duplicate 3% reorder 10% || ok=0
+done
+[ $ok = 1 ] && ktap_ok agent_e2e_netem_setup || ktap_fail agent_e2e_netem_setup
+if run k22 $D/j22.txt 1; then
+	ktap_ok agent_e2e_kernel_agent_mixed_netem_exact
+else
+	ktap_fail agent_e2e_kernel_agent_mixed_netem_exact
+fi
+dup=$(counter 0 22 dup) re=$(counter 0 22 reemit)
+rtx=$(counter 0 22 ag_retransmits) rep=$(counter 0 22 repairs)
+echo "# agent counters under netem: dup $dup reemit $re ag_retransmits $rtx repairs $rep"
+[ $((${dup:-0} + ${re:-0} + ${rtx:-0} + ${rep:-0})) -gt 0 ] &&
+	ktap_ok agent_e2e_netem_recovery_counted ||
+	ktap_fail agent_e2e_netem_recovery_counted
+for h in 0 1 2 3; do
+	in_ns $h $TC qdisc del dev eth0 root 2>/dev/null
+	in_ns $h rinactl job del 22 >/dev/null
+done
+if run f22 $D/j22.txt 0 && cmp -s $D/k22.hashes $D/f22.hashes; then
+	ktap_ok agent_e2e_mixed_file_mode_identical
+else
+	ktap_fail agent_e2e_mixed_file_mode_identical
+fi
+echo "1..$ktap_n"
+ktap_finish
