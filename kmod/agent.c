@@ -37,6 +37,7 @@ struct rina_agent {
 	struct task_struct	*task;
 	void			*buf;
 	u64			send_errors;
+	long			n_allocs;	/* core memory outstanding */
 	struct rina_agent_core	core;
 };
 
@@ -47,11 +48,19 @@ struct rina_agent {
 
 static void *rina_agent_zalloc(void *ctx, __u32 size)
 {
-	return kvzalloc(size ? size : 1, GFP_KERNEL);
+	struct rina_agent *a = ctx;
+	void *p = kvzalloc(size ? size : 1, GFP_KERNEL);
+
+	if (p)
+		a->n_allocs++;
+	return p;
 }
 
 static void rina_agent_kfree(void *ctx, void *p)
 {
+	struct rina_agent *a = ctx;
+
+	a->n_allocs--;
 	kvfree(p);
 }
 
@@ -173,6 +182,8 @@ static void rina_agent_free(struct rina_agent *a)
 	if (a->sock)
 		sock_release(a->sock);
 	rina_agent_core_fini(&a->core);
+	/* every block the core took is back (a WARN panics the VM tests) */
+	WARN_ON(a->n_allocs);
 	kfree(a->buf);
 	kvfree(a);
 	rina_obj_put();
