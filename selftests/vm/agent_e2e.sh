@@ -165,6 +165,23 @@ else
 	ktap_fail agent_e2e_file_mode_identical
 fi
 
+# RINA_KERNEL=1 without the job in the kernel: a clear error at init
+out=$(in_ns 1 env RINA_JOB=$D/j21.txt RINA_RANK=1 RINA_KERNEL=1 \
+	$BENCH --transport udp -b 4 -e 4 -n 1 -w 0 2>&1)
+echo "$out" | grep -q 'attach to job 21 through /dev/rina: No such file' &&
+	ktap_ok agent_e2e_kernel_required_but_no_job ||
+	ktap_fail agent_e2e_kernel_required_but_no_job "$out"
+
+# the kernel's plan differs from the job file (window): RINA_ERR_MISMATCH
+sed 's/^window 16/window 32/' $D/j21.txt > $D/j21w.txt
+in_ns 1 rinactl job add $D/j21w.txt >/dev/null
+out=$(in_ns 1 env RINA_JOB=$D/j21.txt RINA_RANK=1 \
+	$BENCH --transport udp -b 4 -e 4 -n 1 -w 0 2>&1)
+echo "$out" | grep -q "kernel's plan of job 21 .* is not the job file's" &&
+	ktap_ok agent_e2e_plan_mismatch ||
+	ktap_fail agent_e2e_plan_mismatch "$out"
+in_ns 1 rinactl job del 21 >/dev/null
+
 # job 22: rack 0 INA, rack 1 plain (ring of 3), netem on every link
 job 22 plain > $D/j22.txt
 ok=1
