@@ -182,7 +182,7 @@ static void fifo_push(struct rina_agent_core *a, struct rina_agent_ag *e)
 
 		f = zalloc(a, a->fifo_cap * 2 * (__u32)sizeof(*f));
 		if (!f)
-			return;	/* not retransmitted: the timer of upstream */
+			return;	/* not retransmitted: upstream's timer */
 		for (j = a->fifo_head; j != a->fifo_tail;
 		     j = (j + 1) & (a->fifo_cap - 1))
 			f[n++] = a->fifo[j];
@@ -481,7 +481,7 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 		a->st.stale++;
 		return;
 	default:
-		a->st.collision++;	/* window violated: the sender retries */
+		a->st.collision++;	/* window violated: sender retries */
 		return;
 	}
 	sl->flags |= h->flags & RINA_F_LAST;

@@ -29,7 +29,7 @@
 #include "keymap.h"
 
 #define RINA_AGENT_MAX_LOCAL	31	/* ranks of an INA rack */
-#define RINA_AGENT_RTO_MAX_US	50000	/* back-off cap (librina's too) */
+#define RINA_AGENT_RTO_MAX_US	50000	/* back-off cap */
 #define RINA_AGENT_HELLO_US	10000	/* HELLO downstream period */
 #define RINA_AGENT_BYE_US	5000	/* BYE downstream period */
 #define RINA_AGENT_NO_WAIT	(~0ULL)
@@ -47,7 +47,7 @@ struct rina_agent_counters {
 	__u64 ag_in, ag_out, ag_retransmits, mcast_out;
 	__u64 acks_out, ag_acks_in, nacks_in, repairs, reemit;
 	__u64 dup, stale, collision, bad, malformed, foreign, nomem;
-	__u64 sessions;		/* sessions ended (every party said BYE) */
+	__u64 sessions;		/* sessions ended (all said BYE) */
 };
 
 /* State transitions reported to the host (tracepoints, logs). */
@@ -56,15 +56,16 @@ enum rina_agent_event {
 	RINA_AGENT_EV_NEXT_UP,		/* downstream answered HELLO */
 	RINA_AGENT_EV_WORKER_BYE,	/* arg: local worker index */
 	RINA_AGENT_EV_WORKERS_LEFT,	/* every local worker said BYE */
-	RINA_AGENT_EV_SESSION_END,	/* state released, ready for the next */
-	RINA_AGENT_EV_ABORT,		/* arg: the result an ABORT carried */
+	RINA_AGENT_EV_SESSION_END,	/* state released for the next */
+	RINA_AGENT_EV_ABORT,		/* arg: the result of an ABORT */
 	RINA_AGENT_EV_MISMATCH,		/* a peer has another job hash */
 };
 
 struct rina_agent_ops {
-	void	*(*zalloc)(void *ctx, __u32 size);	/* zeroed, or NULL */
+	/* zeroed memory, or NULL */
+	void	*(*zalloc)(void *ctx, __u32 size);
 	void	(*free)(void *ctx, void *p);
-	__u64	(*now_us)(void *ctx);			/* monotonic */
+	__u64	(*now_us)(void *ctx);	/* monotonic */
 	/* Send one datagram; buf is the core's, copy it before returning. */
 	void	(*send)(void *ctx, const struct rina_agent_addr *to,
 			const void *buf, __u32 len);
@@ -79,7 +80,7 @@ struct rina_agent_ops {
 
 struct rina_agent_cfg {
 	__u16	job_id;
-	__u16	rank;		/* the agent rank: src_id of what it sends */
+	__u16	rank;		/* the agent rank: src_id it sends */
 	__u16	elems;		/* E */
 	__u16	n_local;	/* m: ranks of the rack, 1..31 */
 	__u32	window;		/* W */
@@ -102,22 +103,23 @@ struct rina_agent_core {
 	__u32			max_msg;
 
 	struct rina_keymap	agg;	/* (round, seq) -> aggregation */
-	struct rina_keymap	ag;	/* (round, seq) -> allgather copy */
-	struct rina_agent_ag	**fifo;	/* awaiting ACK, in send order */
+	struct rina_keymap	ag;	/* (round, seq) -> AG copy */
+	struct rina_agent_ag	**fifo;	/* unACKed, send order */
 	__u32			fifo_head, fifo_tail, fifo_cap;
 	__u64			rack_ts;
 	__u64			srtt_us, rttvar_us;
 	__u16			max_round;
 
 	/* session */
-	int			active;		/* a local worker said HELLO */
-	int			hello_next;	/* downstream answered HELLO */
-	int			bye_next;	/* downstream answered BYE */
+	int			active;	/* a local worker spoke */
+	int			hello_next;	/* HELLO answered */
+	int			bye_next;	/* BYE answered */
 	int			prev_said_bye;
-	__u32			hello_from, data_from, bye_from; /* bitmaps */
+	/* bitmaps of local workers */
+	__u32			hello_from, data_from, bye_from;
 	__u64			last_hello, last_bye;
 
-	__u8			*scratch;	/* one datagram being built */
+	__u8			*scratch;	/* datagram being built */
 	struct rina_agent_counters st;
 };
 

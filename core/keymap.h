@@ -12,7 +12,8 @@
 #include "compat.h"
 
 struct rina_keymap_mem {
-	void	*(*zalloc)(void *ctx, __u32 size);	/* zeroed, or NULL */
+	/* zeroed memory, or NULL */
+	void	*(*zalloc)(void *ctx, __u32 size);
 	void	(*free)(void *ctx, void *p);
 	void	*ctx;
 };
@@ -25,7 +26,7 @@ struct rina_keymap_ent {
 
 struct rina_keymap {
 	struct rina_keymap_ent	*tab;
-	__u32			cap, used;	/* cap is a power of two */
+	__u32			cap, used;	/* cap: a power of 2 */
 	const struct rina_keymap_mem *mem;
 };
 

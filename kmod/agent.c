@@ -37,7 +37,7 @@ struct rina_agent {
 	struct task_struct	*task;
 	void			*buf;
 	u64			send_errors;
-	long			n_allocs;	/* core memory outstanding */
+	long			n_allocs;	/* core blocks held */
 	struct rina_agent_core	core;
 };
 
@@ -86,7 +86,7 @@ static void rina_agent_send(void *ctx, const struct rina_agent_addr *to,
 	};
 
 	if (kernel_sendmsg(a->sock, &msg, &iov, 1, len) < 0)
-		a->send_errors++;	/* like a loss: the protocol recovers */
+		a->send_errors++;	/* a loss: the protocol recovers */
 }
 
 static void rina_agent_event(void *ctx, enum rina_agent_event ev, __u32 arg)

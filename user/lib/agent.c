@@ -17,7 +17,7 @@
 #include "agent.h"
 
 struct rina_agent {
-	struct rina_comm c;		/* the agent's own endpoint and counters */
+	struct rina_comm c;		/* own endpoint, neighbours, knobs */
 	struct rina_agent_core core;
 	pthread_t	thread;
 	volatile int	stop, abort;
@@ -158,7 +158,8 @@ static void *agent_main(void *arg)
 }
 
 /* The core's view of this rack, from librina's ring. */
-static void rina_agent_cfg_fill(const struct rina_comm *c, struct rina_agent_cfg *cfg)
+static void rina_agent_cfg_fill(const struct rina_comm *c,
+				struct rina_agent_cfg *cfg)
 {
 	const struct rina_member *mb = &c->ring.m[c->member];
 	uint32_t k;
