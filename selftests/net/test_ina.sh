@@ -129,14 +129,13 @@ ring = 2 * (L - 1) / L * one
 # the agent (like a ToR) acknowledges every upstream packet on its own:
 # one 74-byte frame per reduce-scatter and allgather packet from rank 5
 agent_acks = 2 * (L - 1) / L * pkts * (H + 4)
-retx, dups, aretx, ifs = {}, {}, {}, []
+retx, dups, ifs = {}, {}, []
 for line in open(sys.argv[1]):
     line = line.split('] ', 1)[-1].strip()
     if line.startswith('{'):
         r = json.loads(line)
         retx[r['rank']] = r['retransmits']
         dups[r['rank']] = r['duplicates']
-        aretx[r['rank']] = r['agent_retransmits']
         continue
     f = line.split()
     if len(f) == 4 and f[0] in ('eth0', 'up'):
@@ -157,8 +156,9 @@ for f in ifs:
             erx += agent_acks
     else:
         want, label = ring, 'rack %s uplink' % f[1]
-        # ring edges across racks: agent (rack 0) -> rank 3, rank 5 -> agent
-        a = aretx[0] * P / calls + agent_acks
+        # ring edges across racks: agent (rack 0) -> rank 3, rank 5 ->
+        # agent; what the agent sent twice is what rank 3 got twice
+        a = dups[3] * P / calls + agent_acks
         b = retx[5] * P / calls
         etx, erx = (a, b) if f[1] == '0' else (b, a)
     ok = abs((tx - etx) / want - 1) < 0.02 and abs((rx - erx) / want - 1) < 0.02
