@@ -102,8 +102,9 @@ static void xmit(struct rina_agent_core *a, const struct rina_agent_addr *to,
 	a->ops->send(a->ctx, to, buf, len);
 }
 
-static void send_ctrl(struct rina_agent_core *a,
-		      const struct rina_agent_addr *to, __u32 type)
+static void send_ctrl_arg(struct rina_agent_core *a,
+			  const struct rina_agent_addr *to, __u32 type,
+			  __u32 arg)
 {
 	struct {
 		struct rina_hdr h;
@@ -113,9 +114,15 @@ static void send_ctrl(struct rina_agent_core *a,
 	hdr_init(a, &r.h, RINA_OP_CTRL, 0);
 	r.h.n_elem = rina_htons(RINA_CTRL_WORDS);
 	r.m.type = rina_htonl(type);
-	r.m.arg = 0;
+	r.m.arg = rina_htonl(arg);
 	put_be64(&r.m.hash, a->cfg.job_hash);
 	xmit(a, to, &r, sizeof(r));
+}
+
+static void send_ctrl(struct rina_agent_core *a,
+		      const struct rina_agent_addr *to, __u32 type)
+{
+	send_ctrl_arg(a, to, type, 0);
 }
 
 static void send_ack(struct rina_agent_core *a,
@@ -283,35 +290,51 @@ static void ag_send_down(struct rina_agent_core *a, struct rina_agent_ag *e,
 }
 
 /* Retransmit downstream what is lost (RACK) or overdue (timer). */
+/*
+ * Retransmit downstream what is lost (RACK: sent before something that
+ * was acknowledged), or the oldest packet when the one retransmission
+ * timer fires. As TCP's, the timer restarts whenever an ACK brings news,
+ * so packets that merely wait behind others never fire it; it backs off
+ * while nothing comes back.
+ */
 static __u64 ag_retransmit(struct rina_agent_core *a)
 {
 	__u64 now = a->ops->now_us(a->ctx), reo = a->srtt_us / 4;
-	int timer_used = 0;
+	struct rina_agent_ag *e;
 
 	while (a->fifo_head != a->fifo_tail) {
-		struct rina_agent_ag *e = a->fifo[a->fifo_head];
-
+		e = a->fifo[a->fifo_head];
 		if (e->acked) {
 			fifo_pop(a);
 			continue;
 		}
-		if (e->t_sent + reo >= a->rack_ts && e->t_sent + e->rto > now)
-			return e->t_sent + e->rto - now;
-		if (e->t_sent + reo >= a->rack_ts) {
-			/* timer: one per pass, as ring.c explains */
-			if (timer_used)
-				return 0;
-			timer_used = 1;
-		}
+		if (e->t_sent + reo >= a->rack_ts)
+			break;		/* not known lost */
 		fifo_pop(a);
 		ag_send_down(a, e, 1);
 		e->tries++;
 		e->t_sent = now;
-		e->rto = e->rto * 2 > RINA_AGENT_RTO_MAX_US ?
-			 RINA_AGENT_RTO_MAX_US : e->rto * 2;
 		fifo_push(a, e);
 	}
-	return RINA_AGENT_NO_WAIT;
+	if (a->fifo_head == a->fifo_tail) {
+		a->timer = 0;
+		return RINA_AGENT_NO_WAIT;
+	}
+	if (!a->timer) {
+		a->backoff = 1;
+		a->timer = now + rto(a);
+	}
+	if (a->timer <= now) {
+		e = fifo_pop(a);	/* the oldest */
+		ag_send_down(a, e, 1);
+		e->tries++;
+		e->t_sent = now;
+		fifo_push(a, e);
+		if (a->backoff < RINA_AGENT_BACKOFF_MAX)
+			a->backoff *= 2;
+		a->timer = now + rto(a) * a->backoff;
+	}
+	return a->timer - now;
 }
 
 /* ---- aggregation -------------------------------------------------- */
@@ -552,6 +575,7 @@ static void ack_from_downstream(struct rina_agent_core *a,
 				    rina_ntohl(seqs[j]));
 		if (e && !e->acked) {
 			e->acked = 1;
+			a->timer = 0;	/* news: restart the timer */
 			if (!e->tries)
 				rtt_sample(a, now - e->t_sent);
 			if (e->t_sent > a->rack_ts)
@@ -701,9 +725,21 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 
 /* ---- timers and the session --------------------------------------- */
 
+/* Everything sent downstream as sender of record has been acknowledged. */
+static int ag_drained(const struct rina_agent_core *a)
+{
+	__u32 j;
+
+	for (j = a->fifo_head; j != a->fifo_tail;
+	     j = (j + 1) & (a->fifo_cap - 1))
+		if (!a->fifo[j]->acked)
+			return 0;
+	return 1;
+}
+
 int rina_agent_core_session_done(const struct rina_agent_core *a)
 {
-	return a->bye_from == a->local_mask &&
+	return a->bye_from == a->local_mask && ag_drained(a) &&
 	       (a->cfg.L < 2 || (a->prev_said_bye && a->bye_next));
 }
 
@@ -723,8 +759,11 @@ __u64 rina_agent_core_tick(struct rina_agent_core *a)
 		if (w2 < wait)
 			wait = w2;
 	}
-	/* the rack is done with the ring: tell downstream */
-	if (a->bye_from == a->local_mask && !a->bye_next) {
+	/*
+	 * The rack is done with the ring: tell downstream, once downstream
+	 * has everything we owe it (BYE means "all my sends are acked").
+	 */
+	if (a->bye_from == a->local_mask && !a->bye_next && ag_drained(a)) {
 		if (now - a->last_bye >= RINA_AGENT_BYE_US) {
 			send_ctrl(a, &a->cfg.next, RINA_CTRL_BYE);
 			a->last_bye = now;
@@ -742,6 +781,7 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	rina_keymap_filter(&a->agg, NULL, drop_val, a);
 	a->fifo_head = a->fifo_tail = 0;
 	a->rack_ts = 0;
+	a->timer = 0;
 	a->max_round = 0;
 	if (a->active)
 		a->st.sessions++;
@@ -750,6 +790,23 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	a->hello_from = a->data_from = a->bye_from = 0;
 	a->last_hello = a->last_bye = 0;
 	ev(a, RINA_AGENT_EV_SESSION_END, 0);
+}
+
+void rina_agent_core_abort(struct rina_agent_core *a, __u32 result,
+			   const struct rina_agent_addr *to, __u32 n)
+{
+	__u32 copy, j;
+
+	for (copy = 0; copy < 3; copy++) {
+		for (j = 0; j < n; j++)
+			send_ctrl_arg(a, &to[j], RINA_CTRL_ABORT, result);
+		if (a->cfg.L > 1) {
+			send_ctrl_arg(a, &a->cfg.next, RINA_CTRL_ABORT, result);
+			send_ctrl_arg(a, &a->cfg.prev, RINA_CTRL_ABORT, result);
+		}
+	}
+	a->st.aborts++;
+	rina_agent_core_reset(a);
 }
 
 static void *mem_zalloc(void *ctx, __u32 size)

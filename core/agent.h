@@ -29,7 +29,8 @@
 #include "keymap.h"
 
 #define RINA_AGENT_MAX_LOCAL	31	/* ranks of an INA rack */
-#define RINA_AGENT_RTO_MAX_US	50000	/* back-off cap */
+#define RINA_AGENT_RTO_MAX_US	50000	/* timer cap before back-off */
+#define RINA_AGENT_BACKOFF_MAX	8	/* the timer doubles at most to this */
 #define RINA_AGENT_HELLO_US	10000	/* HELLO downstream period */
 #define RINA_AGENT_BYE_US	5000	/* BYE downstream period */
 #define RINA_AGENT_NO_WAIT	(~0ULL)
@@ -48,6 +49,7 @@ struct rina_agent_counters {
 	__u64 acks_out, ag_acks_in, nacks_in, repairs, reemit;
 	__u64 dup, stale, collision, bad, malformed, foreign, nomem;
 	__u64 sessions;		/* sessions ended (all said BYE) */
+	__u64 aborts;		/* jobs aborted by the host (member lost) */
 };
 
 /* State transitions reported to the host (tracepoints, logs). */
@@ -107,6 +109,8 @@ struct rina_agent_core {
 	struct rina_agent_ag	**fifo;	/* unACKed, send order */
 	__u32			fifo_head, fifo_tail, fifo_cap;
 	__u64			rack_ts;
+	__u64			timer;	/* retransmission timer, 0: stopped */
+	__u32			backoff;
 	__u64			srtt_us, rttvar_us;
 	__u16			max_round;
 
@@ -141,5 +145,13 @@ __u64 rina_agent_core_tick(struct rina_agent_core *a);
 int rina_agent_core_session_done(const struct rina_agent_core *a);
 /* Forget the session: caches, rounds, handshakes (counters stay). */
 void rina_agent_core_reset(struct rina_agent_core *a);
+/*
+ * The job is dead (the host saw a member go): tell the n peers at "to"
+ * (every rank of the job) and both ring neighbours with ABORT carrying
+ * "result" (librina's enum rina_result), three copies each, and forget
+ * the session.
+ */
+void rina_agent_core_abort(struct rina_agent_core *a, __u32 result,
+			   const struct rina_agent_addr *to, __u32 n);
 
 #endif /* RINA_CORE_AGENT_H */

@@ -38,11 +38,17 @@ struct rina_agent {
 	void			*buf;
 	u64			send_errors;
 	long			n_allocs;	/* core blocks held */
+	atomic_t		abort_req;	/* a member of the job was lost */
+	struct rina_agent_addr	*ranks;		/* every rank, for ABORT */
+	u16			n_ranks;
 	struct rina_agent_core	core;
 };
 
 #define RINA_AGENT_BUF	(RINA_HDR_LEN + RINA_MAX_PAYLOAD)
 #define RINA_AGENT_BATCH 64	/* datagrams between two timer checks */
+#define RINA_AGENT_POLL_US 100000 /* longest sleep: stop and abort checks */
+/* ABORT's result when a member is lost: librina's RINA_ERR_TIMEOUT */
+#define RINA_AGENT_LOST_RESULT	5
 
 /* ---- the host environment of the core ---------------------------- */
 
@@ -153,10 +159,16 @@ static int rina_agent_fn(void *arg)
 	int j, r = 0;
 
 	while (!kthread_should_stop() && r >= 0) {
+		if (atomic_xchg(&a->abort_req, 0)) {
+			rina_agent_core_abort(&a->core, RINA_AGENT_LOST_RESULT,
+					      a->ranks, a->n_ranks);
+			trace_rina_attach(a->job_id, a->rank,
+					  RINA_TR_AGENT_ABORT);
+		}
 		wait_us = rina_agent_core_tick(&a->core);
-		/* at least once a second: kthread_stop() is checked then */
-		if (wait_us > USEC_PER_SEC)
-			wait_us = USEC_PER_SEC;
+		/* kthread_stop() and abort requests are checked then */
+		if (wait_us > RINA_AGENT_POLL_US)
+			wait_us = RINA_AGENT_POLL_US;
 		a->sock->sk->sk_rcvtimeo = max_t(long, 1,
 						 usecs_to_jiffies(wait_us));
 		r = rina_agent_recv_one(a, true);
@@ -184,6 +196,7 @@ static void rina_agent_free(struct rina_agent *a)
 	rina_agent_core_fini(&a->core);
 	/* every block the core took is back (a WARN panics the VM tests) */
 	WARN_ON(a->n_allocs);
+	kvfree(a->ranks);
 	kfree(a->buf);
 	kvfree(a);
 	rina_obj_put();
@@ -245,6 +258,7 @@ static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
 	};
 	struct rina_agent_cfg cfg;
 	struct rina_agent *a;
+	unsigned int i;
 	int err;
 
 	err = rina_agent_cfg(job, member, &cfg);
@@ -260,10 +274,16 @@ static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
 	a->job_id = job->desc.job_id;
 	a->rank = rank;
 	a->buf = kmalloc(RINA_AGENT_BUF, GFP_KERNEL);
-	if (!a->buf || rina_agent_core_init(&a->core, &cfg, &rina_agent_kops,
-					    a)) {
+	a->n_ranks = job->desc.n_ranks;
+	a->ranks = kvcalloc(a->n_ranks, sizeof(*a->ranks), GFP_KERNEL);
+	if (!a->buf || !a->ranks ||
+	    rina_agent_core_init(&a->core, &cfg, &rina_agent_kops, a)) {
 		err = -ENOMEM;
 		goto err_free;
+	}
+	for (i = 0; i < a->n_ranks; i++) {
+		a->ranks[i].ip = job->desc.ranks[i].ip;
+		a->ranks[i].port = job->desc.ranks[i].port;
 	}
 	err = sock_create_kern(rn->net, PF_INET, SOCK_DGRAM, IPPROTO_UDP,
 			       &a->sock);
@@ -330,6 +350,19 @@ void rina_agents_stop(struct rina_job *job)
 	job->n_agents = 0;
 }
 
+/*
+ * A member of the job was lost (its fd closed without a detach): each
+ * local agent tells every rank and its ring neighbours that the job is
+ * dead, within RINA_AGENT_POLL_US. Called with the namespace lock held.
+ */
+void rina_agents_abort(struct rina_job *job)
+{
+	struct rina_agent *a;
+
+	list_for_each_entry(a, &job->agents, node)
+		atomic_set(&a->abort_req, 1);
+}
+
 /* ---- /proc/net/rina_agents: the protocol counters of each agent ---- */
 
 static int rina_agents_show(struct seq_file *s, void *v)
@@ -344,7 +377,7 @@ static int rina_agents_show(struct seq_file *s, void *v)
 			/* one writer (the thread): a racy snapshot is fine */
 			const struct rina_agent_counters *c = &a->core.st;
 
-			seq_printf(s, "job %u rank %u contrib_in %llu partial_in %llu partial_out %llu slots_done %llu ag_in %llu ag_out %llu ag_retransmits %llu mcast_out %llu acks_out %llu ag_acks_in %llu nacks_in %llu repairs %llu reemit %llu dup %llu stale %llu collision %llu bad %llu malformed %llu foreign %llu nomem %llu sessions %llu send_errors %llu\n",
+			seq_printf(s, "job %u rank %u contrib_in %llu partial_in %llu partial_out %llu slots_done %llu ag_in %llu ag_out %llu ag_retransmits %llu mcast_out %llu acks_out %llu ag_acks_in %llu nacks_in %llu repairs %llu reemit %llu dup %llu stale %llu collision %llu bad %llu malformed %llu foreign %llu nomem %llu sessions %llu aborts %llu send_errors %llu\n",
 				   a->job_id, a->rank, c->contrib_in,
 				   c->partial_in, c->partial_out,
 				   c->slots_done, c->ag_in, c->ag_out,
@@ -353,7 +386,7 @@ static int rina_agents_show(struct seq_file *s, void *v)
 				   c->repairs, c->reemit, c->dup, c->stale,
 				   c->collision, c->bad, c->malformed,
 				   c->foreign, c->nomem, c->sessions,
-				   a->send_errors);
+				   c->aborts, a->send_errors);
 		}
 	}
 	mutex_unlock(&rn->lock);

@@ -22,6 +22,7 @@ enum rina_trace_what {
 	RINA_TR_LOST,
 	RINA_TR_AGENT_START,
 	RINA_TR_AGENT_STOP,
+	RINA_TR_AGENT_ABORT,
 };
 #endif
 
@@ -33,7 +34,8 @@ enum rina_trace_what {
 	{ RINA_TR_DETACH,	"detach" },		\
 	{ RINA_TR_LOST,		"lost" },		\
 	{ RINA_TR_AGENT_START,	"agent_start" },	\
-	{ RINA_TR_AGENT_STOP,	"agent_stop" }
+	{ RINA_TR_AGENT_STOP,	"agent_stop" },		\
+	{ RINA_TR_AGENT_ABORT,	"agent_abort" }
 
 TRACE_EVENT(rina_job,
 	TP_PROTO(u16 job_id, u8 state, u8 what),

@@ -12,6 +12,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 kdir=/usr/src/linux-headers-$kver
 [ -d "$kdir" ] || { echo "build-kmod: no headers for $kver in $kdir" >&2; exit 1; }
 
+# one build per output tree at a time (parallel test lines build it too)
+exec 9>"$out/.build.lock"
+flock 9
 mkdir -p "$out/kmod" "$out/core" "$out/include/uapi/linux"
 ln -sfn "$top/Kbuild" "$out/Kbuild"
 for f in "$top"/kmod/*.c "$top"/kmod/*.h; do ln -sfn "$f" "$out/kmod/"; done

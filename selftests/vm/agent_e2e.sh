@@ -156,6 +156,38 @@ else
 	ktap_fail agent_e2e_second_session
 fi
 
+# the agent rank's process is killed mid-run: its fd closes without a
+# detach (member lost), the kernel agent sends ABORT to every rank, and
+# the other ranks fail with that message long before the job timeout
+# (ip netns exec and env exec: $! is rina-bench itself; bounded: 1000
+# calls of 64 KiB if the abort did not work)
+pids=""
+for h in 0 1 2 3; do
+	$IP netns exec "$(ns $h)" env RINA_JOB=$D/j21.txt RINA_RANK=$h \
+		RINA_KERNEL=1 $BENCH --transport udp -c 0 -d int32 \
+		-b 65536 -e 65536 -n 1000 -w 0 > $D/kill.$h 2>&1 &
+	pids="$pids $!"
+done
+set -- $pids
+sleep 5
+kill -9 $1
+t0=$(date +%s)
+nfail=0
+for p in $2 $3 $4; do wait $p || nfail=$((nfail + 1)); done
+wait $1
+secs=$(( $(date +%s) - t0 ))
+nab=$(cat $D/kill.1 $D/kill.2 $D/kill.3 | grep -c 'aborted')
+st=$(in_ns 0 rinactl job show 21 | grep -o 'state [a-z]*')
+ab=$(counter 0 21 aborts)
+echo "# killed the agent rank: $nfail of 3 failed in ${secs}s, $nab saw an abort, $st, agent aborts $ab"
+if [ $nfail = 3 ] && [ $nab = 3 ] && [ $secs -lt 20 ] &&
+   [ "$st" = "state aborted" ] && [ "${ab:-0}" -ge 1 ]; then
+	ktap_ok agent_e2e_lost_member_kernel_abort
+else
+	cat $D/kill.? | tail -8 | sed 's/^/# /'
+	ktap_fail agent_e2e_lost_member_kernel_abort
+fi
+
 # the same job file-based (job deleted: librina's own agent thread)
 for h in 0 1 2 3; do in_ns $h rinactl job del 21 >/dev/null; done
 if run f21 $D/j21.txt 0 && cmp -s $D/k21.hashes $D/f21.hashes &&
