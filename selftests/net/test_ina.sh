@@ -255,9 +255,9 @@ fi
 start=$(date +%s)
 "$run" --topo 2x2 --ina 0 --timeout 60 --job-opt 'timeout_ms 2000' -- sh -c '
 	if [ "$RINA_RANK" = 1 ]; then
-		exec timeout -s KILL 1.5 "$0" -d int32 -b 4M -e 4M -n 1000 -w 0
+		exec timeout -s KILL 1.5 "$0" -d int32 -b 1M -e 1M -n 1000 -w 0
 	fi
-	exec "$0" -d int32 -b 4M -e 4M -n 1000 -w 0' "$bench" \
+	exec "$0" -d int32 -b 1M -e 1M -n 1000 -w 0' "$bench" \
 	>"$tmp/kill.out" 2>&1
 rc=$?
 secs=$(( $(date +%s) - start ))

@@ -305,6 +305,8 @@ int rina_comm_destroy(rina_comm_t *c)
 
 	if (!c)
 		return RINA_ERR_INVALID;
+	if (getenv("RINA_DEBUG"))
+		fprintf(stderr, "rank %d srtt %llu rttvar %llu rto %llu\n", c->rank, (unsigned long long)c->srtt_us, (unsigned long long)c->rttvar_us, (unsigned long long)rina_rto(c));
 	rina_ring_linger(c);
 	rina_agent_stop(c->agent, !c->broken);
 	rina_kernel_detach(c);

@@ -28,6 +28,8 @@ struct contrib {
 	uint32_t	seq;		/* reduce-scatter seq */
 	uint64_t	ordinal;
 	uint64_t	t_sent;
+	uint64_t	rto;
+	uint64_t	deadline;
 	uint32_t	tries;
 	bool		sent, done;
 };
@@ -46,16 +48,7 @@ struct wcall {
 	__u64		*agmap;		/* allgather seqs received */
 	__u64		*ovfmap;
 	uint64_t	expect_ag, got_ag, got_done;
-	/*
-	 * Per chunk of a block (ordinal / P): 1 + the highest packet index
-	 * delivered. Slots of one chunk complete in packet order (each when
-	 * its slowest contributor sends it); chunks of different steps and
-	 * blocks overlap freely in the pipeline.
-	 */
-	uint32_t	*done_pmax;
 	uint64_t	last_progress, last_nack;
-	uint64_t	timer;		/* retransmission timer, 0: stopped */
-	uint32_t	backoff;
 
 	struct rina_msg	tx[RINA_BATCH];
 	int		ntx;
@@ -119,8 +112,16 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 		c->st.retransmits++;
 	x->t_sent = rina_now_us();
 	x->sent = true;
-	if (retx)
+	if (retx) {
 		x->tries++;
+		x->rto = x->rto * 2 > RINA_RTO_MAX_US * 2 ?
+			 RINA_RTO_MAX_US * 2 : x->rto * 2;
+	} else {
+		x->rto = rina_rto(c) * RINA_RTO_SLOT_FACTOR;
+		if (x->rto < RINA_RTO_SLOT_MIN_US)
+			x->rto = RINA_RTO_SLOT_MIN_US;
+	}
+	x->deadline = x->t_sent + x->rto;
 	return 0;
 }
 
@@ -132,13 +133,9 @@ static void contrib_done(struct wcall *k, uint32_t idx)
 		return;
 	x->done = true;
 	k->got_done++;
-	k->timer = 0;		/* progress: restart the timer */
 	k->last_progress = rina_now_us();
 	if (!x->tries && x->sent)
 		rina_rtt_sample(k->c, k->last_progress - x->t_sent);
-	if (x->ordinal % k->s.P + 1 > k->done_pmax[x->ordinal / k->s.P])
-		k->done_pmax[x->ordinal / k->s.P] =
-			(uint32_t)(x->ordinal % k->s.P + 1);
 	while (k->first_open < k->nct && k->ct[k->first_open].done)
 		k->first_open++;
 }
@@ -166,55 +163,41 @@ static int wpump(struct wcall *k)
 
 static int wretransmit(struct wcall *k, uint64_t *wait_us)
 {
-	uint64_t now = rina_now_us(), rto;
-	uint64_t reo = k->c->rtt.srtt_us / 4;
+	uint64_t now = rina_now_us(), next = UINT64_MAX;
 	struct contrib *oldest = NULL;
 	uint32_t j;
 	int ret;
 
 	/*
-	 * Slots of one chunk complete in packet order: a contribution is
-	 * lost once packets of its chunk well past it are delivered. The call's timer (ring.c explains it) catches the
-	 * tail, well above the pipeline delay.
+	 * Delivery is seen out of send order: a first-step slot completes
+	 * at once, a later step's waits for the ring. So no RACK here: a
+	 * timer well above the pipeline delay, resending only the oldest
+	 * overdue contribution at a time (see ring.c).
 	 */
+	for (j = k->first_open; j < k->next_send; j++) {
+		struct contrib *x = &k->ct[j];
+
+		if (!x->done && x->deadline <= now &&
+		    (!oldest || x->t_sent < oldest->t_sent))
+			oldest = x;
+	}
+	if (oldest) {
+		k->c->st.timeouts++;
+		ret = send_contrib(k, oldest, true);
+		if (ret)
+			return ret;
+	}
 	for (j = k->first_open; j < k->next_send; j++) {
 		struct contrib *x = &k->ct[j];
 
 		if (x->done)
 			continue;
-		if (x->ordinal % k->s.P + RINA_SLOT_REORDER <
-		    k->done_pmax[x->ordinal / k->s.P] &&
-		    now - x->t_sent > reo) {
-			k->c->st.fast_retransmits++;
-			ret = send_contrib(k, x, true);
-			if (ret)
-				return ret;
-		} else if (!oldest || x->t_sent < oldest->t_sent) {
-			oldest = x;
-		}
+		if (x->deadline <= now)
+			x->deadline = now + x->rto;
+		if (x->deadline < next)
+			next = x->deadline;
 	}
-	if (!oldest) {
-		k->timer = 0;
-		*wait_us = UINT64_MAX;
-		return wflush(k);
-	}
-	rto = rina_rto(k->c) * RINA_RTO_SLOT_FACTOR;
-	if (rto < RINA_RTO_SLOT_MIN_US)
-		rto = RINA_RTO_SLOT_MIN_US;
-	if (!k->timer) {
-		k->backoff = 1;
-		k->timer = now + rto;
-	}
-	if (k->timer <= now) {
-		k->c->st.timeouts++;
-		ret = send_contrib(k, oldest, true);
-		if (ret)
-			return ret;
-		if (k->backoff < RINA_BACKOFF_MAX)
-			k->backoff *= 2;
-		k->timer = now + rto * k->backoff;
-	}
-	*wait_us = k->timer > now ? k->timer - now : 0;
+	*wait_us = next == UINT64_MAX ? UINT64_MAX : next - now;
 	return wflush(k);
 }
 
@@ -364,10 +347,8 @@ static int wsetup(struct wcall *k, size_t count)
 	k->ct = calloc((size_t)s->nblocks * L * s->P + 1, sizeof(*k->ct));
 	k->ct_of_seq = calloc((size_t)s->seqs + 1, sizeof(uint32_t));
 	k->agmap = calloc(RINA_BITMAP_WORDS(s->seqs) + 1, 8);
-	k->done_pmax = calloc((size_t)s->nblocks * L + 1, sizeof(uint32_t));
 	k->ovfmap = calloc(RINA_BITMAP_WORDS(count / s->E + 1), 8);
-	if (!k->ct || !k->ct_of_seq || !k->agmap || !k->ovfmap ||
-	    !k->done_pmax)
+	if (!k->ct || !k->ct_of_seq || !k->agmap || !k->ovfmap)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
 	for (b = 0; b < s->nblocks; b++)
 		for (t = 0; t < L; t++) {
@@ -386,20 +367,23 @@ static int wsetup(struct wcall *k, size_t count)
 	return 0;
 }
 
-static int wrx_cb(void *k, const struct rina_msg *m, bool stashed)
-{
-	return wrx_one(k, m, stashed);
-}
-
 static int wloop(struct wcall *k)
 {
 	struct rina_comm *c = k->c;
+	struct rina_msg msgs[RINA_BATCH];
+	unsigned int j, nst = c->nstash;
 	uint64_t wait_us, now;
-	int ret;
+	int n, ret;
 
-	ret = rina_replay_stash(c, wrx_cb, k);
-	if (ret)
-		return ret;
+	c->nstash = 0;
+	for (j = 0; j < nst; j++) {
+		struct rina_msg m = { c->stash[j].buf, c->stash[j].len,
+				      c->stash[j].addr };
+
+		ret = wrx_one(k, &m, true);
+		if (ret)
+			return ret;
+	}
 	while (k->got_ag < k->expect_ag || k->got_done < k->nct) {
 		ret = wpump(k);
 		if (!ret)
@@ -413,10 +397,18 @@ static int wloop(struct wcall *k)
 			wnack(k);
 			k->last_nack = now;
 		}
-		ret = rina_recv_batch(c, wait_us > 20000 ? 20000 : wait_us,
-				      wrx_cb, k);
-		if (ret)
-			return ret;
+		if (wait_us > 20000)
+			wait_us = 20000;
+		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH,
+				     (int)((wait_us + 999) / 1000));
+		if (n < 0)
+			return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
+					 strerror(-n));
+		for (j = 0; j < (unsigned int)n; j++) {
+			ret = wrx_one(k, &msgs[j], false);
+			if (ret)
+				return ret;
+		}
 		if (rina_now_us() - k->last_progress >
 		    (uint64_t)c->timeout_ms * 1000)
 			return rina_fail(RINA_ERR_TIMEOUT,
@@ -467,7 +459,6 @@ int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 	free(k->ct_of_seq);
 	free(k->agmap);
 	free(k->ovfmap);
-	free(k->done_pmax);
 	free(k);
 	return ret;
 }

@@ -14,7 +14,6 @@
 
 #include "rina.h"
 #include "plan.h"
-#include "rtt.h"
 #include "transport.h"
 
 #define RINA_BATCH		64	/* messages per send/recv call */
@@ -23,15 +22,10 @@
 /*
  * Where an INA aggregator acknowledges at slot completion, the answer
  * waits for the ring's pipeline, not just a round trip: the timer only
- * catches tail losses there; losses mid-stream are seen when slots well
- * past them complete (RINA_SLOT_REORDER).
+ * catches tail losses there (RACK-style detection does the rest).
  */
-#define RINA_RTO_SLOT_MIN_US	200000
+#define RINA_RTO_SLOT_MIN_US	50000
 #define RINA_RTO_SLOT_FACTOR	4
-/* the call's retransmission timer doubles at most to this factor */
-#define RINA_BACKOFF_MAX	8
-/* packets of a chunk a slot may complete behind before it counts lost */
-#define RINA_SLOT_REORDER	4
 #define RINA_LINGER_MAX_MS	2000	/* destroy: wait for BYE at most */
 
 struct rina_stash_ent {
@@ -71,7 +65,7 @@ struct rina_comm {
 	uint32_t		max_msg;	/* header + E words */
 	uint32_t		timeout_ms;
 	uint32_t		rto_us;		/* timer floor and start, job's */
-	struct rina_rtt		rtt;		/* towards the next member */
+	uint64_t		srtt_us, rttvar_us;
 	uint32_t		drop_ppm, dup_ppm;
 	uint64_t		rng;
 
@@ -139,12 +133,6 @@ void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
 /* HELLO, BYE, ABORT handling shared by every role; seen may be NULL. */
 int rina_rx_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 		 const struct rina_addr *from, struct rina_ctrl_seen *seen);
-/* A role's handler of one received message (stashed: replayed). */
-typedef int (*rina_rx_fn)(void *k, const struct rina_msg *m, bool stashed);
-int rina_replay_stash(struct rina_comm *c, rina_rx_fn fn, void *k);
-/* Wait up to wait_us, receive a batch, hand each message to fn. */
-int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
-		    void *k);
 /* Keep a packet of the next call until it starts. */
 void rina_stash(struct rina_comm *c, const struct rina_msg *m);
 

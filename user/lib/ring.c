@@ -21,12 +21,13 @@
 #include "wire.h"
 #include "schedule.h"
 #include "bitmap.h"
-#include "rtt.h"
 
 struct out_ent {
 	uint32_t	seq;
 	uint32_t	tries;
 	uint64_t	t_sent;		/* last (re)transmission */
+	uint64_t	rto;
+	uint64_t	deadline;	/* timer */
 };
 
 struct ack_batch {
@@ -63,7 +64,6 @@ struct call {
 	__u64		*sr_done;	/* sent (bit set) ... */
 	__u64		*sr_acked;	/* ... and acknowledged */
 	uint64_t	ord_base;	/* lowest unacknowledged ordinal */
-	uint32_t	*acked_pmax;	/* per receiver chunk: 1 + top packet acked */
 	uint64_t	nord;
 	uint64_t	inj_b;		/* next step-0 packet to inject */
 	uint32_t	inj_p;
@@ -71,8 +71,6 @@ struct call {
 	uint32_t	nout, W;
 
 	uint64_t	rack_ts;	/* latest send time of an acked packet */
-	uint64_t	timer;		/* retransmission timer, 0: stopped */
-	uint32_t	backoff;
 	uint64_t	expect_rx, got_rx;
 	uint64_t	expect_ack, got_ack;
 	uint64_t	last_progress;
@@ -340,6 +338,12 @@ static int send_new(struct call *k, uint32_t seq, uint64_t now)
 	e->seq = seq;
 	e->tries = 0;
 	e->t_sent = now;
+	e->rto = rina_rto(k->c);
+	if (k->ordwin && e->rto * RINA_RTO_SLOT_FACTOR > RINA_RTO_SLOT_MIN_US)
+		e->rto *= RINA_RTO_SLOT_FACTOR;
+	else if (k->ordwin)
+		e->rto = RINA_RTO_SLOT_MIN_US;
+	e->deadline = now + e->rto;
 	k->outpos[seq] = ++k->nout;
 	return 0;
 }
@@ -398,12 +402,27 @@ static int pump(struct call *k)
  */
 void rina_rtt_sample(struct rina_comm *c, uint64_t rtt)
 {
-	rina_rtt_update(&c->rtt, rtt);
+	if (!c->srtt_us) {
+		c->srtt_us = rtt;
+		c->rttvar_us = rtt / 2;
+		return;
+	}
+	c->rttvar_us = (3 * c->rttvar_us +
+			(rtt > c->srtt_us ? rtt - c->srtt_us :
+			 c->srtt_us - rtt)) / 4;
+	c->srtt_us = (7 * c->srtt_us + rtt) / 8;
 }
 
 uint64_t rina_rto(const struct rina_comm *c)
 {
-	return rina_rtt_rto(&c->rtt, c->rto_us, RINA_RTO_MAX_US);
+	uint64_t rto;
+
+	if (!c->srtt_us)
+		return c->rto_us;
+	rto = c->srtt_us + 4 * c->rttvar_us;
+	if (rto < c->rto_us)
+		rto = c->rto_us;
+	return rto > RINA_RTO_MAX_US ? RINA_RTO_MAX_US : rto;
 }
 
 static void out_remove(struct call *k, uint32_t seq)
@@ -435,54 +454,15 @@ static int resend(struct call *k, struct out_ent *e, uint64_t now)
 		return ret;
 	e->tries++;
 	e->t_sent = now;
+	e->rto = e->rto * 2 > RINA_RTO_MAX_US ? RINA_RTO_MAX_US : e->rto * 2;
+	e->deadline = now + e->rto;
 	return 0;
 }
 
-/*
- * Lost, as opposed to late: something sent after it was acknowledged
- * (RACK). An INA member acknowledges at slot completion, which follows
- * packet order within each chunk, not our send order: there a packet is
- * lost once packets of its chunk well past it are acknowledged.
- */
-static bool lost(const struct call *k, const struct out_ent *e, uint64_t reo,
-		 uint64_t now)
-{
-	uint64_t o;
-
-	if (!k->ordwin)
-		return e->t_sent + reo < k->rack_ts;
-	if (e->seq % (2 * k->s.L * k->s.P) >= k->s.L * k->s.P)
-		return false;	/* allgather: acked on arrival, timer only */
-	o = recv_ordinal(k, e->seq);
-	return o % k->s.P + RINA_SLOT_REORDER < k->acked_pmax[o / k->s.P] &&
-	       now - e->t_sent > reo;
-}
-
-/* The base timeout of this call's retransmission timer. */
-static uint64_t call_rto(const struct call *k)
-{
-	uint64_t rto = rina_rto(k->c);
-
-	/* an INA member answers at slot completion, after the pipeline */
-	if (k->ordwin) {
-		rto *= RINA_RTO_SLOT_FACTOR;
-		if (rto < RINA_RTO_SLOT_MIN_US)
-			rto = RINA_RTO_SLOT_MIN_US;
-	}
-	return rto;
-}
-
-/*
- * One retransmission timer per call, as TCP's: it runs while packets are
- * outstanding and restarts whenever one is acknowledged, so packets that
- * merely wait behind others never fire it. When it fires, only the oldest
- * packet goes again (the timer then backs off); were others lost too,
- * loss detection sees it as soon as that one is acknowledged.
- */
 static int retransmit(struct call *k, uint64_t *wait_us)
 {
-	uint64_t now = rina_now_us();
-	uint64_t reo = k->c->rtt.srtt_us / 4;
+	uint64_t now = rina_now_us(), next = UINT64_MAX;
+	uint64_t reo = k->c->srtt_us / 4;
 	struct out_ent *oldest = NULL;
 	uint32_t j;
 	int ret;
@@ -490,34 +470,38 @@ static int retransmit(struct call *k, uint64_t *wait_us)
 	for (j = 0; j < k->nout; j++) {
 		struct out_ent *e = &k->out[j];
 
-		if (lost(k, e, reo, now)) {
+		/* an INA member acks at slot completion, out of order */
+		if (!k->ordwin && e->t_sent + reo < k->rack_ts) {
 			k->c->st.fast_retransmits++;
 			ret = resend(k, e, now);
 			if (ret)
 				return ret;
-		} else if (!oldest || e->t_sent < oldest->t_sent) {
+		} else if (e->deadline <= now &&
+			   (!oldest || e->t_sent < oldest->t_sent)) {
 			oldest = e;
 		}
 	}
-	if (!k->nout) {
-		k->timer = 0;
-		*wait_us = UINT64_MAX;
-		return flush_tx(k);
-	}
-	if (!k->timer) {
-		k->backoff = 1;
-		k->timer = now + call_rto(k);
-	}
-	if (oldest && k->timer <= now) {
+	/*
+	 * The timer resends only the oldest overdue packet, as TCP's RTO
+	 * does: on a loaded host a late ACK is likelier than a window of
+	 * losses, and were the others lost too, RACK sees it as soon as
+	 * this one is acknowledged. The rest wait one more timeout.
+	 */
+	if (oldest) {
 		k->c->st.timeouts++;
 		ret = resend(k, oldest, now);
 		if (ret)
 			return ret;
-		if (k->backoff < RINA_BACKOFF_MAX)
-			k->backoff *= 2;
-		k->timer = now + call_rto(k) * k->backoff;
 	}
-	*wait_us = k->timer > now ? k->timer - now : 0;
+	for (j = 0; j < k->nout; j++) {
+		struct out_ent *e = &k->out[j];
+
+		if (e->deadline <= now)
+			e->deadline = now + e->rto;
+		if (e->deadline < next)
+			next = e->deadline;
+	}
+	*wait_us = next == UINT64_MAX ? UINT64_MAX : next - now;
 	return flush_tx(k);
 }
 
@@ -636,16 +620,11 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 		if (e->t_sent > k->rack_ts)
 			k->rack_ts = e->t_sent;
 		out_remove(k, seq);
-		k->timer = 0;		/* progress: restart the timer */
 		rina_bit_test_and_set(k->ackmap, seq);
 		if (k->ordwin && seq % (2 * k->s.L * k->s.P) <
 		    k->s.L * k->s.P) {
-			uint64_t o = recv_ordinal(k, seq);
-
-			rina_bit_test_and_set(k->sr_acked, (uint32_t)o);
-			if (o % k->s.P + 1 > k->acked_pmax[o / k->s.P])
-				k->acked_pmax[o / k->s.P] =
-					(uint32_t)(o % k->s.P + 1);
+			rina_bit_test_and_set(k->sr_acked,
+					      (uint32_t)recv_ordinal(k, seq));
 			ord_advance(k);
 		}
 		k->got_ack++;
@@ -790,7 +769,6 @@ static void call_free(struct call *k)
 	free(k->sr_ready);
 	free(k->sr_done);
 	free(k->sr_acked);
-	free(k->acked_pmax);
 	free(k->out);
 }
 
@@ -824,62 +802,26 @@ static int describe_stall(struct call *k)
 			 (unsigned long long)k->expect_ack, c->next_rank);
 }
 
-/*
- * Every role's call loop is "replay the stash, then: send, wait, receive a
- * batch, handle each message". These two helpers are that shared part.
- */
-int rina_replay_stash(struct rina_comm *c, rina_rx_fn fn, void *k)
+static int call_loop(struct call *k)
 {
+	struct rina_comm *c = k->c;
+	struct rina_msg msgs[RINA_BATCH];
 	unsigned int j, nst = c->nstash;
-	int ret;
+	uint64_t wait_us;
+	int n, ret;
 
-	c->nstash = 0;	/* handlers may stash the call after this one */
+	/* packets of this call that arrived during the last one */
+	c->nstash = 0;
 	for (j = 0; j < nst; j++) {
 		struct rina_msg m = { c->stash[j].buf, c->stash[j].len,
 				      c->stash[j].addr };
 
-		ret = fn(k, &m, true);
+		ret = rx_one(k, &m, true);
 		if (ret)
 			return ret;
 	}
-	return RINA_OK;
-}
-
-int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
-		    void *k)
-{
-	struct rina_msg msgs[RINA_BATCH];
-	int n, j, ret;
-
-	n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH,
-			     (int)((wait_us + 999) / 1000));
-	if (n < 0)
-		return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
-				 strerror(-n));
-	for (j = 0; j < n; j++) {
-		ret = fn(k, &msgs[j], false);
-		if (ret)
-			return ret;
-	}
-	return RINA_OK;
-}
-
-static int rx_one_cb(void *k, const struct rina_msg *m, bool stashed)
-{
-	return rx_one(k, m, stashed);
-}
-
-static int call_loop(struct call *k)
-{
-	struct rina_comm *c = k->c;
-	uint64_t wait_us;
-	int ret;
-
-	/* packets of this call that arrived during the last one */
-	ret = rina_replay_stash(c, rx_one_cb, k);
-	if (ret)
-		return ret;
 	flush_acks(k);
+
 	while (k->got_rx < k->expect_rx || k->got_ack < k->expect_ack) {
 		ret = pump(k);
 		if (ret)
@@ -887,10 +829,18 @@ static int call_loop(struct call *k)
 		ret = retransmit(k, &wait_us);
 		if (ret)
 			return ret;
-		ret = rina_recv_batch(c, wait_us > 100000 ? 100000 : wait_us,
-				      rx_one_cb, k);
-		if (ret)
-			return ret;
+		if (wait_us > 100000)
+			wait_us = 100000;
+		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH,
+				     (int)((wait_us + 999) / 1000));
+		if (n < 0)
+			return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
+					 strerror(-n));
+		for (j = 0; j < (unsigned int)n; j++) {
+			ret = rx_one(k, &msgs[j], false);
+			if (ret)
+				return ret;
+		}
 		flush_acks(k);
 		if (rina_now_us() - k->last_progress >
 		    (uint64_t)c->timeout_ms * 1000)
@@ -943,9 +893,7 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 		k->sr_ready = zalloc(RINA_BITMAP_WORDS(k->nord) * 8);
 		k->sr_done = zalloc(RINA_BITMAP_WORDS(k->nord) * 8);
 		k->sr_acked = zalloc(RINA_BITMAP_WORDS(k->nord) * 8);
-		k->acked_pmax = zalloc((k->nord / k->s.P + 1) * 4);
-		if (!k->sr_ready || !k->sr_done || !k->sr_acked ||
-		    !k->acked_pmax) {
+		if (!k->sr_ready || !k->sr_done || !k->sr_acked) {
 			ret = rina_fail(RINA_ERR_NOMEM, "out of memory");
 			goto out;
 		}
