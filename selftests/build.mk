@@ -7,19 +7,20 @@ SELFTEST_CORE := $(SELFTEST_BIN)/test_core $(SELFTEST_BIN)/test_jobfile
 SELFTEST_LIB := $(SELFTEST_BIN)/test_allreduce
 ALL_TARGETS += $(SELFTEST_CORE) $(SELFTEST_LIB) $(SELFTEST_BIN)/fuzz_hdr
 
+# (this fragment is read before user/build.mk: name librina by its path)
 TEST_CFLAGS := -O2 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib
 
-$(SELFTEST_BIN)/test_%: $(TOP)/selftests/core/test_%.c $(LIBRINA_A) \
+$(SELFTEST_BIN)/test_%: $(TOP)/selftests/core/test_%.c $(LIBDIR)/librina.a \
 		$(TOP)/selftests/ktap.h
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(LIBRINA_A) $(RINA_LDLIBS)
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(LIBDIR)/librina.a $(RINA_LDLIBS)
 
-$(SELFTEST_BIN)/test_%: $(TOP)/selftests/lib/test_%.c $(LIBRINA_A) \
+$(SELFTEST_BIN)/test_%: $(TOP)/selftests/lib/test_%.c $(LIBDIR)/librina.a \
 		$(TOP)/selftests/ktap.h
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(LIBRINA_A) $(RINA_LDLIBS)
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(LIBDIR)/librina.a $(RINA_LDLIBS)
 
 # libFuzzer target for the one header validator and the job-file parser
 $(SELFTEST_BIN)/fuzz_hdr: $(TOP)/selftests/core/fuzz_hdr.c \

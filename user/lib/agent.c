@@ -287,10 +287,3 @@ void rina_agent_get_stats(const struct rina_agent *a,
 	st->malformed = s->malformed;
 	st->foreign = s->foreign;
 }
-
-/*
- * The protocol core, compiled into librina here: user/build.mk lists the
- * core files librina links and is not this file's owner's to change.
- */
-#include "../../core/agent.c"
-#include "../../core/keymap.c"
