@@ -367,23 +367,20 @@ static int wsetup(struct wcall *k, size_t count)
 	return 0;
 }
 
+static int wrx_cb(void *k, const struct rina_msg *m, bool stashed)
+{
+	return wrx_one(k, m, stashed);
+}
+
 static int wloop(struct wcall *k)
 {
 	struct rina_comm *c = k->c;
-	struct rina_msg msgs[RINA_BATCH];
-	unsigned int j, nst = c->nstash;
 	uint64_t wait_us, now;
-	int n, ret;
+	int ret;
 
-	c->nstash = 0;
-	for (j = 0; j < nst; j++) {
-		struct rina_msg m = { c->stash[j].buf, c->stash[j].len,
-				      c->stash[j].addr };
-
-		ret = wrx_one(k, &m, true);
-		if (ret)
-			return ret;
-	}
+	ret = rina_replay_stash(c, wrx_cb, k);
+	if (ret)
+		return ret;
 	while (k->got_ag < k->expect_ag || k->got_done < k->nct) {
 		ret = wpump(k);
 		if (!ret)
@@ -397,18 +394,10 @@ static int wloop(struct wcall *k)
 			wnack(k);
 			k->last_nack = now;
 		}
-		if (wait_us > 20000)
-			wait_us = 20000;
-		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH,
-				     (int)((wait_us + 999) / 1000));
-		if (n < 0)
-			return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
-					 strerror(-n));
-		for (j = 0; j < (unsigned int)n; j++) {
-			ret = wrx_one(k, &msgs[j], false);
-			if (ret)
-				return ret;
-		}
+		ret = rina_recv_batch(c, wait_us > 20000 ? 20000 : wait_us,
+				      wrx_cb, k);
+		if (ret)
+			return ret;
 		if (rina_now_us() - k->last_progress >
 		    (uint64_t)c->timeout_ms * 1000)
 			return rina_fail(RINA_ERR_TIMEOUT,

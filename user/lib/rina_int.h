@@ -133,6 +133,12 @@ void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
 /* HELLO, BYE, ABORT handling shared by every role; seen may be NULL. */
 int rina_rx_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 		 const struct rina_addr *from, struct rina_ctrl_seen *seen);
+/* A role's handler of one received message (stashed: replayed). */
+typedef int (*rina_rx_fn)(void *k, const struct rina_msg *m, bool stashed);
+int rina_replay_stash(struct rina_comm *c, rina_rx_fn fn, void *k);
+/* Wait up to wait_us, receive a batch, hand each message to fn. */
+int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
+		    void *k);
 /* Keep a packet of the next call until it starts. */
 void rina_stash(struct rina_comm *c, const struct rina_msg *m);
 

@@ -802,26 +802,62 @@ static int describe_stall(struct call *k)
 			 (unsigned long long)k->expect_ack, c->next_rank);
 }
 
-static int call_loop(struct call *k)
+/*
+ * Every role's call loop is "replay the stash, then: send, wait, receive a
+ * batch, handle each message". These two helpers are that shared part.
+ */
+int rina_replay_stash(struct rina_comm *c, rina_rx_fn fn, void *k)
 {
-	struct rina_comm *c = k->c;
-	struct rina_msg msgs[RINA_BATCH];
 	unsigned int j, nst = c->nstash;
-	uint64_t wait_us;
-	int n, ret;
+	int ret;
 
-	/* packets of this call that arrived during the last one */
-	c->nstash = 0;
+	c->nstash = 0;	/* handlers may stash the call after this one */
 	for (j = 0; j < nst; j++) {
 		struct rina_msg m = { c->stash[j].buf, c->stash[j].len,
 				      c->stash[j].addr };
 
-		ret = rx_one(k, &m, true);
+		ret = fn(k, &m, true);
 		if (ret)
 			return ret;
 	}
-	flush_acks(k);
+	return RINA_OK;
+}
 
+int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
+		    void *k)
+{
+	struct rina_msg msgs[RINA_BATCH];
+	int n, j, ret;
+
+	n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH,
+			     (int)((wait_us + 999) / 1000));
+	if (n < 0)
+		return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
+				 strerror(-n));
+	for (j = 0; j < n; j++) {
+		ret = fn(k, &msgs[j], false);
+		if (ret)
+			return ret;
+	}
+	return RINA_OK;
+}
+
+static int rx_one_cb(void *k, const struct rina_msg *m, bool stashed)
+{
+	return rx_one(k, m, stashed);
+}
+
+static int call_loop(struct call *k)
+{
+	struct rina_comm *c = k->c;
+	uint64_t wait_us;
+	int ret;
+
+	/* packets of this call that arrived during the last one */
+	ret = rina_replay_stash(c, rx_one_cb, k);
+	if (ret)
+		return ret;
+	flush_acks(k);
 	while (k->got_rx < k->expect_rx || k->got_ack < k->expect_ack) {
 		ret = pump(k);
 		if (ret)
@@ -829,18 +865,10 @@ static int call_loop(struct call *k)
 		ret = retransmit(k, &wait_us);
 		if (ret)
 			return ret;
-		if (wait_us > 100000)
-			wait_us = 100000;
-		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH,
-				     (int)((wait_us + 999) / 1000));
-		if (n < 0)
-			return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
-					 strerror(-n));
-		for (j = 0; j < (unsigned int)n; j++) {
-			ret = rx_one(k, &msgs[j], false);
-			if (ret)
-				return ret;
-		}
+		ret = rina_recv_batch(c, wait_us > 100000 ? 100000 : wait_us,
+				      rx_one_cb, k);
+		if (ret)
+			return ret;
 		flush_acks(k);
 		if (rina_now_us() - k->last_progress >
 		    (uint64_t)c->timeout_ms * 1000)
