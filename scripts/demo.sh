@@ -35,4 +35,11 @@ echo "== 2. rina-bench: float32 sum, checked against a CPU reference"
 "$bin/rina-run" --topo "$topo" --ina "$ina" --timeout 300 -- \
 	"$bin/rina-bench" -b 64K -e 16M -f 4 -n 5 -w 2 -c 1 -d float32
 echo
+echo "== 3. the same racks with INA: each rack is one ring member (ring of 2"
+echo "==    instead of 4) and each worker moves the tensor once each way"
+echo "==    (tx/rank against the ring's theory); no switch runs here, so each"
+echo "==    rack's agent adds in software"
+"$bin/rina-run" --topo "$topo" --ina all --timeout 300 -- \
+	"$bin/rina-bench" -b 64K -e 4M -f 4 -n 3 -w 1 -c 1 -d float32
+echo
 echo "== done: see README.md for the API, the job file and real hosts"
