@@ -9,10 +9,10 @@ $(BIN)/rina-run: $(TOP)/tools/rina-run/rina-run
 	$(Q)mkdir -p $(dir $@)
 	$(Q)install -m 0755 $< $@
 
-$(BIN)/mpi-bench: $(TOP)/tools/mpi-bench/mpi-bench.c
+$(BIN)/mpi-bench: $(TOP)/tools/mpi-bench/mpi-bench.c $(TOP)/user/bench/size_arg.h
 	$(call msg,MPICC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)OMPI_CC=$(CC) $(MPICC) -std=gnu11 -O2 -g -Wall -Wextra -Werror \
-		-o $@ $< -lm
+		-I$(TOP)/user/bench -o $@ $< -lm
 
 ALL_TARGETS += $(BIN)/rina-run $(BIN)/mpi-bench

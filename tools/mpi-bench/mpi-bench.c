@@ -22,6 +22,8 @@
 
 #include <mpi.h>
 
+#include "size_arg.h"
+
 enum bench_dtype { DT_INT32, DT_FLOAT32 };
 enum bench_op { OP_SUM, OP_AVG };
 
@@ -51,37 +53,6 @@ static void usage(FILE *f)
 }
 
 /* "64M" -> 67108864; returns -1 on a malformed size */
-static int parse_size(const char *s, size_t *out)
-{
-	unsigned long long v, mul = 1;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'G': case 'g':
-		mul <<= 10;
-		/* fall through */
-	case 'M': case 'm':
-		mul <<= 10;
-		/* fall through */
-	case 'K': case 'k':
-		mul <<= 10;
-		end++;
-		break;
-	case '\0':
-		break;
-	default:
-		return -1;
-	}
-	if (*end != '\0' || v > ULLONG_MAX / mul)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
-
 static int parse_int(const char *s, int min, int *out)
 {
 	char *end;
@@ -116,11 +87,11 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 				NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			if (parse_size(optarg, &o->min_bytes))
+			if (bench_parse_size(optarg, &o->min_bytes))
 				goto bad;
 			break;
 		case 'e':
-			if (parse_size(optarg, &o->max_bytes))
+			if (bench_parse_size(optarg, &o->max_bytes))
 				goto bad;
 			break;
 		case 'f':

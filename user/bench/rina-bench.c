@@ -19,6 +19,8 @@
 
 #include "rina.h"
 
+#include "size_arg.h"
+
 #define HDR_BYTES	70	/* Ethernet + IPv4 + UDP + Rina header */
 
 struct opts {
@@ -39,28 +41,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int parse_size(const char *s, size_t *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	switch (*end) {
-	case 'G': case 'g': v *= 1024; /* fall through */
-	case 'M': case 'm': v *= 1024; /* fall through */
-	case 'K': case 'k': v *= 1024; end++; break;
-	case 0: break;
-	default: return -1;
-	}
-	if (*end)
-		return -1;
-	*out = (size_t)v;
-	return 0;
 }
 
 static void usage(FILE *f)
@@ -88,11 +68,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			if (parse_size(optarg, &o->min_bytes))
+			if (bench_parse_size(optarg, &o->min_bytes))
 				goto bad;
 			break;
 		case 'e':
-			if (parse_size(optarg, &o->max_bytes))
+			if (bench_parse_size(optarg, &o->max_bytes))
 				goto bad;
 			break;
 		case 'f':
