@@ -198,15 +198,16 @@ done
 
 # two jobs at once on the same hosts and racks: job B numbers the ranks of
 # each rack the other way round, so its INA agent is another host; both
-# must be exact and identical, each counting only its own traffic
+# must be exact and identical, each counting only its own traffic (every
+# rank writes its own copy of job B's file: they run concurrently)
 "$run" --topo 2x2 --ina 0 --timeout 150 -- sh -c '
 	m=2 r=$((RINA_RANK / m)) i=$((RINA_RANK % m))
 	awk -v m=$m "
-		/^job / { print \"job \" \$2 + 1; next }
+		/^job / { print \"job \" (\$2 % 65535) + 1; next }
 		/^rank / { split(\$3, a, \":\"); rk = \$2; rr = int(rk / m);
 			   print \"rank \" rr * m + (m - 1 - rk % m) \" \" a[1] \":21057 rack \" \$5; next }
-		{ print }" "$RINA_JOB" >"$RINA_JOB.b"
-	RINA_JOB=$RINA_JOB.b RINA_RANK=$((r * m + m - 1 - i)) \
+		{ print }" "$RINA_JOB" >"$RINA_JOB.b$RINA_RANK"
+	RINA_JOB=$RINA_JOB.b$RINA_RANK RINA_RANK=$((r * m + m - 1 - i)) \
 		"$0" -d int32 -b 64K -e 4M -f 8 -n 3 -w 1 -c 1 --json |
 		sed "s/^{/{\"job\":\"B\",/" &
 	"$0" -d float32 -b 64K -e 4M -f 8 -n 3 -w 1 -c 1 --json |
