@@ -67,10 +67,8 @@ $(TOR_TEST_DIR)/p4_lockstep: $(TOP)/selftests/tor/p4_lockstep.c $(TOR_MODEL_HDRS
 ALL_TARGETS += $(TOR_TEST_DIR)/p4_lockstep
 
 # rina-tor: the software ToR (AF_PACKET + tc datapath around the model).
-# Built outside build/bin until librina's INA hosts follow
-# Documentation/protocol-ina.md §8: rina-run starts build/bin/rina-tor (or
-# $RINA_TOR) for every INA rack as soon as it exists.
-RINA_TOR_BIN	:= $(BUILD)/tor/rina-tor
+# rina-run starts build/bin/rina-tor (or $RINA_TOR) for every INA rack.
+RINA_TOR_BIN	:= $(BIN)/rina-tor
 RINA_TOR_TC_OBJ	:= $(BUILD)/tor/rina_tor_tc.bpf.o
 RINA_TOR_TC_SKEL := $(BUILD)/include/rina_tor_tc.skel.h
 

@@ -71,10 +71,12 @@
 #define RINA_EMIT_ONE		0x02
 #define RINA_EMIT_NEXT		0x04
 #define RINA_EMIT_UP		0x08
+#define RINA_EMIT_AGENT		0x10
 
 #define RINA_RW_LOCAL		1
 #define RINA_RW_NEXT		2
 #define RINA_RW_UP		3
+#define RINA_RW_AGENT		4
 
 /* job_ctr ids (per job: job_idx * RINA_TC_MAX + id) */
 #define RINA_TC_CONTRIB_IN	0
@@ -103,7 +105,8 @@
 #define RINA_TO_ACK_OUT		3
 #define RINA_TO_ACK_MCAST	4
 #define RINA_TO_DROP_SIM	5
-#define RINA_TO_MAX		6
+#define RINA_TO_AG_AGENT	6
+#define RINA_TO_MAX		7
 
 /* tor_ctr ids: 0..8 are the parse verdicts above */
 #define RINA_TS_NON_RINA	9

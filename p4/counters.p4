@@ -104,6 +104,8 @@ control CountersOut(in metadata_t meta)
 				job_out.count(base + 4);
 			if ((meta.ev_out & (1 << 5)) != 0)
 				job_out.count(base + 5);
+			if ((meta.ev_out & (1 << 6)) != 0)
+				job_out.count(base + 6);
 		}
 	}
 }

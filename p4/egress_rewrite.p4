@@ -3,9 +3,12 @@
  * EgressRewrite (model: p4/model/egress_rewrite.c): one replica.
  * replica: egress_rid -> rw_local(bit, mac, ip, port) a local worker,
  * rw_next(mac, ip, port) the next ring member, rw_up(mac, ip, port) the
- * upstream member. A replica of a switch-emitted packet survives only if
- * meta.emit selects its class (RINA_EMIT_ONE: only the local worker whose
- * bit is meta.one_bit); the NEXT copy of AG_DATA counts one more hop; the
+ * upstream member, rw_agent(mac, ip, port) the rack's agent (its
+ * ip:0x524f: allgather data only). A replica of a switch-emitted packet
+ * survives only if meta.emit selects its class (RINA_EMIT_ONE: only the
+ * local worker whose bit is meta.one_bit; RINA_EMIT_AGENT: the agent's
+ * copy, otherwise identical to a local worker's); the NEXT copy of
+ * AG_DATA counts one more hop; the
  * UP copy becomes a header-only ACK of the received packet (its seq, slot
  * and step; n_elem 1, payload = the seq). Every kept replica leaves from
  * the agent's address to its destination: IPv4 DF, TTL 64, id 0, UDP
@@ -43,9 +46,17 @@ control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
 		meta.rw_port = port;
 	}
 
+	action rw_agent(bit<48> mac, bit<32> ip, bit<16> port)
+	{
+		meta.rw_cls = RINA_RW_AGENT;
+		meta.rw_mac = mac;
+		meta.rw_ip = ip;
+		meta.rw_port = port;
+	}
+
 	table replica {
 		key = { sm.egress_rid : exact; }
-		actions = { rw_local; rw_next; rw_up; NoAction; }
+		actions = { rw_local; rw_next; rw_up; rw_agent; NoAction; }
 		size = RINA_TOR_RID_SIZE;
 		default_action = NoAction();
 	}
@@ -173,6 +184,12 @@ control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
 					to_ack();
 					meta.ev_out = meta.ev_out |
 						(1 << RINA_TO_ACK_OUT);
+				}
+			} else if (meta.rw_cls == RINA_RW_AGENT) {
+				if ((meta.emit & RINA_EMIT_AGENT) != 0) {
+					keep = 1;
+					meta.ev_out = meta.ev_out |
+						(1 << RINA_TO_AG_AGENT);
 				}
 			}
 			if (keep == 0) {

@@ -6,13 +6,15 @@
  *   - not the own chunk: SR_PARTIAL to the next member (slot + p_chunk,
  *     step + 1) carrying the sum;
  *   - own chunk ((i + 1) mod L): AG_DATA (seq + L * p_chunk, slot 0,
- *     hop 0; the NEXT replica adds the hop) to every local worker and,
- *     when L > 1, to the next member;
+ *     hop 0; the NEXT replica adds the hop) to every local worker, to the
+ *     agent (the sender of record of the own chunk) and, when L > 1, to
+ *     the next member;
  *   - when the slot waited for the upstream partial: a header-only ACK of
  *     it to the upstream member (ACK at DONE makes slot reuse safe).
  * A duplicate of a done slot (DUP_DONE): the upstream partial is ACKed
  * again; a local own-chunk contribution gets AG_DATA back to that worker
- * only; any other local contribution re-sends the partial; all with RETX.
+ * only (not to the agent); any other local contribution re-sends the
+ * partial; all with RETX.
  * A STALE upstream partial (its slot was reclaimed, so its ordinal
  * completed long ago) gets the ACK the upstream lost; a stale local
  * contribution is a late duplicate and is dropped.
@@ -70,7 +72,8 @@ control NextStep(inout headers_t hdr, inout metadata_t meta)
 			if ((meta.exp_mask & up_bit) != 0)
 				meta.emit = RINA_EMIT_UP;
 			if (meta.own == 1) {
-				meta.emit = meta.emit | RINA_EMIT_LOCAL;
+				meta.emit = meta.emit | RINA_EMIT_LOCAL |
+					    RINA_EMIT_AGENT;
 				if (meta.j_ring_len > 1)
 					meta.emit = meta.emit | RINA_EMIT_NEXT;
 			} else {

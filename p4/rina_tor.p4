@@ -5,10 +5,12 @@
  * Racks whose ToR runs this program are one member of the Rina ring: the
  * ToR adds the m local workers' contributions and the upstream member's
  * partial slot by slot, sends the sum to the next ring member, multicasts
- * the rack's own chunk to its workers, and ACKs at completion. Everything
- * else is plain L2 switching. One control per file, sizes in
- * configuration.p4; p4/model/ is the C model of this program, control by
- * control, and selftests/tor/vectors/ the packet vectors both must pass.
+ * the rack's own chunk to its workers and its agent, and ACKs at
+ * completion; allgather data from upstream goes to the workers, the agent
+ * and on to the next member. Everything else is plain L2 switching. One
+ * control per file, sizes in configuration.p4; p4/model/ is the C model
+ * of this program, control by control, and selftests/tor/vectors/ the
+ * packet vectors both must pass.
  * Control plane: Documentation/p4-control-plane.md.
  *
  * Build (where a P4 compiler exists):

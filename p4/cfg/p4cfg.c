@@ -176,10 +176,15 @@ int rina_p4cfg_write(FILE *f, const struct rina_job_desc *job,
 	fprintf(f, "table_add RinaEgress.rewrite.replica "
 		"RinaEgress.rewrite.rw_up %u => %s %s %u\n",
 		o->rid_base + m + 1, macstr(mac, b2), ipstr(ip, b1), port);
+	/* the agent's own copy of allgather data, on the agent's port */
+	member_addr(job, &ring, member, &ip, &port, &mac);
+	fprintf(f, "table_add RinaEgress.rewrite.replica "
+		"RinaEgress.rewrite.rw_agent %u => %s %s %u\n",
+		o->rid_base + m + 2, macstr(mac, b2), ipstr(ip, b1), port);
 	handle = o->node_base;
-	for (i = 0; i < m + 2; i++) {
+	for (i = 0; i < m + 3; i++) {
 		int p = i < m ? o->port_of[ring.order[me->first + i]] :
-				(int)o->uplink;
+			i == m + 2 ? o->port_of[me->agent] : (int)o->uplink;
 
 		fprintf(f, "mc_node_create %u %d\n", o->rid_base + i, p);
 		fprintf(f, "mc_node_associate %u %u\n", o->mgrp, handle++);

@@ -3,13 +3,15 @@
  * AllGather (p4/allgather.p4): stateless replication of allgather data
  * and ACK fan-out.
  *   - AG_DATA from the upstream member: a copy to every local worker
- *     (the agent included) and, while hop < L - 1, a copy to the next
+ *     (the agent's rank included), one to the agent itself (its
+ *     ip:0x524f; it ACKs allgather data and is its sender of record, so it
+ *     needs its own copy) and, while hop < L - 1, a copy to the next
  *     member (its NEXT replica adds one to hop). The ToR does not ACK it:
  *     the agent does, once it holds its copy, so that a copy lost on the
  *     way to the agent is retransmitted by the upstream (the ToR keeps no
  *     allgather data; the agent serves the rack's repairs from its copy).
  *   - ACK of reduce-scatter data from the downstream member: a copy to
- *     every local worker (their window advances on it).
+ *     every local worker (their window advances on it); none to the agent.
  *   - ACK with AG_PHASE: not handled here, it goes to the agent (the
  *     allgather sender of record).
  * A packet left with meta.emit == 0 is forwarded to the agent by L2.
@@ -25,7 +27,7 @@ void tor_allgather(struct rina_tor *sw, struct tor_headers *hdr,
 	switch (r->ver_op & 0xf) {
 	case RINA_OP_AG_DATA:
 		meta->ev |= 1u << RINA_TC_AG_IN;
-		meta->emit = RINA_EMIT_LOCAL;
+		meta->emit = RINA_EMIT_LOCAL | RINA_EMIT_AGENT;
 		if (r->hop + 1u < meta->job.ring_len)
 			meta->emit |= RINA_EMIT_NEXT;
 		r->flags |= RINA_F_FROM_SWITCH;

@@ -277,6 +277,7 @@ static const struct table_spec specs[] = {
 	{ "RinaEgress.rewrite.replica", "RinaEgress.rewrite.rw_local", 1, 4 },
 	{ "RinaEgress.rewrite.replica", "RinaEgress.rewrite.rw_next", 1, 3 },
 	{ "RinaEgress.rewrite.replica", "RinaEgress.rewrite.rw_up", 1, 3 },
+	{ "RinaEgress.rewrite.replica", "RinaEgress.rewrite.rw_agent", 1, 3 },
 };
 
 static int table_add(struct rina_tor *sw, char **t, int n, char *err,

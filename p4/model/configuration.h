@@ -33,11 +33,13 @@
 #define RINA_EMIT_ONE		0x02	/* the local worker meta.one_bit */
 #define RINA_EMIT_NEXT		0x04	/* the next ring member */
 #define RINA_EMIT_UP		0x08	/* header-only ACK to the upstream */
+#define RINA_EMIT_AGENT		0x10	/* the agent (ip:0x524f) */
 
 /* Replica classes of the egress "replica" table (action chosen). */
 #define RINA_RW_LOCAL		1
 #define RINA_RW_NEXT		2
 #define RINA_RW_UP		3
+#define RINA_RW_AGENT		4
 
 /* Per-job ingress counters: RinaIngress.counters.job_ctr[job * N + id]. */
 enum rina_tor_job_ctr {
@@ -69,6 +71,7 @@ enum rina_tor_out_ctr {
 	RINA_TO_ACK_OUT,	/* ACKs to the upstream member */
 	RINA_TO_ACK_MCAST,	/* ACK copies to local workers */
 	RINA_TO_DROP_SIM,	/* replicas dropped by the egress simulator */
+	RINA_TO_AG_AGENT,	/* AG_DATA copies to the agent */
 	__RINA_TO_MAX,
 };
 
@@ -93,6 +96,6 @@ enum rina_tor_sw_ctr {
 	"no_worker", "drop_sim" }
 #define RINA_TOR_OUT_CTR_NAMES {				\
 	"partial_out", "ag_out", "ag_mcast", "ack_out", "ack_mcast",	\
-	"drop_sim_out" }
+	"drop_sim_out", "ag_agent" }
 
 #endif /* RINA_TOR_CONFIGURATION_H */

@@ -4,7 +4,9 @@
  * packet. Table replica, exact on egress_rid, gives its class and
  * destination: rw_local(bit, mac, ip, port) a local worker, rw_next(mac,
  * ip, port) the next ring member, rw_up(mac, ip, port) the upstream
- * member. A replica whose class meta.emit does not select is dropped; the
+ * member, rw_agent(mac, ip, port) the rack's agent (ip:0x524f; a copy of
+ * allgather data, otherwise identical to a local worker's). A replica
+ * whose class meta.emit does not select is dropped; the
  * NEXT copy of AG_DATA counts one more hop; the UP copy becomes a
  * header-only ACK of the received packet (its seq, slot and step;
  * n_elem 1, payload = the seq). Every kept
@@ -79,6 +81,11 @@ int tor_egress_rewrite(struct rina_tor *sw, struct tor_headers *hdr,
 			return -1;
 		to_ack(hdr, meta);
 		meta->ev_out |= 1u << RINA_TO_ACK_OUT;
+		break;
+	case RINA_RW_AGENT:
+		if (!(meta->emit & RINA_EMIT_AGENT))
+			return -1;
+		meta->ev_out |= 1u << RINA_TO_AG_AGENT;
 		break;
 	default:
 		return -1;

@@ -5,12 +5,14 @@
  *   - not the member's own chunk: SR_PARTIAL to the next member (slot +
  *     p_chunk, step + 1), the slot's sum as payload;
  *   - own chunk ((i + 1) mod L): AG_DATA (seq + L * p_chunk, hop 0, the
- *     NEXT replica adds one) to every local worker and to the next member;
+ *     NEXT replica adds one) to every local worker, to the agent (the own
+ *     chunk's sender of record) and, when L > 1, to the next member;
  *   - in both cases, if the slot waited for the upstream partial, a
  *     header-only ACK of that partial to the upstream member (ACK at DONE).
  * A duplicate of a done slot re-emits: the upstream partial gets its ACK
  * again, a local worker's own-chunk contribution gets AG_DATA back to that
- * worker only, any other contribution re-sends the partial (flag RETX).
+ * worker only (not to the agent), any other contribution re-sends the
+ * partial (flag RETX).
  * A stale upstream partial (its slot was reclaimed, so its ordinal
  * completed long ago, Documentation/protocol-ina.md) gets the ACK the
  * upstream lost; a stale local contribution is a late duplicate: dropped.
@@ -67,7 +69,7 @@ void tor_next_step(struct rina_tor *sw, struct tor_headers *hdr,
 			ev(meta, RINA_TC_OVERFLOW);
 		meta->emit = (meta->exp_mask & up_bit) ? RINA_EMIT_UP : 0;
 		if (meta->own)
-			meta->emit |= RINA_EMIT_LOCAL |
+			meta->emit |= RINA_EMIT_LOCAL | RINA_EMIT_AGENT |
 				(meta->job.ring_len > 1 ? RINA_EMIT_NEXT : 0);
 		else
 			meta->emit |= RINA_EMIT_NEXT;

@@ -188,7 +188,7 @@ struct rina_tor_pkt {
 	__u8	data[RINA_TOR_FRAME_MAX];
 };
 
-#define RINA_TOR_MAX_OUT	(RINA_TOR_MAX_PORTS + RINA_TOR_MAX_WORKERS + 2)
+#define RINA_TOR_MAX_OUT	(RINA_TOR_MAX_PORTS + RINA_TOR_MAX_WORKERS + 3)
 
 struct rina_tor_out {
 	unsigned int	n;

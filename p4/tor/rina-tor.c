@@ -48,6 +48,8 @@
 #include "jobfile.h"
 #include "rina_tor_tc.skel.h"
 
+#define TOR_PORT_RCVBUF	(32 << 20)	/* bytes per port socket */
+
 #define MAX_PORTS	(RINA_TOR_MAX_WORKERS + 1)
 
 struct port {
@@ -135,7 +137,7 @@ static int port_open(struct port *p)
 		.filter = rina_filter,
 	};
 	struct sockaddr_ll sll = { 0 };
-	int one = 1;
+	int one = 1, rcvbuf = TOR_PORT_RCVBUF;
 
 	p->ifindex = (int)if_nametoindex(p->name);
 	if (!p->ifindex)
@@ -149,6 +151,15 @@ static int port_open(struct port *p)
 	    setsockopt(p->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
 		       sizeof(one)))
 		return -errno;
+	/*
+	 * A window of frames arrives in one burst, each charged its whole
+	 * veth buffer (~16 KiB at MTU 9000): the default 208 KiB held a
+	 * dozen and dropped the rest. FORCE: root is not bound by rmem_max.
+	 */
+	if (setsockopt(p->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)))
+		setsockopt(p->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+			   sizeof(rcvbuf));
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = htons(ETH_P_ALL);
 	sll.sll_ifindex = p->ifindex;
@@ -339,8 +350,10 @@ static unsigned int pool_base_of(int k)
 /*
  * Install job k: job index k, the pool after the jobs before it in the
  * command line (2W slots each), multicast group 2 + k, replica ids from
- * 1 + 64k, a fresh epoch; plain L2 entries for its ranks. Returns a
- * RINA_TOR_ST_* status.
+ * rid_base = 1 + 64k (rina-p4cfg's layout: rid_base + b local worker b,
+ * + m the next member, + m + 1 the upstream, + m + 2 the agent; m <= 31,
+ * so a job's ids stay below the next job's), a fresh epoch; plain L2
+ * entries for its ranks. Returns a RINA_TOR_ST_* status.
  */
 enum {
 	RINA_TOR_ST_OK		= 0,
@@ -785,13 +798,15 @@ out:
 	if (jflag)
 		json(stdout);
 	fprintf(stderr, "rina-tor: exit: contrib_in %llu partial_in %llu "
-		"slots %llu partial_out %llu ag_mcast %llu dup %llu stale %llu "
-		"collision %llu bypass_in %llu too_long %llu\n",
+		"slots %llu partial_out %llu ag_mcast %llu ag_agent %llu "
+		"dup %llu stale %llu collision %llu bypass_in %llu "
+		"too_long %llu\n",
 		(unsigned long long)sw->job_ctr[RINA_TC_CONTRIB_IN],
 		(unsigned long long)sw->job_ctr[RINA_TC_PARTIAL_IN],
 		(unsigned long long)sw->job_ctr[RINA_TC_SLOT_DONE],
 		(unsigned long long)sw->job_out[RINA_TO_PARTIAL_OUT],
 		(unsigned long long)sw->job_out[RINA_TO_AG_MCAST],
+		(unsigned long long)sw->job_out[RINA_TO_AG_AGENT],
 		(unsigned long long)sw->job_ctr[RINA_TC_DUP],
 		(unsigned long long)sw->job_ctr[RINA_TC_STALE],
 		(unsigned long long)sw->job_ctr[RINA_TC_COLLISION],

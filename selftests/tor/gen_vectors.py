@@ -27,7 +27,7 @@ JOB_CTR = ["contrib_in", "partial_in", "ag_in", "ack_in", "nack_in",
            "collision", "overflow", "bad", "too_long", "no_worker",
            "drop_sim"]
 JOB_OUT = ["partial_out", "ag_out", "ag_mcast", "ack_out", "ack_mcast",
-           "drop_sim_out"]
+           "drop_sim_out", "ag_agent"]
 TOR_CTR = ["ok", "runt", "bad_version", "bad_opcode", "bad_length",
            "oversize", "bad_dtype", "bad_field", "unknown_job", "non_rina",
            "l2_flood", "l2_runt", "giant"]
@@ -79,13 +79,16 @@ def i32(v):
 # Ring of L = 3 members, job 7: member 0 = rank 0 (autonomous, upstream),
 # member 1 = this INA rack (agent rank 1; local ranks 1, 2, 3 on ports 1,
 # 2, 3 -> bits 0, 1, 2; upstream bit m = 3), member 2 = rank 4 (next).
-# The uplink is port 0. W = 4 slots from pool_base 0, P = 2.
+# The uplink is port 0. W = 4 slots from pool_base 0, P = 2. Replica ids
+# (rina-p4cfg's layout): rid_base + b local worker b, + m next, + m + 1
+# upstream, + m + 2 the agent (its ip:0x524f on port 1, rank 1's port).
 L = 3
 ME = 1
 OWN = (ME + 1) % L
 TOR_MAC = "02:00:00:00:01:ff"
 TOR_IP = "198.18.1.254"
-AGENT = dict(mac="02:00:00:00:01:0b", ip="198.18.1.11", port=AGENT_PORT)
+AGENT = dict(mac="02:00:00:00:01:0b", ip="198.18.1.11", port=AGENT_PORT,
+             tor_port=1)
 WORKERS = [dict(rank=1, mac="02:00:00:00:01:0b", ip="198.18.1.11",
                 port=WORKER_PORT, tor_port=1),
            dict(rank=2, mac="02:00:00:00:01:0c", ip="198.18.1.12",
@@ -144,6 +147,10 @@ def std_config(v, job=7, job_idx=0, epoch=1, pool_base=0, win=4, mgrp=2,
     v.cli("table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_up "
           "%d => %s %s %d" % (rid, UP["mac"], UP["ip"], UP["port"]))
     nodes.append((rid, UPLINK))
+    rid += 1
+    v.cli("table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_agent "
+          "%d => %s %s %d" % (rid, agent["mac"], agent["ip"], agent["port"]))
+    nodes.append((rid, AGENT["tor_port"]))
     for r, port in nodes:
         v.cli("mc_node_create %d %d" % (r, port))
         v.cli("mc_node_associate %d %d" % (mgrp, v.handle))
@@ -232,6 +239,12 @@ def from_agent(dst, body):
     """A packet the switch emits: agent address -> dst, fresh IP header."""
     return udp_frame(dst["mac"], AGENT["mac"], AGENT["ip"], dst["ip"],
                      AGENT_PORT, dst["port"], body, ident=0, ucsum=0)
+
+
+def to_agent(v, body, desc):
+    """The agent's own copy of allgather data (the rw_agent replica)."""
+    v.out(AGENT["tor_port"], from_agent(AGENT, body), desc)
+    v.count("job_out", "ag_agent")
 
 
 def out_partial(seq, slot, chunk, data, nc, flags=F_SW, step=None, job=7,
@@ -340,7 +353,8 @@ def ag_seq(seq):
 
 def v_own_chunk():
     v = Vec("own_chunk_mcast", "own chunk: AG_DATA multicast to the m = 3 "
-            "local workers plus forward to the next member, ACK upstream")
+            "local workers and the agent plus forward to the next member, "
+            "ACK upstream")
     std_config(v)
     c = OWN
     slot = 2 * P    # own chunk is processed at step L - 1 = 2
@@ -366,6 +380,8 @@ def v_own_chunk():
               (ag_seq(seq), w["rank"]))
     v.out(UPLINK, from_agent(NEXT, body1), "AG_DATA hop 1 to next member")
     v.out(UPLINK, out_ack(seq, slot - P, 2, c), "ACK of the partial")
+    to_agent(v, body0, "AG_DATA hop 0 to the agent (ip:0x524f): the own "
+             "chunk's sender of record")
     v.count("job_out", "ag_mcast", 3)
     v.count("job_out", "ag_out")
     v.count("job_out", "ack_out")
@@ -437,6 +453,8 @@ def v_duplicates():
         AG, ag_seq(seq2), 0, c2, agf, step=2, hop=1, src=SRC_SW, nc=4,
         data=res)), "AG_DATA to next")
     v.out(UPLINK, out_ack(seq2, s2 - P, 2, c2), "ACK")
+    to_agent(v, rina(AG, ag_seq(seq2), 0, c2, agf, step=2, hop=0,
+                     src=SRC_SW, nc=4, data=res), "AG_DATA to the agent")
     v.count("job_out", "ag_mcast", 3)
     v.count("job_out", "ag_out")
     v.count("job_out", "ack_out")
@@ -445,6 +463,7 @@ def v_duplicates():
     v.out(3, from_agent(WORKERS[2], rina(
         AG, ag_seq(seq2), 0, c2, agf | F_RETX, step=2, hop=0, src=SRC_SW,
         nc=4, data=res)), "AG_DATA (RETX) to rank 3 only")
+    v.lines.append("#   (no copy to the agent: it got one at DONE)")
     v.count("job_ctr", "contrib_in")
     v.count("job_ctr", "dup")
     v.count("job_ctr", "reemit")
@@ -734,8 +753,8 @@ def v_non_rina():
 
 def v_allgather():
     v = Vec("allgather_ack", "allgather data from upstream: copy to local "
-            "workers, forward while hop < L - 1, no ACK (the agent ACKs); "
-            "ACK fan-out")
+            "workers and the agent, forward while hop < L - 1, no ACK (the "
+            "agent ACKs); ACK fan-out")
     std_config(v)
     c = 0           # chunk 0 is owned by member L - 1 = 2
     seq = ag_seq(c * P)
@@ -753,6 +772,8 @@ def v_allgather():
                                         step=2, hop=2, src=0xF002, nc=5,
                                         data=[11, 22, 33])),
           "forward, hop 2; no ACK from the switch")
+    to_agent(v, locb, "copy to the agent (ip:0x524f), which ACKs it "
+             "upstream and is its sender of record downstream")
     v.count("job_ctr", "ag_in")
     v.count("job_out", "ag_mcast", 3)
     v.count("job_out", "ag_out")
@@ -766,6 +787,7 @@ def v_allgather():
     for w in WORKERS:
         v.out(w["tor_port"], from_agent(w, locb), "copy to rank %d" %
               w["rank"])
+    to_agent(v, locb, "copy to the agent (it ACKs it upstream)")
     v.lines.append("#   (last hop: no forward, no ACK)")
     v.count("job_ctr", "ag_in")
     v.count("job_out", "ag_mcast", 3)
@@ -781,6 +803,7 @@ def v_allgather():
     for w in WORKERS:
         v.out(w["tor_port"], from_agent(w, ackl), "ACK copy to rank %d" %
               w["rank"])
+    v.lines.append("#   (no copy to the agent)")
     v.count("job_ctr", "ack_in")
     v.count("job_out", "ack_mcast", 3)
     v.c("AG ACK, NACK and CTRL go to the agent untouched")
@@ -1025,6 +1048,8 @@ def v_drop_sim():
     v.out(UPLINK, from_agent(NEXT, rina(
         AG, seq, 0, 0, F_AGP | F_SW, step=2, hop=2, src=0xF002, nc=5,
         data=[3])), "forward")
+    to_agent(v, rina(AG, seq, 0, 0, F_AGP | F_SW, step=2, hop=1, src=0xF002,
+                     nc=5, data=[3]), "copy to the agent")
     v.count("job_ctr", "ag_in")
     v.count("job_out", "ag_mcast", 3)
     v.count("job_out", "ag_out")

@@ -30,7 +30,7 @@ fi
 	echo "cli table_add RinaIngress.l2_fwd.l2_fwd RinaIngress.l2_fwd.set_port 02:00:00:00:02:0a => 0"
 	echo "cli mc_mgrp_create 1"
 	echo "cli mc_node_create 0 0 1 2 3"
-	echo "cli mc_node_associate 1 5"
+	echo "cli mc_node_associate 1 6"
 } > "$work/head"
 for v in agg_first_chunk agg_with_upstream own_chunk_mcast \
 	 duplicates_reemit allgather_ack; do

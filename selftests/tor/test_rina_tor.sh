@@ -9,7 +9,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 
-tor=$top/build/tor/rina-tor
+tor=$top/build/bin/rina-tor
 replay=$top/build/selftests/tor/tor_replay
 ctrl=$top/build/selftests/tor/tor_ctrl
 job7=$top/selftests/tor/job_rack1.txt
@@ -25,7 +25,7 @@ nctl=7
 ktap_plan $((nfiles + 3 + nctl))
 if [ ! -x "$tor" ] || [ ! -x "$replay" ] || [ ! -x "$ctrl" ]; then
 	for ((i = 0; i < nfiles + 3 + nctl; i++)); do
-		ktap_skip "rina-tor" "build/tor/rina-tor or a test tool not built"
+		ktap_skip "rina-tor" "build/bin/rina-tor or a test tool not built"
 	done
 	ktap_finish
 fi
@@ -93,7 +93,7 @@ d = json.loads(open(sys.argv[1]).read())
 c = d["jobs"][0]["counters"]	# own_chunk_mcast.vec, replayed last
 assert d["jobs"][1]["job"] == 8 and d["jobs"][1]["counters"]["contrib_in"] == 0
 want = dict(contrib_in=3, partial_in=1, slot_done=1, ag_out=1, ag_mcast=3,
-            ack_out=1, dup=0, stale=0, collision=0)
+            ag_agent=1, ack_out=1, dup=0, stale=0, collision=0)
 assert all(c[k] == v for k, v in want.items()), c
 assert d["switch"]["ok"] == 4, d["switch"]
 PY

@@ -6,9 +6,13 @@
  *   - INA-rack workers stream SR_CONTRIB for every ordinal, windowed by W
  *     (an ordinal completes on the downstream ACK fan-out, or on the AG
  *     multicast for the own chunk), and NACK missing allgather data;
- *   - the agent (lowest rank of an INA rack) ACKs allgather data upstream,
- *     retransmits the own chunk and forwarded chunks downstream until
- *     ACKed, and serves NACKs;
+ *   - the agent (lowest rank of an INA rack, on the agent port) takes
+ *     allgather data from its own copy (the ToR's agent replica), ACKs it
+ *     upstream, retransmits the own chunk and forwarded chunks downstream
+ *     until ACKed, and serves NACKs from that copy; the agent's rank is an
+ *     ordinary worker besides, with its own copy (only an own-chunk copy
+ *     lost on the way to the agent is taken from it: the ToR sends the
+ *     agent no second one);
  *   - autonomous members run plain ring reduce-scatter/allgather.
  * Loss, duplication and reordering are injected on every link; a stall
  * ("timeout") makes every host retransmit. Every rank must end with the
@@ -49,6 +53,10 @@ struct host {
 	__u16	*onc;
 	__u8	*agst, *aghop;		/* AG sent downstream, by seq */
 	__u64	got;			/* result elements held */
+	/* the agent's own allgather copy (agent replica), by seq */
+	__u8	*aga_have;
+	__s32	*aga_out;
+	__u64	aga_got;
 };
 
 struct world {
@@ -68,6 +76,8 @@ struct world {
 	int	rounds;
 	int	errors;
 	unsigned long frames;
+	unsigned long agent_copies;	/* AG_DATA at an agent port */
+	unsigned long agent_fallback;	/* own chunk from its rank */
 	char	why[256];
 };
 
@@ -147,6 +157,18 @@ static void host_send(struct world *w, struct host *h, struct frame *f)
 	} else {
 		route(w, f);
 	}
+}
+
+/*
+ * Between the agent and its own rank's worker (one address): the kernel
+ * delivers locally; a switch would not send a frame back out of the port
+ * it came in on.
+ */
+static void host_local(struct world *w, struct host *h, struct frame *f)
+{
+	f->to_tor = 0;
+	f->host = h->rank;
+	push(w, f);
 }
 
 static void put16(__u8 *p, unsigned int v)
@@ -362,8 +384,9 @@ static void ag_send(struct world *w, struct host *h, __u32 seq, int retx)
 	r.nc = (__u16)w->job.n_ranks;
 	off = rina_pkt_off(&w->s, id.block, id.chunk, id.pkt);
 	words[0] = 0;
+	/* an INA rack's sender of record is its agent: from its own copy */
 	for (i = 0; i < rina_pkt_len(&w->s, id.block, id.chunk, id.pkt); i++)
-		words[i] = (__u32)h->out[off + i];
+		words[i] = (__u32)(h->ina ? h->aga_out : h->out)[off + i];
 	src = h->ina ? agent_addr(w, h) : host_addr(h);
 	dst = member_addr(w, rina_ring_next(&w->ring, h->member));
 	build(&f, &src, &dst, &r, words);
@@ -390,15 +413,15 @@ static void ack_send(struct world *w, struct host *h, const __u8 *in_frame,
 	host_send(w, h, &f);
 }
 
-/* Store AG data; returns 1 if it was new. */
-static int ag_store(struct world *w, struct host *h, __u32 seq,
-		    const __u8 *payload, unsigned int n)
+/* Store AG data in a copy (have, out, got); returns 1 if it was new. */
+static int ag_store_in(struct world *w, __u8 *have, __s32 *out, __u64 *got,
+		       __u32 seq, const __u8 *payload, unsigned int n)
 {
 	struct rina_pkt_id id;
 	__u64 off;
 	unsigned int i;
 
-	if (seq >= w->s.seqs || h->ag_have[seq])
+	if (seq >= w->s.seqs || have[seq])
 		return 0;
 	rina_seq_decode(&w->s, seq, &id);
 	if (!id.ag || n != wire_n(w, id.block, id.chunk, id.pkt)) {
@@ -408,10 +431,17 @@ static int ag_store(struct world *w, struct host *h, __u32 seq,
 	n = rina_pkt_len(&w->s, id.block, id.chunk, id.pkt);
 	off = rina_pkt_off(&w->s, id.block, id.chunk, id.pkt);
 	for (i = 0; i < n; i++)
-		h->out[off + i] = (__s32)get32(payload + 4 * i);
-	h->ag_have[seq] = 1;
-	h->got += n;
+		out[off + i] = (__s32)get32(payload + 4 * i);
+	have[seq] = 1;
+	*got += n;
 	return 1;
+}
+
+/* A worker's copy. */
+static int ag_store(struct world *w, struct host *h, __u32 seq,
+		    const __u8 *payload, unsigned int n)
+{
+	return ag_store_in(w, h->ag_have, h->out, &h->got, seq, payload, n);
 }
 
 /* ---- hosts ---------------------------------------------------------------- */
@@ -515,21 +545,62 @@ static void autonomous_rx(struct world *w, struct host *h, const __u8 *d,
 	error(w, "unexpected opcode at an autonomous member");
 }
 
+/*
+ * The agent port. Allgather data comes as the ToR's agent replica: the
+ * agent keeps its own copy (its rank's worker has another), ACKs data of
+ * other chunks upstream, and is the sender of record downstream of what
+ * the ToR forwarded (received hop h, h + 1 < L) and of the own chunk
+ * (hop 0 at DONE).
+ */
 static void agent_rx(struct world *w, struct host *h, const __u8 *d,
-		     unsigned int op, __u32 seq, unsigned int n,
-		     const __u8 *pl)
+		     unsigned int op, __u32 seq, unsigned int hop,
+		     unsigned int n, const __u8 *pl)
 {
-	unsigned int i;
+	unsigned int i, L = w->s.L;
 
 	if (d[43] & RINA_F_SW_BYPASS) {
 		error(w, "a packet was bypassed to the agent");
+		return;
+	}
+	if (op == RINA_OP_AG_DATA) {
+		struct rina_pkt_id id;
+		int is_new;
+
+		if (!(d[43] & RINA_F_FROM_SWITCH) || seq >= w->s.seqs)
+			return error(w, "AG_DATA at the agent port not from "
+				     "the ToR");
+		w->agent_copies++;
+		rina_seq_decode(&w->s, seq, &id);
+		is_new = ag_store_in(w, h->aga_have, h->aga_out, &h->aga_got,
+				     seq, pl, n);
+		if (id.chunk != rina_own_chunk(h->member, L)) {
+			struct addr up = member_addr(w, rina_ring_prev(
+						&w->ring, h->member));
+			struct rhdr r = { 0 };
+			struct frame f;
+			struct addr src = agent_addr(w, h);
+			__u32 word = seq;
+
+			r.op = RINA_OP_ACK;
+			r.flags = RINA_F_AG_PHASE;
+			r.src = (__u16)h->rank;
+			r.seq = seq;
+			r.n = 1;
+			build(&f, &src, &up, &r, &word);
+			host_send(w, h, &f);
+		}
+		/* agst 2: the downstream ACK came first, nothing owed */
+		if (is_new && hop + 1 < L && !h->agst[seq]) {
+			h->agst[seq] = 1;
+			h->aghop[seq] = (__u8)(hop + 1);
+		}
 		return;
 	}
 	if (op == RINA_OP_ACK && (d[43] & RINA_F_AG_PHASE)) {
 		for (i = 0; i < n; i++) {
 			__u32 s = get32(pl + 4 * i);
 
-			if (s < w->s.seqs && h->agst[s] == 1)
+			if (s < w->s.seqs)
 				h->agst[s] = 2;
 		}
 		return;
@@ -547,7 +618,7 @@ static void agent_rx(struct world *w, struct host *h, const __u8 *d,
 			__u32 words[RINA_TOR_ELEMS], k;
 			__u64 off;
 
-			if (s >= w->s.seqs || !h->ag_have[s])
+			if (s >= w->s.seqs || !h->aga_have[s])
 				continue;
 			rina_seq_decode(&w->s, s, &id);
 			r.op = RINA_OP_AG_DATA;
@@ -562,25 +633,26 @@ static void agent_rx(struct world *w, struct host *h, const __u8 *d,
 			words[0] = 0;
 			for (k = 0; k < rina_pkt_len(&w->s, id.block, id.chunk,
 						     id.pkt); k++)
-				words[k] = (__u32)h->out[off + k];
+				words[k] = (__u32)h->aga_out[off + k];
 			dst = host_addr(req);
 			build(&f, &src, &dst, &r, words);
 			put16(f.data + 42 + 20, w->s.P);
-			host_send(w, h, &f);
+			if (req == h)
+				host_local(w, h, &f);
+			else
+				host_send(w, h, &f);
 		}
 		return;
 	}
-	(void)seq;
 	error(w, "unexpected packet at the agent port");
 }
 
-static void ina_worker_rx(struct world *w, struct host *h, const __u8 *d,
-			  unsigned int op, __u32 seq, unsigned int hop,
-			  unsigned int n, const __u8 *pl)
+/* A worker of an INA rack (the agent's rank too): its own copy only. */
+static void ina_worker_rx(struct world *w, struct host *h, unsigned int op,
+			  __u32 seq, unsigned int n, const __u8 *pl)
 {
 	struct rina_pkt_id id;
 	unsigned int i, L = w->s.L;
-	int is_new;
 
 	if (op == RINA_OP_ACK) {
 		for (i = 0; i < n; i++)
@@ -591,7 +663,7 @@ static void ina_worker_rx(struct world *w, struct host *h, const __u8 *d,
 	if (op != RINA_OP_AG_DATA || seq >= w->s.seqs)
 		return error(w, "unexpected packet at an INA worker");
 	rina_seq_decode(&w->s, seq, &id);
-	is_new = ag_store(w, h, seq, pl, n);
+	ag_store(w, h, seq, pl, n);
 	if (id.chunk == rina_own_chunk(h->member, L)) {
 		__u64 o = rina_ordinal(&w->s, h->member, id.block, id.chunk,
 				       id.pkt);
@@ -599,29 +671,6 @@ static void ina_worker_rx(struct world *w, struct host *h, const __u8 *d,
 		if (h->ost[o] == O_SENT)
 			h->ost[o] = O_ACKED;
 		pump(w, h);
-	}
-	if (!h->agent || !(d[43] & RINA_F_FROM_SWITCH))
-		return;
-	/* agent: ACK upstream data, be the sender of record downstream */
-	if (id.chunk != rina_own_chunk(h->member, L)) {
-		struct addr up = member_addr(w, rina_ring_prev(&w->ring,
-							       h->member));
-		struct rhdr r = { 0 };
-		struct frame f;
-		struct addr src = agent_addr(w, h);
-		__u32 word = seq;
-
-		r.op = RINA_OP_ACK;
-		r.flags = RINA_F_AG_PHASE;
-		r.src = (__u16)h->rank;
-		r.seq = seq;
-		r.n = 1;
-		build(&f, &src, &up, &r, &word);
-		host_send(w, h, &f);
-	}
-	if (is_new && hop + 1 < L) {
-		h->agst[seq] = 1;
-		h->aghop[seq] = (__u8)(hop + 1);
 	}
 }
 
@@ -653,12 +702,45 @@ static void host_rx(struct world *w, struct host *h, const __u8 *d,
 	if (get16(d + 36) == RINA_UDP_PORT_AGENT) {
 		if (!h->agent)
 			return error(w, "agent-port packet at a non-agent");
-		agent_rx(w, h, d, op, seq, n, d + 70);
+		agent_rx(w, h, d, op, seq, hop, n, d + 70);
 	} else if (h->ina) {
-		ina_worker_rx(w, h, d, op, seq, hop, n, d + 70);
+		ina_worker_rx(w, h, op, seq, n, d + 70);
 	} else {
 		autonomous_rx(w, h, d, op, seq, hop, n, get16(d + 64),
 			      d + 70);
+	}
+}
+
+/*
+ * The agent's copy of an own-chunk AG_DATA was lost: the ToR does not
+ * re-emit to the agent (re-emission goes to the one worker that asks),
+ * so unless the downstream member's AG ACK showed that the forward
+ * copy arrived, the agent takes the data from its rank's worker on the
+ * same host, which always gets it (its ordinal completes only on it).
+ */
+static void agent_own_fallback(struct world *w, struct host *h)
+{
+	struct rina_pkt_id id;
+	__u64 off;
+	__u32 s, n, i;
+
+	if (w->s.L < 2)
+		return;		/* nothing to send downstream */
+	for (s = 0; s < w->s.seqs; s++) {
+		if (h->aga_have[s] || h->agst[s] || !h->ag_have[s])
+			continue;
+		rina_seq_decode(&w->s, s, &id);
+		if (!id.ag || id.chunk != rina_own_chunk(h->member, w->s.L))
+			continue;
+		n = rina_pkt_len(&w->s, id.block, id.chunk, id.pkt);
+		off = rina_pkt_off(&w->s, id.block, id.chunk, id.pkt);
+		for (i = 0; i < n; i++)
+			h->aga_out[off + i] = h->out[off + i];
+		h->aga_have[s] = 1;
+		h->aga_got += n;
+		h->agst[s] = 1;
+		h->aghop[s] = 1;
+		w->agent_fallback++;
 	}
 }
 
@@ -670,13 +752,15 @@ static void tick(struct world *w)
 	for (i = 0; i < w->n_hosts; i++) {
 		struct host *h = &w->h[i];
 
+		if (h->agent)
+			agent_own_fallback(w, h);
 		for (o = 0; o < w->nord; o++)
 			if (h->ost[o] == O_SENT)
 				stream_send(w, h, o, 1);
 		for (s = 0; s < w->s.seqs; s++)
 			if (h->agst[s] == 1)
 				ag_send(w, h, s, 1);
-		if (h->ina && !h->agent) {
+		if (h->ina) {
 			/* NACK up to 64 missing allgather seqs */
 			__u32 miss[64];
 			struct rhdr r = { 0 };
@@ -702,7 +786,10 @@ static void tick(struct world *w)
 			r.n = (__u16)k;
 			r.seq = miss[0];
 			build(&f, &src, &dst, &r, miss);
-			host_send(w, h, &f);
+			if (h->agent)
+				host_local(w, h, &f);
+			else
+				host_send(w, h, &f);
 		}
 	}
 }
@@ -892,6 +979,9 @@ static int call(struct world *w, const struct topo *t)
 		memset(h->out, 0, (t->count + 1) * 4);
 		memset(h->sr_have, 0, w->s.seqs + 1);
 		memset(h->ag_have, 0, w->s.seqs + 1);
+		memset(h->aga_have, 0, w->s.seqs + 1);
+		memset(h->aga_out, 0, (t->count + 1) * 4);
+		h->aga_got = 0;
 		memset(h->agst, 0, w->s.seqs + 1);
 		memset(h->aghop, 0, w->s.seqs + 1);
 		memset(h->ost, 0, w->nord + 1);
@@ -1055,6 +1145,8 @@ static int run(const struct topo *t, struct world *w, char *diag,
 	w->qh = 0;
 	w->errors = 0;
 	w->frames = 0;
+	w->agent_copies = 0;
+	w->agent_fallback = 0;
 	w->ref = calloc(t->count + 1, sizeof(*w->ref));
 	for (i = 0; i < w->n_hosts; i++) {
 		struct host *h = &w->h[i];
@@ -1069,6 +1161,8 @@ static int run(const struct topo *t, struct world *w, char *diag,
 		h->out = calloc(t->count + 1, 4);
 		h->sr_have = calloc(w->s.seqs + 1, 1);
 		h->ag_have = calloc(w->s.seqs + 1, 1);
+		h->aga_have = calloc(w->s.seqs + 1, 1);
+		h->aga_out = calloc(t->count + 1, 4);
 		h->agst = calloc(w->s.seqs + 1, 1);
 		h->aghop = calloc(w->s.seqs + 1, 1);
 		h->ost = calloc(w->nord + 1, 1);
@@ -1086,15 +1180,36 @@ static int run(const struct topo *t, struct world *w, char *diag,
 		g_slot_base += w->nord;
 	}
 	snprintf(diag, dlen, "L %u P %u blocks %llu, %d calls, %lu frames, "
-		 "%d timeouts", w->s.L, w->s.P,
-		 (unsigned long long)w->s.nblocks, t->rounds, w->frames, ticks);
+		 "%d timeouts, %lu agent copies, %lu own-chunk fallbacks",
+		 w->s.L, w->s.P, (unsigned long long)w->s.nblocks, t->rounds,
+		 w->frames, ticks, w->agent_copies, w->agent_fallback);
 	return w->errors ? -1 : 0;
 }
 
-/* Without faults, the counters follow from the schedule. */
+/*
+ * Without faults, the counters follow from the schedule, and each agent
+ * got every allgather packet (other chunks and its own) through its
+ * replica alone.
+ */
 static int check_counters(struct world *w, char *diag, size_t dlen)
 {
+	__u64 copies = 0;
 	int i;
+
+	for (i = 0; i < w->n_hosts; i++) {
+		if (w->h[i].agent && w->h[i].aga_got != w->h[i].got) {
+			snprintf(diag, dlen, "agent %d holds %llu of %llu "
+				 "elements", i,
+				 (unsigned long long)w->h[i].aga_got,
+				 (unsigned long long)w->h[i].got);
+			return -1;
+		}
+	}
+	if (w->agent_fallback) {
+		snprintf(diag, dlen, "%lu own-chunk fallbacks without loss",
+			 w->agent_fallback);
+		return -1;
+	}
 
 	for (i = 0; i < w->n_tors; i++) {
 		const struct rina_member *me = NULL;
@@ -1131,13 +1246,15 @@ static int check_counters(struct world *w, char *diag, size_t dlen)
 		    jo(w, i, RINA_TO_PARTIAL_OUT) != pk - own ||
 		    jo(w, i, RINA_TO_AG_OUT) != (L > 1 ? own + fwd : 0) ||
 		    jo(w, i, RINA_TO_AG_MCAST) != me->n_local * pk ||
+		    jo(w, i, RINA_TO_AG_AGENT) != pk ||
 		    jo(w, i, RINA_TO_ACK_OUT) != (L > 1 ? pk - first : 0) ||
 		    jc(w, i, RINA_TC_DUP) || jc(w, i, RINA_TC_STALE) ||
 		    jc(w, i, RINA_TC_COLLISION) || jc(w, i, RINA_TC_BAD)) {
 			snprintf(diag, dlen, "tor %d: contrib_in %llu (m x %llu) "
 				 "done %llu partial_in %llu partial_out %llu "
-				 "ag_out %llu ag_mcast %llu ack_out %llu dup %llu "
-				 "stale %llu collision %llu",
+				 "ag_out %llu ag_mcast %llu ag_agent %llu "
+				 "ack_out %llu dup %llu stale %llu "
+				 "collision %llu",
 				 i, (unsigned long long)jc(w, i, RINA_TC_CONTRIB_IN),
 				 (unsigned long long)pk,
 				 (unsigned long long)jc(w, i, RINA_TC_SLOT_DONE),
@@ -1145,12 +1262,19 @@ static int check_counters(struct world *w, char *diag, size_t dlen)
 				 (unsigned long long)jo(w, i, RINA_TO_PARTIAL_OUT),
 				 (unsigned long long)jo(w, i, RINA_TO_AG_OUT),
 				 (unsigned long long)jo(w, i, RINA_TO_AG_MCAST),
+				 (unsigned long long)jo(w, i, RINA_TO_AG_AGENT),
 				 (unsigned long long)jo(w, i, RINA_TO_ACK_OUT),
 				 (unsigned long long)jc(w, i, RINA_TC_DUP),
 				 (unsigned long long)jc(w, i, RINA_TC_STALE),
 				 (unsigned long long)jc(w, i, RINA_TC_COLLISION));
 			return -1;
 		}
+		copies += jo(w, i, RINA_TO_AG_AGENT);
+	}
+	if (copies != w->agent_copies) {
+		snprintf(diag, dlen, "agents took %lu copies, the ToRs sent "
+			 "%llu", w->agent_copies, (unsigned long long)copies);
+		return -1;
 	}
 	return 0;
 }
@@ -1166,6 +1290,8 @@ static void free_world(struct world *w)
 		free(h->out);
 		free(h->sr_have);
 		free(h->ag_have);
+		free(h->aga_have);
+		free(h->aga_out);
 		free(h->agst);
 		free(h->aghop);
 		free(h->ost);
