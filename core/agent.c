@@ -512,6 +512,39 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 
 /* ---- other packets ----------------------------------------------- */
 
+/*
+ * The ToR's copy of allgather data (its agent replica): the ToR already
+ * sent it to the local workers and downstream, so keep it for repairs and
+ * as sender of record, and ACK upstream data to the upstream member. The
+ * own chunk's result (the ToR completed the rack's chunk) needs no ACK.
+ */
+static void ag_from_tor(struct rina_agent_core *a, const struct rina_hdr *h,
+			__u32 len)
+{
+	__u16 round = rina_ntohs(h->round);
+	__u32 seq = rina_ntohl(h->seq), L = a->cfg.L;
+	int own = rina_ntohs(h->chunk) == rina_own_chunk(a->cfg.member, L);
+	__u8 hop = own ? 1 : (__u8)(h->hop + 1);
+
+	if (len > a->max_msg || (!own && L < 2)) {
+		a->st.bad++;
+		return;
+	}
+	a->st.tor_copies++;
+	if (rina_keymap_get(&a->ag, round, seq)) {
+		a->st.dup++;
+		if (!own)	/* our ACK was lost */
+			send_ack(a, &a->cfg.prev, round, seq, RINA_F_AG_PHASE);
+		return;
+	}
+	if (!ag_store(a, h, len, hop < L, hop))
+		return;	/* no copy, no ACK: upstream sends it again */
+	if (!own) {
+		a->st.ag_in++;
+		send_ack(a, &a->cfg.prev, round, seq, RINA_F_AG_PHASE);
+	}
+}
+
 static void ag_from_upstream(struct rina_agent_core *a,
 			     const struct rina_hdr *h, __u32 len,
 			     const struct rina_agent_addr *from)
@@ -521,6 +554,11 @@ static void ag_from_upstream(struct rina_agent_core *a,
 	int fwd = h->hop + 1u < a->cfg.L;
 	struct rina_agent_ag *e;
 
+	if ((h->flags & RINA_F_FROM_SWITCH) && addr_eq(from, &a->cfg.self) &&
+	    a->tor_state == RINA_AGENT_TOR_ON) {
+		ag_from_tor(a, h, len);
+		return;
+	}
 	if (!addr_eq(from, &a->cfg.prev) || len > a->max_msg) {
 		a->st.bad++;
 		return;
@@ -614,6 +652,20 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 		ev(a, RINA_AGENT_EV_ABORT, rina_ntohl(m->arg));
 		return;
 	}
+	if (type == RINA_CTRL_TOR_REPLY) {
+		if (!a->cfg.tor.ip || from->ip != a->cfg.tor.ip ||
+		    get_be64(&m->hash) != a->cfg.job_hash) {
+			a->st.bad++;
+			return;
+		}
+		if (a->tor_state != RINA_AGENT_TOR_WAIT)
+			return;	/* a late copy */
+		a->tor_status = rina_ntohl(m->arg);
+		a->tor_state = a->tor_status ? RINA_AGENT_TOR_OFF :
+			       RINA_AGENT_TOR_ON;
+		ev(a, RINA_AGENT_EV_TOR, a->tor_status);
+		return;
+	}
 	if ((type == RINA_CTRL_HELLO || type == RINA_CTRL_HELLO_ACK) &&
 	    get_be64(&m->hash) != a->cfg.job_hash) {
 		a->st.bad++;
@@ -633,7 +685,13 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 			a->active = 1;
 			a->hello_from |= bit;
 			a->bye_from &= ~bit;	/* a late BYE of before */
-			send_ctrl(a, from, RINA_CTRL_HELLO_ACK);
+			/*
+			 * Not before downstream answered ours: the rack's
+			 * first partials would find no one listening there
+			 * (the worker says HELLO again; NEXT_UP answers).
+			 */
+			if (a->cfg.L < 2 || a->hello_next)
+				send_ctrl(a, from, RINA_CTRL_HELLO_ACK);
 			return;
 		}
 		send_ctrl(a, from, RINA_CTRL_BYE_ACK);
@@ -653,8 +711,14 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 		return;
 	case RINA_CTRL_HELLO_ACK:
 		if (addr_eq(from, &a->cfg.next) && !a->hello_next) {
+			__u32 j;
+
 			a->hello_next = 1;
 			ev(a, RINA_AGENT_EV_NEXT_UP, 0);
+			for (j = 0; j < a->cfg.n_local; j++)
+				if (a->hello_from & 1u << j)
+					send_ctrl(a, &a->cfg.local[j],
+						  RINA_CTRL_HELLO_ACK);
 		}
 		return;
 	case RINA_CTRL_BYE:
@@ -734,11 +798,54 @@ int rina_agent_core_session_done(const struct rina_agent_core *a)
 	       (a->cfg.L < 2 || (a->prev_said_bye && a->bye_next));
 }
 
+void rina_agent_core_tor_install(struct rina_agent_core *a)
+{
+	if (!a->cfg.tor.ip)
+		return;
+	a->tor_state = RINA_AGENT_TOR_WAIT;
+	a->tor_tries = 1;
+	a->tor_last = a->ops->now_us(a->ctx);
+	send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_INSTALL);
+}
+
+void rina_agent_core_tor_remove(struct rina_agent_core *a)
+{
+	if (a->tor_state != RINA_AGENT_TOR_ON)
+		return;
+	/* two copies: nothing waits for the reply */
+	send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_REMOVE);
+	send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_REMOVE);
+	a->tor_state = RINA_AGENT_TOR_OFF;
+	a->tor_status = 0;
+}
+
+/* TOR_INSTALL again until the ToR answers or we give up on it. */
+static __u64 tor_tick(struct rina_agent_core *a, __u64 now)
+{
+	if (a->tor_state != RINA_AGENT_TOR_WAIT)
+		return RINA_AGENT_NO_WAIT;
+	if (now - a->tor_last >= RINA_AGENT_TOR_RETRY_US) {
+		if (a->tor_tries >= RINA_AGENT_TOR_TRIES) {
+			a->tor_state = RINA_AGENT_TOR_OFF;
+			a->tor_status = RINA_AGENT_TOR_SILENT;
+			ev(a, RINA_AGENT_EV_TOR, RINA_AGENT_TOR_SILENT);
+			return RINA_AGENT_NO_WAIT;
+		}
+		a->tor_tries++;
+		a->tor_last = now;
+		send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_INSTALL);
+	}
+	return a->tor_last + RINA_AGENT_TOR_RETRY_US - now;
+}
+
 __u64 rina_agent_core_tick(struct rina_agent_core *a)
 {
 	__u64 now = a->ops->now_us(a->ctx), wait, w2;
 
 	wait = ag_retransmit(a);
+	w2 = tor_tick(a, now);
+	if (w2 < wait)
+		wait = w2;
 	if (!a->active || a->cfg.L < 2)
 		return wait;
 	if (!a->hello_next) {

@@ -34,6 +34,17 @@
 #define RINA_AGENT_HELLO_US	10000	/* HELLO downstream period */
 #define RINA_AGENT_BYE_US	5000	/* BYE downstream period */
 #define RINA_AGENT_NO_WAIT	(~0ULL)
+#define RINA_AGENT_TOR_RETRY_US	50000	/* TOR_INSTALL resent this often */
+#define RINA_AGENT_TOR_TRIES	8	/* then the rack aggregates alone */
+#define RINA_AGENT_TOR_SILENT	(~0U)	/* tor_status: no reply came */
+
+/* The rack's ToR, as the agent sees it (protocol-ina.md section 9). */
+enum rina_agent_tor {
+	RINA_AGENT_TOR_NONE = 0,	/* no ToR address: software only */
+	RINA_AGENT_TOR_WAIT,		/* TOR_INSTALL sent, no reply yet */
+	RINA_AGENT_TOR_ON,		/* the ToR aggregates the rack */
+	RINA_AGENT_TOR_OFF,		/* refused or silent: software */
+};
 
 /* An IPv4 UDP endpoint, network byte order. */
 struct rina_agent_addr {
@@ -48,6 +59,7 @@ struct rina_agent_counters {
 	__u64 ag_in, ag_out, ag_retransmits, mcast_out;
 	__u64 acks_out, ag_acks_in, nacks_in, repairs, reemit;
 	__u64 dup, stale, collision, bad, malformed, foreign, nomem;
+	__u64 tor_copies;	/* allgather copies the ToR sent us */
 	__u64 sessions;		/* sessions ended (all said BYE) */
 	__u64 aborts;		/* jobs aborted by the host (member lost) */
 };
@@ -61,6 +73,8 @@ enum rina_agent_event {
 	RINA_AGENT_EV_SESSION_END,	/* state released for the next */
 	RINA_AGENT_EV_ABORT,		/* arg: the result of an ABORT */
 	RINA_AGENT_EV_MISMATCH,		/* a peer has another job hash */
+	RINA_AGENT_EV_TOR,		/* arg: TOR_REPLY status, or
+					 * RINA_AGENT_TOR_SILENT */
 };
 
 struct rina_agent_ops {
@@ -91,6 +105,8 @@ struct rina_agent_cfg {
 	__u32	rto_us;		/* timer floor and start */
 	__u64	job_hash;	/* rina_job_hash() */
 	struct rina_agent_addr next, prev;	/* ring neighbours */
+	struct rina_agent_addr self;	/* the rack's address (agent port) */
+	struct rina_agent_addr tor;	/* ToR control address, ip 0: none */
 	struct rina_agent_addr local[RINA_AGENT_MAX_LOCAL];
 };
 
@@ -123,6 +139,12 @@ struct rina_agent_core {
 	__u32			hello_from, data_from, bye_from;
 	__u64			last_hello, last_bye;
 
+	/* the ToR */
+	enum rina_agent_tor	tor_state;
+	__u32			tor_status;	/* last TOR_REPLY status */
+	__u32			tor_tries;
+	__u64			tor_last;
+
 	__u8			*scratch;	/* datagram being built */
 	struct rina_agent_counters st;
 };
@@ -141,6 +163,14 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
  * only when a packet comes).
  */
 __u64 rina_agent_core_tick(struct rina_agent_core *a);
+/*
+ * Ask the rack's ToR to aggregate the job (TOR_INSTALL, resent by the
+ * tick until a TOR_REPLY or RINA_AGENT_TOR_TRIES tries). Without a ToR
+ * address the state stays RINA_AGENT_TOR_NONE.
+ */
+void rina_agent_core_tor_install(struct rina_agent_core *a);
+/* Release the job on the ToR (TOR_REMOVE, not waited for). */
+void rina_agent_core_tor_remove(struct rina_agent_core *a);
 /* Every local worker, upstream and downstream said BYE. */
 int rina_agent_core_session_done(const struct rina_agent_core *a);
 /* Forget the session: caches, rounds, handshakes (counters stay). */

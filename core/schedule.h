@@ -16,6 +16,12 @@ struct rina_sched {
 	__u64	block_elems;	/* L * P * E */
 	__u32	L, P, E;
 	__u32	seqs;		/* sequence numbers used: nblocks * 2 * L * P */
+	/*
+	 * Every packet is sent, an empty one as one zero word: jobs with INA
+	 * members, whose ToR relies on every slot ordinal (protocol-ina.md
+	 * section 2). Plain rings skip empty packets.
+	 */
+	__u32	pad;
 };
 
 /* Decoded packet identity. */
@@ -60,6 +66,7 @@ rina_sched_init(struct rina_sched *s, __u64 count, __u32 L, __u32 E, __u32 W)
 	if (seqs > 0xffffffffULL)
 		return RINA_SCHED_TOO_LARGE;
 	s->seqs = (__u32)seqs;
+	s->pad = 0;
 	return RINA_SCHED_OK;
 }
 
@@ -119,6 +126,19 @@ static inline __u32 rina_pkt_len(const struct rina_sched *s, __u64 b, __u32 c,
 	if (off >= s->count)
 		return 0;
 	return s->count - off < s->E ? (__u32)(s->count - off) : s->E;
+}
+
+/* Packet (b, c, p) is sent: it carries elements, or the job pads. */
+static inline int rina_pkt_sent(const struct rina_sched *s, __u64 b, __u32 c,
+				__u32 p)
+{
+	return s->pad || rina_pkt_len(s, b, c, p);
+}
+
+/* n_elem on the wire for a sent packet of len elements (padding: 1). */
+static inline __u32 rina_wire_elems(__u32 len)
+{
+	return len ? len : 1;
 }
 
 /* Member-local processing ordinal of packet (b, c, p) at member i. */

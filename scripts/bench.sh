@@ -13,6 +13,7 @@
 #   BENCH_TRANSPORTS ["udp xdp"]  rina-bench transports; xdp runs attach
 #     rina_xdp (rina-run --xdp auto) and use BENCH_XDP_MTU [3500], the
 #     largest MTU native XDP takes on veth (one page per frame)
+#   BENCH_INA ["0 all"], BENCH_AGENT ["all"]  INA rack sets (rina-run --ina)
 #   BENCH_OUT [build/bench]   raw JSON rows and the summary are kept there
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,8 +29,11 @@ mtu=${BENCH_MTU:-9000}
 dtype=${BENCH_DTYPE:-float32}
 budget=${BENCH_BUDGET:-480}
 transports=${BENCH_TRANSPORTS:-udp xdp}
-# INA patterns run as extra variants: rina-ina-<racks> (x = 0 is rina-udp)
+# INA patterns run as extra variants: rina-ina-<racks> through the software
+# ToR (rina-tor), rina-agent-<racks> with the racks' agents adding in
+# software (rina-run --tor off); x = 0 is rina-udp
 ina_sets=${BENCH_INA-"0 all"}
+agent_sets=${BENCH_AGENT-"all"}
 xdp_mtu=${BENCH_XDP_MTU:-3500}
 out=${BENCH_OUT:-$top/build/bench}
 
@@ -54,6 +58,9 @@ if [ -x "$BIN/rina-bench" ]; then
 	done
 	for x in $ina_sets; do
 		variants+=("rina-ina-$x")
+	done
+	for x in $agent_sets; do
+		variants+=("rina-agent-$x")
 	done
 else
 	echo "bench: no build/bin/rina-bench yet: skipping the rina rows" >&2
@@ -82,9 +89,14 @@ run_one()
 		     --timeout 300 --
 		     "$BIN/rina-bench" --transport xdp "${args[@]}") ;;
 	rina-ina-*)
-		# INA racks: the ToR (rina-tor, where built) or the agent adds
+		# INA racks: the software ToR adds (E = 64, one ToR pass)
 		cmd=("$RUN" --topo "$topo" --mtu "$mtu" --ina "${v#rina-ina-}"
 		     --timeout 300 --
+		     "$BIN/rina-bench" --transport udp "${args[@]}") ;;
+	rina-agent-*)
+		# INA racks without a ToR: their agents add in software
+		cmd=("$RUN" --topo "$topo" --mtu "$mtu" --tor off
+		     --ina "${v#rina-agent-}" --timeout 300 --
 		     "$BIN/rina-bench" --transport udp "${args[@]}") ;;
 	rina-*)
 		cmd=("$RUN" --topo "$topo" --mtu "$mtu" --timeout 300 --

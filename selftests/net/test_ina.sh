@@ -5,7 +5,8 @@
 # reference and plain RAR bit for bit on every rank; bytes on each host
 # interface and rack uplink match the theory (INA-rack worker S each way,
 # ring member and uplink 2(L-1)/L S); loss and duplication; a killed
-# worker. Without a ToR process the agent aggregates in software.
+# worker. Without a ToR process (--tor off) the agent aggregates in
+# software; test_tor.sh runs the same ring through rina-tor.
 # Usage: test_ina.sh [TRANSPORT]
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,7 +44,7 @@ bench()
 	shift 3
 	while [ "$1" != "--" ]; do envs+=("$1"); shift; done
 	shift
-	env "${envs[@]}" "$run" --topo "$topo" --ina "$ina" --timeout 150 -- \
+	env "${envs[@]}" "$run" --tor off --topo "$topo" --ina "$ina" --timeout 150 -- \
 		"$bench" --transport "$transport" --json -c 1 -n 2 -w 1 "$@" \
 		>"$tmp/$name.out" 2>&1
 }
@@ -103,7 +104,7 @@ S=$((8 << 20)); calls=3
 # only approximately attributable to a link): measure up to three times.
 measure_bytes()
 {
-"$run" --topo 2x3 --ina 0 --timeout 150 -- sh -c '
+"$run" --tor off --topo 2x3 --ina 0 --timeout 150 -- sh -c '
 	stat() { cat /sys/class/net/eth0/statistics/$1_bytes; }
 	up() { ip netns exec "${RINA_NETNS%-h*}-tor$1" \
 		cat /sys/class/net/up0/statistics/$2_bytes; }
@@ -200,7 +201,7 @@ done
 # each rack the other way round, so its INA agent is another host; both
 # must be exact and identical, each counting only its own traffic (every
 # rank writes its own copy of job B's file: they run concurrently)
-"$run" --topo 2x2 --ina 0 --timeout 150 -- sh -c '
+"$run" --tor off --topo 2x2 --ina 0 --timeout 150 -- sh -c '
 	m=2 r=$((RINA_RANK / m)) i=$((RINA_RANK % m))
 	awk -v m=$m "
 		/^job / { print \"job \" (\$2 % 65535) + 1; next }
@@ -254,7 +255,7 @@ fi
 
 # a worker of the INA rack killed mid-allreduce
 start=$(date +%s)
-"$run" --topo 2x2 --ina 0 --timeout 60 --job-opt 'timeout_ms 2000' -- sh -c '
+"$run" --tor off --topo 2x2 --ina 0 --timeout 60 --job-opt 'timeout_ms 2000' -- sh -c '
 	if [ "$RINA_RANK" = 1 ]; then
 		exec timeout -s KILL 1.5 "$0" -d int32 -b 1M -e 1M -n 1000 -w 0
 	fi

@@ -234,6 +234,36 @@ static const char *role_name(int role)
 	       role == RINA_ROLE_INA_WORKER ? "ina-worker" : "member";
 }
 
+static const char *tor_name(uint64_t state)
+{
+	return state == RINA_TOR_ON ? "on" : state == RINA_TOR_OFF ? "off" :
+	       state == RINA_TOR_ASKING ? "asking" : "none";
+}
+
+/* Who aggregated the agent's rack: the ToR, or the agent in software. */
+static void print_tor(int rank, const struct rina_stats *st)
+{
+	static const char *const why[] = {
+		"ok", "unknown job", "no slots left", "bad parameters",
+	};
+	uint64_t s = st->agent_tor_status;
+
+	switch (st->agent_tor) {
+	case RINA_TOR_ON:
+		printf("# rank %d tor: on (allgather copies %llu)\n", rank,
+		       (unsigned long long)st->agent_tor_copies);
+		break;
+	case RINA_TOR_OFF:
+		printf("# rank %d tor: off (%s), software aggregation\n", rank,
+		       s == 0xffffffffULL ? "no answer" :
+		       s < 4 ? why[s] : "refused");
+		break;
+	default:
+		printf("# rank %d tor: none, software aggregation\n", rank);
+		break;
+	}
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -337,7 +367,7 @@ int main(int argc, char **argv)
 		sum_busbw += busbw;
 		rows++;
 		if (o.json) {
-			printf("{\"rank\":%d,\"size\":%zu,\"count\":%zu,\"dtype\":\"%s\",\"op\":\"%s\",\"n_ranks\":%d,\"ring_len\":%d,\"role\":\"%s\",\"transport\":\"%s\",\"time_us\":%.2f,\"time_min_us\":%.2f,\"time_med_us\":%.2f,\"time_max_us\":%.2f,\"algbw_GBps\":%.4f,\"busbw_GBps\":%.4f,\"wrong\":%zu,\"tx_bytes\":%.0f,\"rx_bytes\":%.0f,\"theory_bytes\":%.0f,\"retransmits\":%llu,\"fast_retransmits\":%llu,\"timeouts\":%llu,\"duplicates\":%llu,\"agent_retransmits\":%llu,\"hash\":\"%016llx\"}\n",
+			printf("{\"rank\":%d,\"size\":%zu,\"count\":%zu,\"dtype\":\"%s\",\"op\":\"%s\",\"n_ranks\":%d,\"ring_len\":%d,\"role\":\"%s\",\"transport\":\"%s\",\"time_us\":%.2f,\"time_min_us\":%.2f,\"time_med_us\":%.2f,\"time_max_us\":%.2f,\"algbw_GBps\":%.4f,\"busbw_GBps\":%.4f,\"wrong\":%zu,\"tx_bytes\":%.0f,\"rx_bytes\":%.0f,\"theory_bytes\":%.0f,\"retransmits\":%llu,\"fast_retransmits\":%llu,\"timeouts\":%llu,\"duplicates\":%llu,\"agent_retransmits\":%llu,\"hash\":\"%016llx\"",
 			       rank, count * 4, count, tname,
 			       o.op == RINA_SUM ? "sum" : o.op == RINA_AVG ?
 			       "avg" : "max", n, L, role_name(role),
@@ -358,6 +388,13 @@ int main(int argc, char **argv)
 						    s0.agent_ag_retransmits -
 						    s0.agent_reemit),
 			       (unsigned long long)fnv(buf, count * 4));
+			if (role == RINA_ROLE_INA_AGENT)
+				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu",
+				       tor_name(s1.agent_tor),
+				       (unsigned long long)s1.agent_tor_status,
+				       (unsigned long long)(s1.agent_slots_done -
+							    s0.agent_slots_done));
+			printf("}\n");
 		} else if (rank == 0) {
 			printf("  %10zu %12zu %8s %6s %10.1f %8.3f %8.3f %7zu %12.0f %12.0f %6.3f\n",
 			       count * 4, count, tname,
@@ -400,6 +437,8 @@ int main(int argc, char **argv)
 			       (unsigned long long)s1.xdp_rx_ring_full,
 			       (unsigned long long)s1.xdp_fill_ring_empty,
 			       (unsigned long long)s1.xdp_invalid_descs);
+		if (role == RINA_ROLE_INA_AGENT)
+			print_tor(rank, &s1);
 		if (role == RINA_ROLE_INA_AGENT)
 			printf("# rank %d agent: contributions %llu partials in %llu out %llu slots done %llu allgather in %llu out %llu retransmitted %llu repairs %llu re-emitted %llu duplicates %llu stale %llu bad %llu\n",
 			       rank, (unsigned long long)s1.agent_contrib_in,

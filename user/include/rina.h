@@ -108,6 +108,24 @@ struct rina_stats {
 	/* the host XDP program on this rank's device (AF_XDP transport) */
 	uint64_t	xdp_prog_redirected, xdp_prog_passed;
 	uint64_t	xdp_prog_dropped, xdp_prog_fault_dropped;
+	/* the agent and its ToR (zero on other ranks) */
+	uint64_t	agent_tor;		/* enum rina_tor_state */
+	uint64_t	agent_tor_status;	/* the ToR's refusal, see below */
+	uint64_t	agent_tor_copies;	/* allgather copies from the ToR */
+};
+
+/*
+ * Who aggregates an INA rack (agent_tor). The agent asks the rack's ToR
+ * (the job file's "tor" address) to install the job; when it refuses
+ * (agent_tor_status 1 unknown job, 2 no slots left, 3 bad parameters,
+ * e.g. elements above 64) or does not answer (status 0xffffffff), the
+ * agent aggregates the rack in software: same results, more host CPU.
+ */
+enum rina_tor_state {
+	RINA_TOR_NONE		= 0,	/* no ToR address, or RINA_NO_TOR=1 */
+	RINA_TOR_ASKING		= 1,
+	RINA_TOR_ON		= 2,	/* the ToR aggregates */
+	RINA_TOR_OFF		= 3,	/* refused or silent: software */
 };
 
 typedef struct rina_comm rina_comm_t;

@@ -115,12 +115,33 @@ static void to_core_addr(struct rina_agent_addr *o, const struct rina_addr *a)
 
 /* ---- the thread --------------------------------------------------- */
 
+/* Run the core's timers, then feed it what arrives within its wait. */
+static void agent_step(struct rina_agent *a)
+{
+	struct rina_msg msgs[RINA_BATCH];
+	uint64_t wait;
+	int n, j;
+
+	wait = rina_agent_core_tick(&a->core);
+	aflush(a);
+	if (wait > 5000)
+		wait = 5000;
+	n = a->c.tp->ops->recv(a->c.tp, msgs, RINA_BATCH,
+			       (int)((wait + 999) / 1000));
+	for (j = 0; j < n; j++) {
+		struct rina_agent_addr from;
+
+		a->c.st.rx_packets++;
+		to_core_addr(&from, &msgs[j].addr);
+		rina_agent_core_rx(&a->core, msgs[j].buf, msgs[j].len, &from);
+	}
+	aflush(a);
+}
+
 static void *agent_main(void *arg)
 {
 	struct rina_agent *a = arg;
-	struct rina_msg msgs[RINA_BATCH];
-	uint64_t stop_at = 0, now, wait;
-	int n, j;
+	uint64_t stop_at = 0, now;
 
 	for (;;) {
 		now = rina_now_us();
@@ -138,23 +159,34 @@ static void *agent_main(void *arg)
 			    now - stop_at > RINA_LINGER_MAX_MS * 1000ULL)
 				break;
 		}
-		wait = rina_agent_core_tick(&a->core);
-		aflush(a);
-		if (wait > 5000)
-			wait = 5000;
-		n = a->c.tp->ops->recv(a->c.tp, msgs, RINA_BATCH,
-				       (int)((wait + 999) / 1000));
-		for (j = 0; j < n; j++) {
-			struct rina_agent_addr from;
-
-			a->c.st.rx_packets++;
-			to_core_addr(&from, &msgs[j].addr);
-			rina_agent_core_rx(&a->core, msgs[j].buf, msgs[j].len,
-					   &from);
-		}
-		aflush(a);
+		agent_step(a);
 	}
+	rina_agent_core_tor_remove(&a->core);
+	aflush(a);
 	return NULL;
+}
+
+/*
+ * Install the job on the rack's ToR before the first call, so that this
+ * rank's worker knows where its contributions go: to the ToR's address
+ * when it aggregates (a datagram to our own address would never leave
+ * the host), to the agent port when the rack aggregates in software (no
+ * ToR address, RINA_NO_TOR=1, refused, or no answer).
+ */
+static void agent_tor_install(struct rina_agent *a, struct rina_comm *c)
+{
+	const char *no = getenv("RINA_NO_TOR");
+
+	if (no && *no && strcmp(no, "0"))
+		return;
+	rina_agent_core_tor_install(&a->core);
+	while (a->core.tor_state == RINA_AGENT_TOR_WAIT)
+		agent_step(a);
+	if (a->core.tor_state != RINA_AGENT_TOR_ON)
+		return;
+	c->contrib_to.ip = a->core.cfg.tor.ip;
+	c->contrib_to.port = htons(RINA_UDP_PORT_AGENT);
+	memset(c->contrib_to.mac, 0, sizeof(c->contrib_to.mac));
 }
 
 /* The core's view of this rack, from librina's ring. */
@@ -176,6 +208,17 @@ static void rina_agent_cfg_fill(const struct rina_comm *c,
 	cfg->job_hash = c->job_hash;
 	to_core_addr(&cfg->next, &c->member_next);
 	to_core_addr(&cfg->prev, &c->member_prev);
+	cfg->self.ip = c->job.ranks[c->rank].ip;
+	cfg->self.port = htons(RINA_UDP_PORT_AGENT);
+	for (k = 0; k < c->job.n_racks; k++) {
+		const struct rina_rack_desc *r = &c->job.racks[k];
+
+		if (r->id != mb->rack || !r->tor_ip)
+			continue;
+		cfg->tor.ip = r->tor_ip;
+		cfg->tor.port = r->tor_port ? r->tor_port :
+				htons(RINA_UDP_PORT_AGENT);
+	}
 	for (k = 0; k < mb->n_local && k < RINA_AGENT_MAX_LOCAL; k++) {
 		int r = c->ring.order[mb->first + k];
 
@@ -233,6 +276,7 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out)
 			  why);
 		goto err_core;
 	}
+	agent_tor_install(a, c);
 	if (pthread_create(&a->thread, NULL, agent_main, a)) {
 		a->c.tp->ops->destroy(a->c.tp);
 		rina_fail(RINA_ERR_SYSTEM, "agent thread: %s", strerror(errno));
@@ -286,4 +330,7 @@ void rina_agent_get_stats(const struct rina_agent *a,
 	st->bad = s->bad;
 	st->malformed = s->malformed;
 	st->foreign = s->foreign;
+	st->tor_copies = s->tor_copies;
+	st->tor_state = a->core.tor_state;
+	st->tor_status = a->core.tor_status;
 }

@@ -14,6 +14,7 @@
 
 #include "rina_int.h"
 #include "jobfile.h"
+#include "schedule.h"
 
 static __thread char last_error[512];
 
@@ -140,10 +141,14 @@ static void place_in_ring(struct rina_comm *c, bool use_ina)
 	c->next_rank = c->ring.m[rina_ring_next(&c->ring, c->member)].agent;
 	c->prev_rank = c->ring.m[rina_ring_prev(&c->ring, c->member)].agent;
 	c->ina_local = me->ina;
+	for (j = 0; j < c->L; j++)
+		if (c->ring.m[j].ina)
+			c->pad = true;
 	if (c->ina_local) {
 		/* everything goes through the rack's ToR / agent */
 		member_addr(c, c->member, &c->next);
 		c->prev = c->next;
+		c->contrib_to = c->next;	/* the ToR's once installed */
 		c->next_rank = c->prev_rank = me->agent;
 	} else {
 		c->next = c->member_next;
@@ -151,6 +156,16 @@ static void place_in_ring(struct rina_comm *c, bool use_ina)
 	}
 	c->self.ip = c->job.ranks[c->rank].ip;
 	c->self.port = c->job.ranks[c->rank].port;
+}
+
+int rina_call_sched(const struct rina_comm *c, struct rina_sched *s,
+		    size_t count)
+{
+	if (rina_sched_init(s, count, c->L, c->job.elems, c->job.window))
+		return rina_fail(RINA_ERR_INVALID,
+				 "count %zu needs more than 2^32 packets", count);
+	s->pad = c->pad;
+	return RINA_OK;
 }
 
 int rina_run_call(struct rina_comm *c, int32_t *acc, size_t count,
@@ -391,6 +406,9 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 		tmp.agent_dup = as.dup;
 		tmp.agent_stale = as.stale;
 		tmp.agent_bad = as.bad + as.malformed + as.collision;
+		tmp.agent_tor = as.tor_state;
+		tmp.agent_tor_status = as.tor_status;
+		tmp.agent_tor_copies = as.tor_copies;
 	}
 	tmp.size = size;
 	memcpy(st, &tmp, size);

@@ -92,7 +92,7 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 	h->seq = htonl(x->seq);
 	h->step = (uint8_t)rina_chunk_step(k->i, id.chunk, s->L);
 	h->slot = htons(rina_slot(c->slot_base, x->ordinal));
-	h->n_elem = htons((uint16_t)len);
+	h->n_elem = htons((uint16_t)rina_wire_elems(len));
 	h->p_chunk = htons((uint16_t)s->P);
 	h->num_contrib = htons(1);
 	h->dtype_op = k->dtype_op;
@@ -103,9 +103,11 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 	if (retx)
 		h->flags |= RINA_F_RETX;
 	rina_reduce->store_be((__be32 *)(h + 1), k->acc + off, len);
+	if (!len)	/* padding: one zero word */
+		*(__be32 *)(h + 1) = 0;
 	k->tx[k->ntx].buf = h;
-	k->tx[k->ntx].len = RINA_HDR_LEN + len * 4;
-	k->tx[k->ntx].addr = c->next;	/* the agent's address */
+	k->tx[k->ntx].len = RINA_HDR_LEN + rina_wire_elems(len) * 4;
+	k->tx[k->ntx].addr = c->contrib_to;	/* the agent's or ToR's */
 	k->ntx++;
 	c->st.tx_data++;
 	if (retx)
@@ -114,8 +116,8 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 	x->sent = true;
 	if (retx) {
 		x->tries++;
-		x->rto = x->rto * 2 > RINA_RTO_MAX_US * 2 ?
-			 RINA_RTO_MAX_US * 2 : x->rto * 2;
+		x->rto = x->rto * 2 > RINA_RTO_SLOT_MAX_US ?
+			 RINA_RTO_SLOT_MAX_US : x->rto * 2;
 	} else {
 		x->rto = rina_rto(c) * RINA_RTO_SLOT_FACTOR;
 		if (x->rto < RINA_RTO_SLOT_MIN_US)
@@ -161,43 +163,42 @@ static int wpump(struct wcall *k)
 	return wflush(k);
 }
 
+/* Retransmissions of one pass at most: the rest wait for the next. */
+#define WRETX_MAX	64
+
 static int wretransmit(struct wcall *k, uint64_t *wait_us)
 {
 	uint64_t now = rina_now_us(), next = UINT64_MAX;
-	struct contrib *oldest = NULL;
-	uint32_t j;
+	uint32_t j, n = 0;
 	int ret;
 
 	/*
-	 * Delivery is seen out of send order: a first-step slot completes
-	 * at once, a later step's waits for the ring. So no RACK here: a
-	 * timer well above the pipeline delay, resending only the oldest
-	 * overdue contribution at a time (see ring.c).
+	 * Delivery is seen out of send order (a first-step slot completes at
+	 * once, a later step's waits for the ring), so no RACK here: each
+	 * contribution has its own timer, well above the pipeline delay and
+	 * backed off on every retry. Every overdue one goes again, not only
+	 * the oldest: the one a stalled slot lacks may be a young one (the
+	 * downstream rack's window can wait on it while our oldest waits on
+	 * that rack), and resending the oldest ones first would reach it
+	 * only after hundreds of timer periods.
 	 */
-	for (j = k->first_open; j < k->next_send; j++) {
-		struct contrib *x = &k->ct[j];
-
-		if (!x->done && x->deadline <= now &&
-		    (!oldest || x->t_sent < oldest->t_sent))
-			oldest = x;
-	}
-	if (oldest) {
-		k->c->st.timeouts++;
-		ret = send_contrib(k, oldest, true);
-		if (ret)
-			return ret;
-	}
 	for (j = k->first_open; j < k->next_send; j++) {
 		struct contrib *x = &k->ct[j];
 
 		if (x->done)
 			continue;
-		if (x->deadline <= now)
-			x->deadline = now + x->rto;
+		if (x->deadline <= now && n < WRETX_MAX) {
+			k->c->st.timeouts++;
+			ret = send_contrib(k, x, true);
+			if (ret)
+				return ret;
+			n++;
+		}
 		if (x->deadline < next)
 			next = x->deadline;
 	}
-	*wait_us = next == UINT64_MAX ? UINT64_MAX : next - now;
+	*wait_us = next == UINT64_MAX ? UINT64_MAX :
+		   next > now ? next - now : 0;
 	return wflush(k);
 }
 
@@ -217,7 +218,7 @@ static void wnack(struct wcall *k)
 	for (b = 0; b < s->nblocks && n < max; b++)
 		for (ch = 0; ch < s->L && n < max; ch++)
 			for (p = 0; p < s->P && n < max; p++) {
-				if (!rina_pkt_len(s, b, ch, p))
+				if (!rina_pkt_sent(s, b, ch, p))
 					continue;
 				seq = rina_seq(s, b, ch, p, 1);
 				if (!rina_bit_test(k->agmap, seq))
@@ -250,7 +251,8 @@ static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
 				 k->round);
 	rina_seq_decode(s, seq, &id);
 	len = rina_pkt_len(s, id.block, id.chunk, id.pkt);
-	if (!id.ag || ntohs(h->n_elem) != len ||
+	if (!id.ag || ntohs(h->n_elem) != rina_wire_elems(len) ||
+	    (!len && !s->pad) ||
 	    ntohs(h->num_contrib) != c->N) {
 		c->st.rx_malformed++;
 		return 0;
@@ -261,7 +263,7 @@ static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
 	}
 	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
 	rina_reduce->load_be(k->acc + off, (const __be32 *)(h + 1), len);
-	if (h->flags & RINA_F_OVERFLOW)
+	if ((h->flags & RINA_F_OVERFLOW) && len)
 		rina_bit_test_and_set(k->ovfmap, (uint32_t)(off / s->E));
 	k->got_ag++;
 	k->last_progress = rina_now_us();
@@ -356,7 +358,7 @@ static int wsetup(struct wcall *k, size_t count)
 			for (p = 0; p < s->P; p++) {
 				struct contrib *x = &k->ct[k->nct];
 
-				if (!rina_pkt_len(s, b, c, p))
+				if (!rina_pkt_sent(s, b, c, p))
 					continue;
 				x->seq = rina_seq(s, b, c, p, 0);
 				x->ordinal = rina_ordinal(s, k->i, b, c, p);
@@ -426,11 +428,9 @@ int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 	k->dtype_op = dtype_op;
 	k->i = c->member;
 	k->round = c->round++;
-	if (rina_sched_init(&k->s, count, c->L, c->job.elems,
-			    c->job.window)) {
+	if (rina_call_sched(c, &k->s, count)) {
 		free(k);
-		return rina_fail(RINA_ERR_INVALID,
-				 "count %zu needs more than 2^32 packets", count);
+		return RINA_ERR_INVALID;
 	}
 	ret = wsetup(k, count);
 	if (!ret) {

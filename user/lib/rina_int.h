@@ -26,6 +26,12 @@
  */
 #define RINA_RTO_SLOT_MIN_US	50000
 #define RINA_RTO_SLOT_FACTOR	4
+/*
+ * Back-off cap of a contribution's timer: most retries of a contribution
+ * are of one already added whose slot waits for the ring, so they back
+ * off far; a lost one goes again at its first timeout.
+ */
+#define RINA_RTO_SLOT_MAX_US	1000000
 #define RINA_LINGER_MAX_MS	2000	/* destroy: wait for BYE at most */
 
 struct rina_stash_ent {
@@ -42,6 +48,8 @@ struct rina_agent_stats {
 	uint64_t ag_in, ag_out, ag_retransmits, mcast_out;
 	uint64_t acks_out, ag_acks_in, nacks_in, repairs, reemit;
 	uint64_t dup, stale, collision, bad, malformed, foreign;
+	uint64_t tor_copies;
+	uint32_t tor_state, tor_status;	/* core/agent.h */
 };
 
 struct rina_comm {
@@ -56,6 +64,10 @@ struct rina_comm {
 	struct rina_addr	member_next, member_prev; /* ring neighbours */
 	int			next_rank, prev_rank;
 	bool			ina_local;	/* a worker of an INA rack */
+	bool			pad;		/* ring has INA members: see
+						 * struct rina_sched */
+	struct rina_addr	contrib_to;	/* where contributions go: the
+						 * agent's or the ToR's address */
 	struct rina_agent	*agent;		/* this rank is its rack's agent */
 	int			kfd;		/* /dev/rina attached, or -1 */
 	bool			kernel_agent;	/* rina.ko runs our rack's agent */
@@ -101,6 +113,10 @@ uint64_t rina_now_us(void);
 /* Ring allreduce of int32 words in place (wire dtype and op given). */
 int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 		  uint8_t dtype_op);
+struct rina_sched;
+/* The schedule of a call of count elements on this ring (comm.c). */
+int rina_call_sched(const struct rina_comm *c, struct rina_sched *s,
+		    size_t count);
 /* A local worker of an INA rack for one call (ina_worker.c). */
 int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 			uint8_t dtype_op);

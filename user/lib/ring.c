@@ -238,7 +238,7 @@ static int emit(struct call *k, uint32_t seq, bool retx)
 	rina_hdr_init(c, h, id.ag ? RINA_OP_AG_DATA : RINA_OP_SR_PARTIAL, k->round);
 	h->chunk = htons((uint16_t)id.chunk);
 	h->seq = htonl(seq);
-	h->n_elem = htons((uint16_t)len);
+	h->n_elem = htons((uint16_t)rina_wire_elems(len));
 	h->p_chunk = htons((uint16_t)s->P);
 	h->dtype_op = k->dtype_op;
 	if (id.ag) {
@@ -264,9 +264,11 @@ static int emit(struct call *k, uint32_t seq, bool retx)
 	if (rina_bit_test(k->ovfmap, (uint32_t)pktno))
 		h->flags |= RINA_F_OVERFLOW;
 	rina_reduce->store_be((__be32 *)(h + 1), k->acc + off, len);
+	if (!len)	/* padding: one zero word */
+		*(__be32 *)(h + 1) = 0;
 
 	k->tx[k->ntx].buf = h;
-	k->tx[k->ntx].len = RINA_HDR_LEN + len * 4;
+	k->tx[k->ntx].len = RINA_HDR_LEN + rina_wire_elems(len) * 4;
 	k->tx[k->ntx].addr = c->next;
 	k->ntx++;
 	c->st.tx_data++;
@@ -288,7 +290,7 @@ static uint32_t next_inject(struct call *k)
 			k->inj_p = 0;
 			k->inj_b++;
 		}
-		if (rina_pkt_len(s, b, k->i, p))
+		if (rina_pkt_sent(s, b, k->i, p))
 			return rina_seq(s, b, k->i, p, 0);
 	}
 	return UINT32_MAX;
@@ -313,7 +315,7 @@ static uint32_t ordinal_seq(const struct call *k, uint64_t o)
 	uint32_t t = (uint32_t)(o / s->P % L), p = (uint32_t)(o % s->P);
 	uint32_t c = rina_sr_chunk(nxt, t, L);
 
-	if (t == 0 || !rina_pkt_len(s, b, c, p))
+	if (t == 0 || !rina_pkt_sent(s, b, c, p))
 		return UINT32_MAX;	/* not sent by us */
 	return rina_seq(s, b, c, p, 0);
 }
@@ -545,7 +547,8 @@ static int rx_data(struct call *k, const struct rina_hdr *h,
 	if (id.ag != ag || ntohs(h->chunk) != id.chunk ||
 	    ntohs(h->p_chunk) != s->P)
 		return mismatch(k, h, "element count");
-	if (ntohs(h->n_elem) != len)
+	if (ntohs(h->n_elem) != rina_wire_elems(len) ||
+	    (!len && !s->pad))
 		return mismatch(k, h, "element count");
 	own = rina_own_chunk(k->i, L);
 	if ((!ag && id.chunk == k->i) || (ag && id.chunk == own)) {
@@ -568,7 +571,7 @@ static int rx_data(struct call *k, const struct rina_hdr *h,
 	k->last_progress = rina_now_us();
 	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
 	pktno = off / s->E;
-	if (h->flags & RINA_F_OVERFLOW)
+	if ((h->flags & RINA_F_OVERFLOW) && len)
 		rina_bit_test_and_set(k->ovfmap, (uint32_t)pktno);
 	if (ag) {
 		rina_reduce->load_be(k->acc + off, pl, len);
@@ -781,7 +784,7 @@ static void count_expected(struct call *k)
 	for (b = 0; b < s->nblocks; b++)
 		for (c = 0; c < L; c++)
 			for (p = 0; p < s->P; p++) {
-				if (!rina_pkt_len(s, b, c, p))
+				if (!rina_pkt_sent(s, b, c, p))
 					continue;
 				k->expect_rx += (c != k->i) + (c != own);
 				k->expect_ack += (c != own) +
@@ -894,10 +897,9 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 	k->i = c->member;
 	k->round = c->round++;
 	k->W = c->job.window;
-	if (rina_sched_init(&k->s, count, c->L, c->job.elems, c->job.window)) {
+	if (rina_call_sched(c, &k->s, count)) {
 		free(k);
-		return rina_fail(RINA_ERR_INVALID,
-				 "count %zu needs more than 2^32 packets", count);
+		return RINA_ERR_INVALID;
 	}
 	words = RINA_BITMAP_WORDS(k->s.seqs);
 	k->rxmap = zalloc(words * 8);
@@ -928,7 +930,7 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 		/* our own step-0 data is ready from the start */
 		for (b = 0; b < k->s.nblocks; b++)
 			for (p = 0; p < k->s.P; p++)
-				if (rina_pkt_len(&k->s, b, k->i, p))
+				if (rina_pkt_sent(&k->s, b, k->i, p))
 					rina_bit_test_and_set(k->sr_ready,
 						(uint32_t)recv_ordinal(k,
 						rina_seq(&k->s, b, k->i, p, 0)));

@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# The Rina ring through the software ToR: rina-run starts rina-tor on every
+# INA rack, the rack's agent installs the job on it (TOR_INSTALL), the ToR
+# adds the rack's contributions and the upstream partial. Results equal
+# the CPU reference and plain RAR bit for bit; the ToR's counters match
+# the schedule exactly (m contributions per slot, one partial out per
+# slot, the owned chunk multicast to the m workers once); the ToR's drop
+# simulator at 1% and 10%; a ToR out of slots and a ToR that is not
+# running leave the rack to its agent (software aggregation, counted); a
+# killed worker fails every rank clearly and the ToR releases the job.
+# Usage: test_tor.sh [TRANSPORT]
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/selftests/lib.sh"
+
+transport=${1:-udp}
+run=$top/build/bin/rina-run
+bench=$top/build/bin/rina-bench
+tmp=$(mktemp -d)
+defer rm -rf "$tmp"
+
+require_root
+require_cmd python3 ip ethtool
+
+ktap_plan 11
+
+if [ ! -x "$top/build/bin/rina-tor" ] || [ ! -x "$bench" ]; then
+	for j in $(seq 11); do
+		ktap_skip "rina-tor case $j" "build/bin/rina-tor not built"
+	done
+	ktap_finish
+fi
+
+# check NAME NRANKS L [TOR] [MIN_SLOTS]: every JSON row exact, one hash
+# per size, ring of L, every agent row reporting the ToR state TOR
+# ("on": each ToR's counters show aggregation, no collision, nothing
+# bypassed; else the agents added at least MIN_SLOTS slots in software)
+check()
+{
+	python3 - "$tmp/$1.out" "$2" "$3" "${4:-on}" "${5:-1}" \
+		"$tmp/$1.tor" <<'EOF'
+import glob, json, os, sys
+out, n, L, tor, min_slots, tordir = sys.argv[1:]
+n, L, min_slots = int(n), int(L), int(min_slots)
+rows, bad = [], []
+for line in open(out):
+    line = line.split('] ', 1)[-1].strip()
+    if line.startswith('{'):
+        rows.append(json.loads(line))
+sizes = {}
+for r in rows:
+    sizes.setdefault(r['size'], []).append(r)
+    if r['ring_len'] != L or r['wrong']:
+        bad.append('rank %d size %d: ring %d wrong %d' %
+                   (r['rank'], r['size'], r['ring_len'], r['wrong']))
+    if r['role'] == 'ina-agent' and r.get('tor') != tor.split(':')[0]:
+        bad.append('rank %d: ToR %s' % (r['rank'], r.get('tor')))
+if not rows:
+    bad.append('no rows')
+for s, xs in sizes.items():
+    if len(xs) != n or len({x['hash'] for x in xs}) != 1:
+        bad.append('size %d: %d rows, %d hashes' %
+                   (s, len(xs), len({x['hash'] for x in xs})))
+agents = [r for r in rows if r['role'] == 'ina-agent']
+sw = sum(r['agent_slots_done'] for r in agents)
+if tor == 'on':
+    files = glob.glob(os.path.join(tordir, 'tor*.json'))
+    if not files:
+        bad.append('no ToR counters')
+    for f in files:
+        for j in json.load(open(f))['jobs']:
+            c = j['counters']
+            if (c['slot_done'] == 0 or c['collision'] or c['bypass_in'] or
+                    c['too_long']):
+                bad.append('%s: %s' % (os.path.basename(f), c))
+            print('# %s: contrib_in %d slot_done %d partial_out %d '
+                  'ag_mcast %d ag_agent %d drop_sim %d reemit %d' %
+                  (os.path.basename(f), c['contrib_in'], c['slot_done'],
+                   c['partial_out'], c['ag_mcast'], c['ag_agent'],
+                   c['drop_sim'], c['reemit']))
+    if sw:
+        bad.append('agents added %d slots in software' % sw)
+else:
+    st = {r.get('tor_status') for r in agents}
+    want = int(tor.split(':')[1]) if ':' in tor else None
+    if sw < min_slots or (want is not None and st != {want}):
+        bad.append('software slots %d, ToR status %s' % (sw, st))
+    print('# agents: ToR %s (status %s), %d slots added in software' %
+          (tor, sorted(st), sw))
+print('# %d rows, %d sizes, retransmits %d' %
+      (len(rows), len(sizes), sum(r['retransmits'] for r in rows)))
+for b in bad[:5]:
+    print('# ' + b)
+sys.exit(1 if bad else 0)
+EOF
+}
+
+# bench NAME TOPO INA [ENV=VAL...] [--opt RINA-RUN-OPT]... -- ARGS
+bench()
+{
+	local name=$1 topo=$2 ina=$3 envs=() opts=()
+	shift 3
+	while [ "$1" != "--" ]; do
+		if [ "$1" = --opt ]; then
+			opts+=("$2")
+			shift 2
+			continue
+		fi
+		envs+=("$1")
+		shift
+	done
+	shift
+	mkdir -p "$tmp/$name.tor"
+	env "${envs[@]}" "$run" --topo "$topo" --ina "$ina" --timeout 150 \
+		--tor-stats "$tmp/$name.tor" "${opts[@]}" -- \
+		"$bench" --transport "$transport" --json -c 1 -n 2 -w 1 "$@" \
+		>"$tmp/$name.out" 2>&1
+}
+
+report()
+{
+	local name=$1 rc=$2 msg=$3 chk
+	chk=$(check "${@:4}")
+	local crc=$?
+	echo "$chk"
+	if [ "$rc" -eq 0 ] && [ "$crc" -eq 0 ]; then
+		ktap_ok "$msg"
+	else
+		grep -v '^\[rank .*\] {' "$tmp/$name.out" | tail -5 |
+			sed 's/^/# /'
+		ktap_fail "$msg" "rina-run $rc"
+	fi
+}
+
+# 1-5: topologies and INA patterns, float32 equal to plain RAR
+for spec in "1x4 all 1 int32" "2x2 all 2 float32" "2x2 0 3 int32" \
+	    "3x2 0,2 4 float32" "2x3 1 4 int32"; do
+	set -- $spec
+	topo=$1 ina=$2 L=$3 dt=$4 n=$(( ${1%x*} * ${1#*x} ))
+	name="tor-$topo-$ina"
+	bench "$name" "$topo" "$ina" -- -d "$dt" -b 4 -e 256K -f 8
+	rc=$?
+	if [ "$rc" -eq 0 ] && [ "$dt" = float32 ]; then
+		# same job file, so the same E: only the ring differs
+		bench "$name-plain" "$topo" "$ina" RINA_NO_INA=1 -- \
+			-d "$dt" -b 4 -e 256K -f 8
+		a=$(grep -o '"size":[0-9]*\|"hash":"[0-9a-f]*"' \
+			"$tmp/$name.out" | paste - - | sort -u)
+		b=$(grep -o '"size":[0-9]*\|"hash":"[0-9a-f]*"' \
+			"$tmp/$name-plain.out" | paste - - | sort -u)
+		[ -n "$a" ] && [ "$a" = "$b" ] || rc=99
+	fi
+	extra=
+	[ "$dt" = float32 ] && extra=", equal to plain RAR"
+	report "$name" "$rc" \
+		"$topo INA racks $ina through rina-tor: ring of $L, $dt exact, identical$extra" \
+		"$name" "$n" "$L"
+done
+
+# 6: the ToR's counters for one int32 call of 1000 elements on 2x2, rack
+# 0 INA (m = 2, L = 3): E = 64, P = 6, one block, 18 slot ordinals (two of
+# them padding: every ordinal exists). Exact unless a retransmission
+# happened (a loaded host): then measured again, up to three times.
+for attempt in 1 2 3; do
+	mkdir -p "$tmp/ctr.tor"
+	"$run" --topo 2x2 --ina 0 --timeout 60 --tor-stats "$tmp/ctr.tor" -- \
+		"$bench" --transport "$transport" --json -c 1 -n 1 -w 0 \
+		-d int32 -b 4000 -e 4000 >"$tmp/ctr.out" 2>&1
+	rc=$?
+	python3 - "$tmp/ctr.out" "$tmp/ctr.tor/tor0.json" <<'EOF' >"$tmp/ctr.chk"
+import json, sys
+rows = [json.loads(l.split('] ', 1)[-1]) for l in open(sys.argv[1])
+        if l.split('] ', 1)[-1].startswith('{')]
+c = json.load(open(sys.argv[2]))['jobs'][0]['counters']
+m, L, P = 2, 3, 6
+slots = L * P
+want = {'contrib_in': m * slots, 'slot_done': slots,
+        'partial_in': (L - 1) * P, 'partial_out': (L - 1) * P,
+        'ag_in': (L - 1) * P, 'ag_agent': slots, 'ag_mcast': m * slots,
+        'dup': 0, 'reemit': 0, 'collision': 0, 'bypass_in': 0}
+got = {k: c[k] for k in want}
+retx = sum(r['retransmits'] for r in rows)
+print('# ToR rack 0: %s' % ' '.join('%s %d' % kv for kv in got.items()))
+print('# retransmissions %d, rows %d' % (retx, len(rows)))
+ok = len(rows) == 4 and not any(r['wrong'] for r in rows)
+sys.exit(0 if ok and got == want else 2 if ok and retx else 1)
+EOF
+	crc=$?
+	cat "$tmp/ctr.chk"
+	[ "$crc" -eq 2 ] || break
+done
+if [ "$rc" -eq 0 ] && [ "$crc" -eq 0 ]; then
+	ktap_ok "ToR counters: contributions = m x slots, one partial out per slot, owned chunk multicast to m workers once"
+else
+	tail -5 "$tmp/ctr.out" | sed 's/^/# /'
+	ktap_fail "ToR counters" "rina-run $rc, check $crc"
+fi
+
+# 7-8: the ToR's ingress drop simulator on contributions, partials,
+# allgather data and ACKs (ver_op 0x11..0x14), rate in 1/65536
+# (10% loss stalls the ring for a timer period per lost packet: small)
+for spec in "655 int32 1% 64K 256K" "6554 float32 10% 16K 32K"; do
+	set -- $spec
+	drops=""
+	for op in 0x11 0x12 0x13 0x14; do
+		drops="$drops --drop $op:$1"
+	done
+	name="drop-$3"
+	bench "$name" 2x2 all --opt --tor-opt --opt "$drops" -- \
+		-d "$2" -b "$4" -e "$5" -f 4
+	rc=$?
+	d=$(cat "$tmp/$name.tor"/tor*.json 2>/dev/null |
+		grep -o '"drop_sim":[0-9]*' | awk -F: '{s += $2} END {print s + 0}')
+	[ "$d" -gt 0 ] || rc=98
+	report "$name" "$rc" \
+		"ToR drop simulator at $3 on every Rina opcode: exact, identical, $d dropped and recovered" \
+		"$name" 4 2
+done
+
+# 9: a ToR out of slots: a window of 4096 needs 2 x 4096 slots of the
+# ToR's 4096, so it refuses (status 2) and the agent adds the rack
+bench noslots 2x2 0 --opt --job-opt --opt 'window 4096' -- \
+	-d int32 -b 4K -e 64K -f 4
+report noslots $? \
+	"ToR out of slots: refused (no slots left), the agent adds in software, exact" \
+	noslots 4 3 off:2 1
+
+# 10: no ToR running (RINA_TOR is a program that exits at once): the agent
+# gets no answer and adds in software
+bench notor 2x2 0 RINA_TOR=/bin/true -- -d float32 -b 4K -e 64K -f 4
+report notor $? \
+	"ToR not running: no answer, the agent adds in software, exact" \
+	notor 4 3 off:4294967295 1
+
+# 11: a worker of the INA rack killed mid-allreduce: every other rank
+# fails clearly within the deadline, and the agent removes the job from
+# the ToR on its way out
+start=$(date +%s)
+"$run" --topo 2x2 --ina 0 --timeout 60 --job-opt 'timeout_ms 2000' -- sh -c '
+	if [ "$RINA_RANK" = 1 ]; then
+		exec timeout -s KILL 1.5 "$0" -d int32 -b 256K -e 256K -n 1000 -w 0
+	fi
+	exec "$0" -d int32 -b 256K -e 256K -n 1000 -w 0' "$bench" \
+	>"$tmp/kill.out" 2>&1
+rc=$?
+secs=$(( $(date +%s) - start ))
+errs=$(grep -cE '\[rank (0|2|3)\].*(timed out|aborted)' "$tmp/kill.out")
+removed=$(grep -c '\[tor 0\].*removed' "$tmp/kill.out")
+grep -E '\[rank (0|2|3)\].*(timed out|aborted)|\[tor 0\].*removed' \
+	"$tmp/kill.out" | head -4 | sed 's/^/# /'
+if [ "$rc" -ne 0 ] && [ "$errs" -eq 3 ] && [ "$secs" -lt 25 ] &&
+   [ "$removed" -ge 1 ]; then
+	ktap_ok "killed INA-rack worker: 3 ranks fail clearly in ${secs}s, ToR job removed"
+else
+	tail -6 "$tmp/kill.out" | sed 's/^/# /'
+	ktap_fail "killed INA-rack worker" \
+		"exit $rc, $errs clear errors, ${secs}s, removed $removed"
+fi
+
+ktap_finish
