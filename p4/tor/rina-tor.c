@@ -11,7 +11,9 @@
  * BPF filter) before the bridge does, and a tc ingress BPF program
  * (rina_tor_tc.bpf.c, attached with libbpf) drops them so that the bridge
  * does not forward them too; the model's output frames are sent on their
- * ports directly. (An AF_XDP
+ * ports directly. Frames are handled in batches: recvmmsg() per port, the
+ * outputs of a batch queued per egress port and sent with one sendmmsg()
+ * each, past the qdisc (PACKET_QDISC_BYPASS). (An AF_XDP
  * datapath with an XDP program steering Rina frames to XSKs is the
  * faster alternative; the model is the same.)
  *
@@ -151,6 +153,8 @@ static int port_open(struct port *p)
 	    setsockopt(p->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
 		       sizeof(one)))
 		return -errno;
+	/* no qdisc on the way out (a veth has none to speak of anyway) */
+	setsockopt(p->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
 	/*
 	 * A window of frames arrives in one burst, each charged its whole
 	 * veth buffer (~16 KiB at MTU 9000): the default 208 KiB held a
@@ -431,6 +435,8 @@ static int install_one(int k)
 static __u32 my_ip;		/* the bridge's address, host order */
 static __u8 my_mac[6];
 
+static void tx_queue(int pi, const __u8 *data, unsigned int len);
+
 static void bridge_addr(const char *bridge)
 {
 	struct ifreq ifr = { 0 };
@@ -529,16 +535,7 @@ static int control(int pi, __u8 *f, unsigned int len)
 	x[5] = (__u8)(st >> 16);
 	x[6] = (__u8)(st >> 8);
 	x[7] = (__u8)st;
-	{
-		struct sockaddr_ll sll = { .sll_family = AF_PACKET,
-					   .sll_ifindex = ports[pi].ifindex,
-					   .sll_halen = 6 };
-
-		memcpy(sll.sll_addr, f, 6);
-		if (sendto(ports[pi].fd, f, len, 0, (struct sockaddr *)&sll,
-			   sizeof(sll)) > 0)
-			ports[pi].tx++;
-	}
+	tx_queue(pi, f, len);
 	return 1;
 }
 
@@ -596,28 +593,132 @@ static void write_stats(const char *path)
 		rename(tmp, path);
 }
 
+/*
+ * Transmit side: the output frames of a batch are copied into one arena,
+ * queued per egress port in order, and sent with one sendmmsg() per port
+ * when the batch is done (or the arena or a queue is full).
+ */
+#define TX_ARENA	(1 << 20)
+#define TX_QUEUE	256
+
+struct txq {
+	unsigned int	n;
+	struct mmsghdr	mm[TX_QUEUE];
+	struct iovec	iov[TX_QUEUE];
+};
+
+static __u8 tx_arena[TX_ARENA];
+static unsigned int tx_used;
+static struct txq txq[MAX_PORTS];
+static struct sockaddr_ll tx_sll[MAX_PORTS];
+
+static void tx_flush_port(int pi)
+{
+	struct txq *q = &txq[pi];
+	unsigned int i = 0;
+	int r;
+
+	while (i < q->n) {
+		r = sendmmsg(ports[pi].fd, q->mm + i, q->n - i, 0);
+		if (r > 0) {
+			ports[pi].tx += (unsigned int)r;
+			i += (unsigned int)r;
+		} else {
+			i++;		/* as one sendto: this frame is lost */
+		}
+	}
+	q->n = 0;
+}
+
+static void tx_flush(void)
+{
+	int pi;
+
+	for (pi = 0; pi < n_ports; pi++)
+		if (txq[pi].n)
+			tx_flush_port(pi);
+	tx_used = 0;
+}
+
+static void tx_queue(int pi, const __u8 *data, unsigned int len)
+{
+	struct txq *q = &txq[pi];
+	struct mmsghdr *m;
+	__u8 *b;
+
+	if (tx_used + len > TX_ARENA)
+		tx_flush();
+	else if (q->n == TX_QUEUE)
+		tx_flush_port(pi);
+	b = tx_arena + tx_used;
+	tx_used += (len + 63) & ~63u;
+	memcpy(b, data, len);
+	q->iov[q->n].iov_base = b;
+	q->iov[q->n].iov_len = len;
+	m = &q->mm[q->n++];
+	memset(m, 0, sizeof(*m));
+	m->msg_hdr.msg_name = &tx_sll[pi];
+	m->msg_hdr.msg_namelen = sizeof(tx_sll[pi]);
+	m->msg_hdr.msg_iov = &q->iov[q->n - 1];
+	m->msg_hdr.msg_iovlen = 1;
+}
+
+/* Receive side: up to RX_BATCH frames of a port per recvmmsg(). */
+#define RX_BATCH	64
+
+static __u8 rx_buf[RX_BATCH][RINA_TOR_FRAME_MAX];
+static struct mmsghdr rx_mm[RX_BATCH];
+static struct iovec rx_iov[RX_BATCH];
+static char rx_cbuf[RX_BATCH][CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+
+static void rx_init(void)
+{
+	int i;
+
+	for (i = 0; i < RX_BATCH; i++) {
+		rx_iov[i].iov_base = rx_buf[i];
+		rx_iov[i].iov_len = sizeof(rx_buf[i]);
+		rx_mm[i].msg_hdr.msg_iov = &rx_iov[i];
+		rx_mm[i].msg_hdr.msg_iovlen = 1;
+		rx_mm[i].msg_hdr.msg_control = rx_cbuf[i];
+		rx_mm[i].msg_hdr.msg_controllen = sizeof(rx_cbuf[i]);
+	}
+	for (i = 0; i < n_ports; i++) {
+		tx_sll[i].sll_family = AF_PACKET;
+		tx_sll[i].sll_ifindex = ports[i].ifindex;
+		tx_sll[i].sll_halen = 6;
+	}
+}
+
+/* One received frame: the control protocol, else the model. */
+static void rx_frame(int pi, __u8 *frame, unsigned int n, int csum_partial)
+{
+	unsigned int k;
+
+	ports[pi].rx++;
+	/* an unfinished UDP checksum (offload): send it as "none" */
+	if (csum_partial && n >= RINA_TOR_RINA_OFF && frame[14] == 0x45)
+		frame[40] = frame[41] = 0;
+	if (control(pi, frame, n))
+		return;
+	rina_tor_process(sw, (unsigned int)pi, frame, n, &out);
+	for (k = 0; k < out.n; k++)
+		if (out.pkt[k].port < n_ports)
+			tx_queue(out.pkt[k].port, out.pkt[k].data,
+				 out.pkt[k].len);
+}
+
 static void rx_port(int pi)
 {
-	static __u8 frame[RINA_TOR_FRAME_MAX];
-	char cbuf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
-	struct iovec iov = { frame, sizeof(frame) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *c;
-	unsigned int k;
-	ssize_t n;
-	int burst;
+	int i, got;
 
-	for (burst = 0; burst < 64; burst++) {
+	got = recvmmsg(ports[pi].fd, rx_mm, RX_BATCH, MSG_DONTWAIT, NULL);
+	for (i = 0; i < got; i++) {
+		struct msghdr *msg = &rx_mm[i].msg_hdr;
 		int csum_partial = 0;
 
-		msg.msg_controllen = sizeof(cbuf);
-		n = recvmsg(ports[pi].fd, &msg, MSG_DONTWAIT);
-		if (n <= 0)
-			return;
-		ports[pi].rx++;
-		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
 			struct tpacket_auxdata *aux;
 
 			if (c->cmsg_level != SOL_PACKET ||
@@ -627,28 +728,10 @@ static void rx_port(int pi)
 			csum_partial = !!(aux->tp_status &
 					  TP_STATUS_CSUMNOTREADY);
 		}
-		/* an unfinished UDP checksum (offload): send it as "none" */
-		if (csum_partial && n >= RINA_TOR_RINA_OFF && frame[14] == 0x45)
-			frame[40] = frame[41] = 0;
-		if (control(pi, frame, (unsigned int)n))
-			continue;
-		rina_tor_process(sw, (unsigned int)pi, frame, (unsigned int)n,
-				 &out);
-		for (k = 0; k < out.n; k++) {
-			struct port *p = &ports[out.pkt[k].port];
-			struct sockaddr_ll sll = {
-				.sll_family = AF_PACKET,
-				.sll_ifindex = p->ifindex,
-				.sll_halen = 6,
-			};
-
-			if (out.pkt[k].port >= n_ports)
-				continue;
-			memcpy(sll.sll_addr, out.pkt[k].data, 6);
-			if (sendto(p->fd, out.pkt[k].data, out.pkt[k].len, 0,
-				   (struct sockaddr *)&sll, sizeof(sll)) > 0)
-				p->tx++;
-		}
+		msg->msg_controllen = sizeof(rx_cbuf[i]);
+		if (rx_mm[i].msg_len)
+			rx_frame(pi, rx_buf[i], rx_mm[i].msg_len,
+				 csum_partial);
 	}
 }
 
@@ -770,6 +853,7 @@ int main(int argc, char **argv)
 		pfd[i].fd = ports[i].fd;
 		pfd[i].events = POLLIN;
 	}
+	rx_init();
 	fprintf(stderr, "rina-tor: %d job(s), first %u, rack %u: %d ports, "
 		"epoch %u\n", n_jobs, jobs[0].job_id, rack, n_ports, epoch);
 	while (!stop) {
@@ -780,6 +864,7 @@ int main(int argc, char **argv)
 		for (i = 0; n > 0 && i < n_ports; i++)
 			if (pfd[i].revents & POLLIN)
 				rx_port(i);
+		tx_flush();
 		if (stats && time(NULL) != last) {
 			last = time(NULL);
 			write_stats(stats);
