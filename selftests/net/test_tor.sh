@@ -23,10 +23,10 @@ defer rm -rf "$tmp"
 require_root
 require_cmd python3 ip ethtool
 
-ktap_plan 11
+ktap_plan 12
 
 if [ ! -x "$top/build/bin/rina-tor" ] || [ ! -x "$bench" ]; then
-	for j in $(seq 11); do
+	for j in $(seq 12); do
 		ktap_skip "rina-tor case $j" "build/bin/rina-tor not built"
 	done
 	ktap_finish
@@ -232,6 +232,103 @@ bench notor 2x2 0 RINA_TOR=/bin/true -- -d float32 -b 4K -e 64K -f 4
 report notor $? \
 	"ToR not running: no answer, the agent adds in software, exact" \
 	notor 4 3 off:4294967295 1
+
+# 12: bytes on the wire through the ToR: 2x3, rack 0 INA (m = 3, L = 4),
+# S = 2 MiB int32, 3 calls. Data: INA-rack worker S each way, ring member
+# and rack uplinks 2(L-1)/L S each way, padding packets included. ACK
+# frames are subtracted as the ranks count them (rina-bench's
+# ack_tx_bytes/ack_rx_bytes; the ToR's and the agent's ACKs arrive at
+# the upstream member, the downstream member's leave it); retransmissions
+# (counted by their senders) added. The agent host also gets the agent's
+# copy and ACKs downstream's allgather ACKs: its tx is checked.
+S=$((2 << 20)); calls=3
+measure_bytes()
+{
+"$run" --topo 2x3 --ina 0 --timeout 150 -- sh -c '
+	stat() { cat /sys/class/net/eth0/statistics/$1_bytes; }
+	up() { ip netns exec "${RINA_NETNS%-h*}-tor$1" \
+		cat /sys/class/net/up0/statistics/$2_bytes; }
+	t0=$(stat tx) r0=$(stat rx)
+	[ "$RINA_RANK" = 0 ] && u0="$(up 0 tx) $(up 0 rx) $(up 1 tx) $(up 1 rx)"
+	"$0" -d int32 -b '$S' -e '$S' -n '$calls' -w 0 -c 0 --json || exit 1
+	echo "eth0 $RINA_RANK $(( $(stat tx) - t0 )) $(( $(stat rx) - r0 ))"
+	if [ "$RINA_RANK" = 0 ]; then
+		sleep 0.5
+		set -- $u0
+		echo "up 0 $(( $(up 0 tx) - $1 )) $(( $(up 0 rx) - $2 ))"
+		echo "up 1 $(( $(up 1 tx) - $3 )) $(( $(up 1 rx) - $4 ))"
+	fi' "$bench" >"$tmp/bytes.out" 2>&1
+rc=$?
+python3 - "$tmp/bytes.out" "$S" "$calls" <<'EOF' >"$tmp/bytes.chk"
+import json, sys
+S, calls = int(sys.argv[2]), int(sys.argv[3])
+E, H, L, W = 64, 70, 4, 256               # rina-run's E with ToRs
+P = min(-(-S // 4 // (L * E)), W // 4 - 1) # P <= W/4 - 1 with INA members
+blocks = -(-S // 4 // (L * P * E))
+pkts = S // (4 * E)
+pad = blocks * L * P - pkts               # empty packets: one zero word
+F = 4 * E + H                             # one full data packet
+one = S + pkts * H + pad * (H + 4)        # the tensor once, with headers
+ring = 2 * (L - 1) / L * one
+# the agent ACKs each allgather packet from upstream: one 74-byte frame
+agent_acks = (L - 1) / L * (pkts + pad) * (H + 4)
+rows, ifs = {}, []
+for line in open(sys.argv[1]):
+    line = line.split('] ', 1)[-1].strip()
+    if line.startswith('{'):
+        r = json.loads(line)
+        rows[r['rank']] = r
+        continue
+    f = line.split()
+    if len(f) == 4 and f[0] in ('eth0', 'up'):
+        ifs.append(f)
+bad = len(ifs) != 8 or len(rows) != 6
+retx = {k: r['retransmits'] * F / calls for k, r in rows.items()}
+dups = {k: r['duplicates'] * F / calls for k, r in rows.items()}
+atx = {k: r['ack_tx_bytes'] for k, r in rows.items()}
+arx = {k: r['ack_rx_bytes'] for k, r in rows.items()}
+for f in ifs:
+    tx, rx = int(f[2]) / calls, int(f[3]) / calls
+    if f[0] == 'eth0':
+        k = int(f[1])
+        etx, erx = retx[k] + atx[k], dups[k] + arx[k]
+        want = one if k < 3 else ring
+        label = 'rank %d (%s)' % (k, 'INA-rack worker' if k < 3
+                                  else 'ring member')
+        if k == 0:
+            etx += agent_acks
+            label = 'rank 0 (worker + agent)'
+    else:
+        want, label = ring, 'rack %s uplink' % f[1]
+        a = dups[3] + arx[5]              # member 0 -> rank 3, ACKs -> 5
+        b = retx[5] + atx[3]              # rank 5 -> member 0, 3's ACKs
+        etx, erx = (a, b) if f[1] == '0' else (b, a)
+    rxv = (rx - erx) / want
+    ok = abs((tx - etx) / want - 1) < 0.02
+    if label.startswith('rank 0'):
+        rxv = None                        # + its copy, downstream's ACKs
+    else:
+        ok = ok and abs(rxv - 1) < 0.02
+    bad |= not ok
+    print('# %-26s tx %.4f rx %s of %.0f B (ACKs, retransmissions: +%.1f%%/+%.1f%%) %s' %
+          (label, (tx - etx) / want, '%.4f' % rxv if rxv else '-', want,
+           100 * etx / want, 100 * erx / want, 'ok' if ok else 'OUT OF 2%'))
+sys.exit(bad)
+EOF
+brc=$?
+cat "$tmp/bytes.chk"
+}
+for attempt in 1 2 3; do
+	echo "# bytes on the wire through the ToR, attempt $attempt"
+	measure_bytes
+	[ "$rc" -eq 0 ] && [ "$brc" -eq 0 ] && break
+done
+if [ "$rc" -eq 0 ] && [ "$brc" -eq 0 ]; then
+	ktap_ok "bytes per interface through the ToR within 2%: INA worker S, member and uplinks 2(L-1)/L S"
+else
+	tail -5 "$tmp/bytes.out" | sed 's/^/# /'
+	ktap_fail "bytes per interface through the ToR" "rina-run $rc, check $brc"
+fi
 
 # 11: a worker of the INA rack killed mid-allreduce: every other rank
 # fails clearly within the deadline, and the agent removes the job from

@@ -367,7 +367,7 @@ int main(int argc, char **argv)
 		sum_busbw += busbw;
 		rows++;
 		if (o.json) {
-			printf("{\"rank\":%d,\"size\":%zu,\"count\":%zu,\"dtype\":\"%s\",\"op\":\"%s\",\"n_ranks\":%d,\"ring_len\":%d,\"role\":\"%s\",\"transport\":\"%s\",\"time_us\":%.2f,\"time_min_us\":%.2f,\"time_med_us\":%.2f,\"time_max_us\":%.2f,\"algbw_GBps\":%.4f,\"busbw_GBps\":%.4f,\"wrong\":%zu,\"tx_bytes\":%.0f,\"rx_bytes\":%.0f,\"theory_bytes\":%.0f,\"retransmits\":%llu,\"fast_retransmits\":%llu,\"timeouts\":%llu,\"duplicates\":%llu,\"agent_retransmits\":%llu,\"hash\":\"%016llx\"",
+			printf("{\"rank\":%d,\"size\":%zu,\"count\":%zu,\"dtype\":\"%s\",\"op\":\"%s\",\"n_ranks\":%d,\"ring_len\":%d,\"role\":\"%s\",\"transport\":\"%s\",\"time_us\":%.2f,\"time_min_us\":%.2f,\"time_med_us\":%.2f,\"time_max_us\":%.2f,\"algbw_GBps\":%.4f,\"busbw_GBps\":%.4f,\"wrong\":%zu,\"tx_bytes\":%.0f,\"rx_bytes\":%.0f,\"ack_tx_bytes\":%.0f,\"ack_rx_bytes\":%.0f,\"theory_bytes\":%.0f,\"retransmits\":%llu,\"fast_retransmits\":%llu,\"timeouts\":%llu,\"duplicates\":%llu,\"agent_retransmits\":%llu,\"hash\":\"%016llx\"",
 			       rank, count * 4, count, tname,
 			       o.op == RINA_SUM ? "sum" : o.op == RINA_AVG ?
 			       "avg" : "max", n, L, role_name(role),
@@ -375,7 +375,11 @@ int main(int argc, char **argv)
 			       t * 1e6, times[0] * 1e6,
 			       times[o.iters / 2] * 1e6,
 			       times[o.iters - 1] * 1e6, algbw, busbw, wrong,
-			       tx, rx, theory,
+			       tx, rx,
+			       (double)(s1.ack_tx_bytes - s0.ack_tx_bytes) /
+			       o.iters,
+			       (double)(s1.ack_rx_bytes - s0.ack_rx_bytes) /
+			       o.iters, theory,
 			       (unsigned long long)(s1.retransmits -
 						    s0.retransmits),
 			       (unsigned long long)(s1.fast_retransmits -

@@ -329,6 +329,8 @@ static int wrx_one(struct wcall *k, const struct rina_msg *m, bool stashed)
 		return 0;
 	}
 	if (op == RINA_OP_ACK) {
+		if (!stashed)
+			c->st.ack_rx_bytes += m->len + RINA_FRAME_OVERHEAD;
 		wrx_ack(k, h);
 		return 0;
 	}

@@ -177,8 +177,10 @@ static void flush_acks(struct call *k)
 	m.buf = buf;
 	m.len = RINA_HDR_LEN + a->n * 4;
 	m.addr = a->addr;
-	if (rina_xmit(c, &m, 1) > 0)
+	if (rina_xmit(c, &m, 1) > 0) {
 		c->st.tx_acks++;
+		c->st.ack_tx_bytes += m.len + RINA_FRAME_OVERHEAD;
+	}
 	a->n = 0;
 }
 
@@ -732,6 +734,8 @@ static int rx_one(struct call *k, const struct rina_msg *m, bool from_stash)
 	if (op == RINA_OP_CTRL)
 		return rina_rx_ctrl(c, h, &m->addr, NULL);
 	if (op == RINA_OP_ACK) {
+		if (!from_stash)
+			c->st.ack_rx_bytes += m->len + RINA_FRAME_OVERHEAD;
 		rx_ack(k, h, &m->addr);
 		return 0;
 	}
