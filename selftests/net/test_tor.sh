@@ -23,10 +23,10 @@ defer rm -rf "$tmp"
 require_root
 require_cmd python3 ip ethtool
 
-ktap_plan 12
+ktap_plan 14
 
 if [ ! -x "$top/build/bin/rina-tor" ] || [ ! -x "$bench" ]; then
-	for j in $(seq 12); do
+	for j in $(seq 14); do
 		ktap_skip "rina-tor case $j" "build/bin/rina-tor not built"
 	done
 	ktap_finish
@@ -216,6 +216,23 @@ for spec in "655 int32 1% 64K 256K" "6554 float32 10% 16K 32K"; do
 	report "$name" "$rc" \
 		"ToR drop simulator at $3 on every Rina opcode: exact, identical, $d dropped and recovered" \
 		"$name" 4 2
+done
+
+# librina's fault knobs on every rank and agent (sends dropped or sent
+# twice): contributions, partials, allgather data and ACKs of all roles
+for spec in "2x2 0 3 10000 10000 int32 1%-loss-1%-dup" \
+	    "3x2 all 3 50000 0 float32 5%-loss"; do
+	set -- $spec
+	name="knob-$7-$1"
+	bench "$name" "$1" "$2" RINA_FAULT_DROP_PPM=$4 RINA_FAULT_DUP_PPM=$5 \
+		-- -d "$6" -b 16K -e 64K -f 4
+	rc=$?
+	r=$(grep -o '"retransmits":[0-9]*' "$tmp/$name.out" |
+		awk -F: '{s += $2} END {print s + 0}')
+	[ "$r" -gt 0 ] || rc=97
+	report "$name" "$rc" \
+		"librina knobs $7 on $1 INA $2 through rina-tor: exact, identical, $r retransmissions" \
+		"$name" "$(( ${1%x*} * ${1#*x} ))" "$3"
 done
 
 # 9: a ToR out of slots: a window of 4096 needs 2 x 4096 slots of the
