@@ -172,6 +172,12 @@ static __u64 rto(const struct rina_agent_core *a)
 	if (!a->srtt_us)
 		return a->cfg.rto_us;
 	r = a->srtt_us + 4 * a->rttvar_us;
+	/*
+	 * The downstream agent ACKs from a busy host thread: its delay has a
+	 * long tail that rttvar (first transmissions only) does not see.
+	 */
+	if (r < 3 * a->srtt_us)
+		r = 3 * a->srtt_us;
 	if (r < a->cfg.rto_us)
 		r = a->cfg.rto_us;
 	return r > RINA_AGENT_RTO_MAX_US ? RINA_AGENT_RTO_MAX_US : r;
