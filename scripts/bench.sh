@@ -14,6 +14,8 @@
 #     rina_xdp (rina-run --xdp auto) and use BENCH_XDP_MTU [3500], the
 #     largest MTU native XDP takes on veth (one page per frame)
 #   BENCH_INA ["0 all"], BENCH_AGENT ["all"]  INA rack sets (rina-run --ina)
+#   BENCH_INA_MAX [4M]  largest size of the INA variants: the software ToR
+#     moves a few MB/s on this machine, larger sizes only eat the budget
 #   BENCH_OUT [build/bench]   raw JSON rows and the summary are kept there
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -77,6 +79,9 @@ MPI_RING="--mca coll_tuned_use_dynamic_rules 1"
 MPI_RING+=" --mca coll_tuned_allreduce_algorithm 4"
 args=(-b "$bmin" -e "$bmax" -f 2 -n "$iters" -w "$warmup" -c 1 -d "$dtype"
       -o sum --json)
+ina_max=${BENCH_INA_MAX:-4M}
+ina_args=(-b "$bmin" -e "$ina_max" -f 2 -n "$iters" -w "$warmup" -c 1
+	  -d "$dtype" -o sum --json)
 
 # run_one TOPO VARIANT REP: one benchmark run, rows appended to $raw
 run_one()
@@ -92,12 +97,12 @@ run_one()
 		# INA racks: the software ToR adds (E = 64, one ToR pass)
 		cmd=("$RUN" --topo "$topo" --mtu "$mtu" --ina "${v#rina-ina-}"
 		     --timeout 300 --
-		     "$BIN/rina-bench" --transport udp "${args[@]}") ;;
+		     "$BIN/rina-bench" --transport udp "${ina_args[@]}") ;;
 	rina-agent-*)
 		# INA racks without a ToR: their agents add in software
 		cmd=("$RUN" --topo "$topo" --mtu "$mtu" --tor off
 		     --ina "${v#rina-agent-}" --timeout 300 --
-		     "$BIN/rina-bench" --transport udp "${args[@]}") ;;
+		     "$BIN/rina-bench" --transport udp "${ina_args[@]}") ;;
 	rina-*)
 		cmd=("$RUN" --topo "$topo" --mtu "$mtu" --timeout 300 --
 		     "$BIN/rina-bench" --transport "${v#rina-}" "${args[@]}") ;;

@@ -123,6 +123,14 @@ def summarize(per):
                           if rep in rina and reps[rep]["busbw"] > 0]
                 if ratios:
                     s.setdefault("ratio", {})[rv] = mmm(ratios)
+        base = per.get((topo, "rina-udp", size))
+        if variant.startswith(("rina-ina", "rina-agent")) and base:
+            # INA against plain Rina RAR on the same topology, same rep
+            ratios = [reps[rep]["busbw"] / base[rep]["busbw"]
+                      for rep in sorted(reps)
+                      if rep in base and base[rep]["busbw"] > 0]
+            if ratios:
+                s["vs_rar"] = mmm(ratios)
         out.append(s)
     return out
 
@@ -156,6 +164,8 @@ def print_table(summary, f=sys.stdout):
                 n = s["nranks"]
                 ratio = "wire tx/size %.2f (ring %.2f)" % (
                     s["tx_per_size"]["median"], 2 * (n - 1) / n)
+                if "vs_rar" in s:
+                    ratio += "  busbw/rina-udp %s" % fmt(s["vs_rar"], 2)
             wrong = "" if not s["wrong"] else "  WRONG %d" % s["wrong"]
             print("  %6s  %-12s %4d  %-30s %-24s %s%s" %
                   (human(s["size"]), s["variant"], s["reps"],
