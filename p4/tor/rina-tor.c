@@ -11,9 +11,10 @@
  * BPF filter) before the bridge does, and a tc ingress BPF program
  * (rina_tor_tc.bpf.c, attached with libbpf) drops them so that the bridge
  * does not forward them too; the model's output frames are sent on their
- * ports directly. Frames are handled in batches: recvmmsg() per port, the
- * outputs of a batch queued per egress port and sent with one sendmmsg()
- * each, past the qdisc (PACKET_QDISC_BYPASS). (An AF_XDP
+ * ports directly. Frames are handled in batches: read in place from a
+ * per-port receive ring (PACKET_RX_RING, TPACKET_V2), the outputs of a
+ * batch queued per egress port and sent with one sendmmsg() each, past
+ * the qdisc (PACKET_QDISC_BYPASS). (An AF_XDP
  * datapath with an XDP program steering Rina frames to XSKs is the
  * faster alternative; the model is the same.)
  *
@@ -39,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,7 +52,20 @@
 #include "jobfile.h"
 #include "rina_tor_tc.skel.h"
 
-#define TOR_PORT_RCVBUF	(32 << 20)	/* bytes per port socket */
+/*
+ * The receive ring of a port (TPACKET_V2: the kernel wakes us per frame;
+ * TPACKET_V3 would only at a block's end or timeout, ms late in a window
+ * that is not full). A ring frame holds the tpacket2_hdr and
+ * sockaddr_ll (RING_MAC_OFF bytes with alignment) and a whole
+ * RINA_TOR_FRAME_MAX frame, as recvmsg() received them before. A window
+ * arrives in one burst: 16 MiB a port holds ~1800 frames.
+ */
+#define RING_MAC_OFF	(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14)
+#define RING_FRAME	TPACKET_ALIGN(RING_MAC_OFF + RINA_TOR_FRAME_MAX)
+#define RING_BLOCK	(1u << 20)
+#define RING_BLOCKS	16u
+#define RING_PER_BLOCK	(RING_BLOCK / RING_FRAME)
+#define RING_FRAMES	(RING_BLOCKS * RING_PER_BLOCK)
 
 #define MAX_PORTS	(RINA_TOR_MAX_WORKERS + 1)
 
@@ -59,6 +74,9 @@ struct port {
 	int	ifindex;
 	int	fd;
 	int	tc;		/* 1: program attached, 2: and our qdisc */
+	__u8	*ring;		/* PACKET_RX_RING (TPACKET_V2), mmapped */
+	size_t	ring_len;
+	unsigned int head;	/* next ring frame to look at */
 	__u64	rx, tx;
 };
 
@@ -138,8 +156,15 @@ static int port_open(struct port *p)
 		.len = sizeof(rina_filter) / sizeof(rina_filter[0]),
 		.filter = rina_filter,
 	};
+	struct tpacket_req req = {
+		.tp_block_size = RING_BLOCK,
+		.tp_block_nr = RING_BLOCKS,
+		.tp_frame_size = RING_FRAME,
+		.tp_frame_nr = RING_FRAMES,
+	};
 	struct sockaddr_ll sll = { 0 };
-	int one = 1, rcvbuf = TOR_PORT_RCVBUF;
+	int one = 1, v2 = TPACKET_V2;
+	void *ring;
 
 	p->ifindex = (int)if_nametoindex(p->name);
 	if (!p->ifindex)
@@ -149,21 +174,19 @@ static int port_open(struct port *p)
 		return -errno;
 	if (setsockopt(p->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
 		       sizeof(prog)) ||
-	    setsockopt(p->fd, SOL_PACKET, PACKET_AUXDATA, &one, sizeof(one)) ||
 	    setsockopt(p->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
-		       sizeof(one)))
+		       sizeof(one)) ||
+	    setsockopt(p->fd, SOL_PACKET, PACKET_VERSION, &v2, sizeof(v2)) ||
+	    setsockopt(p->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)))
 		return -errno;
 	/* no qdisc on the way out (a veth has none to speak of anyway) */
 	setsockopt(p->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
-	/*
-	 * A window of frames arrives in one burst, each charged its whole
-	 * veth buffer (~16 KiB at MTU 9000): the default 208 KiB held a
-	 * dozen and dropped the rest. FORCE: root is not bound by rmem_max.
-	 */
-	if (setsockopt(p->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
-		       sizeof(rcvbuf)))
-		setsockopt(p->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-			   sizeof(rcvbuf));
+	ring = mmap(NULL, (size_t)RING_BLOCK * RING_BLOCKS,
+		    PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
+	if (ring == MAP_FAILED)
+		return -errno;
+	p->ring = ring;
+	p->ring_len = (size_t)RING_BLOCK * RING_BLOCKS;
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = htons(ETH_P_ALL);
 	sll.sll_ifindex = p->ifindex;
@@ -663,26 +686,10 @@ static void tx_queue(int pi, const __u8 *data, unsigned int len)
 	m->msg_hdr.msg_iovlen = 1;
 }
 
-/* Receive side: up to RX_BATCH frames of a port per recvmmsg(). */
-#define RX_BATCH	64
-
-static __u8 rx_buf[RX_BATCH][RINA_TOR_FRAME_MAX];
-static struct mmsghdr rx_mm[RX_BATCH];
-static struct iovec rx_iov[RX_BATCH];
-static char rx_cbuf[RX_BATCH][CMSG_SPACE(sizeof(struct tpacket_auxdata))];
-
-static void rx_init(void)
+static void tx_init(void)
 {
 	int i;
 
-	for (i = 0; i < RX_BATCH; i++) {
-		rx_iov[i].iov_base = rx_buf[i];
-		rx_iov[i].iov_len = sizeof(rx_buf[i]);
-		rx_mm[i].msg_hdr.msg_iov = &rx_iov[i];
-		rx_mm[i].msg_hdr.msg_iovlen = 1;
-		rx_mm[i].msg_hdr.msg_control = rx_cbuf[i];
-		rx_mm[i].msg_hdr.msg_controllen = sizeof(rx_cbuf[i]);
-	}
 	for (i = 0; i < n_ports; i++) {
 		tx_sll[i].sll_family = AF_PACKET;
 		tx_sll[i].sll_ifindex = ports[i].ifindex;
@@ -708,30 +715,33 @@ static void rx_frame(int pi, __u8 *frame, unsigned int n, int csum_partial)
 				 out.pkt[k].len);
 }
 
+/* Up to RX_BATCH frames of a port's ring. */
+#define RX_BATCH	64
+
 static void rx_port(int pi)
 {
-	struct cmsghdr *c;
-	int i, got;
+	struct port *p = &ports[pi];
+	int i;
 
-	got = recvmmsg(ports[pi].fd, rx_mm, RX_BATCH, MSG_DONTWAIT, NULL);
-	for (i = 0; i < got; i++) {
-		struct msghdr *msg = &rx_mm[i].msg_hdr;
-		int csum_partial = 0;
+	for (i = 0; i < RX_BATCH; i++) {
+		unsigned int f = p->head;
+		struct tpacket2_hdr *h = (struct tpacket2_hdr *)
+			(p->ring + (f / RING_PER_BLOCK) * (size_t)RING_BLOCK +
+			 (f % RING_PER_BLOCK) * (size_t)RING_FRAME);
+		unsigned int st = __atomic_load_n(&h->tp_status,
+						  __ATOMIC_ACQUIRE);
+		unsigned int len = h->tp_snaplen;
 
-		for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
-			struct tpacket_auxdata *aux;
-
-			if (c->cmsg_level != SOL_PACKET ||
-			    c->cmsg_type != PACKET_AUXDATA)
-				continue;
-			aux = (struct tpacket_auxdata *)CMSG_DATA(c);
-			csum_partial = !!(aux->tp_status &
-					  TP_STATUS_CSUMNOTREADY);
-		}
-		msg->msg_controllen = sizeof(rx_cbuf[i]);
-		if (rx_mm[i].msg_len)
-			rx_frame(pi, rx_buf[i], rx_mm[i].msg_len,
-				 csum_partial);
+		if (!(st & TP_STATUS_USER))
+			return;
+		if (len > RINA_TOR_FRAME_MAX)
+			len = RINA_TOR_FRAME_MAX;
+		if (len && h->tp_mac + len <= RING_FRAME)
+			rx_frame(pi, (__u8 *)h + h->tp_mac, len,
+				 !!(st & TP_STATUS_CSUMNOTREADY));
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
+				 __ATOMIC_RELEASE);
+		p->head = f + 1 == RING_FRAMES ? 0 : f + 1;
 	}
 }
 
@@ -853,7 +863,7 @@ int main(int argc, char **argv)
 		pfd[i].fd = ports[i].fd;
 		pfd[i].events = POLLIN;
 	}
-	rx_init();
+	tx_init();
 	fprintf(stderr, "rina-tor: %d job(s), first %u, rack %u: %d ports, "
 		"epoch %u\n", n_jobs, jobs[0].job_id, rack, n_ports, epoch);
 	while (!stop) {
@@ -874,6 +884,8 @@ int main(int argc, char **argv)
 out:
 	for (i = 0; i < n_ports; i++) {
 		tc_unsteer(&ports[i]);
+		if (ports[i].ring)
+			munmap(ports[i].ring, ports[i].ring_len);
 		if (ports[i].fd > 0)
 			close(ports[i].fd);
 	}
