@@ -23,10 +23,10 @@ defer rm -rf "$tmp"
 require_root
 require_cmd python3 ip ethtool
 
-ktap_plan 14
+ktap_plan 16
 
 if [ ! -x "$top/build/bin/rina-tor" ] || [ ! -x "$bench" ]; then
-	for j in $(seq 14); do
+	for j in $(seq 16); do
 		ktap_skip "rina-tor case $j" "build/bin/rina-tor not built"
 	done
 	ktap_finish
@@ -234,6 +234,27 @@ for spec in "2x2 0 3 10000 10000 int32 1%-loss-1%-dup" \
 		"librina knobs $7 on $1 INA $2 through rina-tor: exact, identical, $r retransmissions" \
 		"$name" "$(( ${1%x*} * ${1#*x} ))" "$3"
 done
+
+# AF_XDP workers (rina-run --xdp): through the ToR, and with the agents
+# adding in software (--tor off; the agent rank's worker reaches its own
+# agent through the kernel, AF_XDP frames cannot loop back)
+saved_transport=$transport
+transport=xdp
+for spec in "on through rina-tor" "off with software agents"; do
+	set -- $spec
+	name="xdp-tor-$1"
+	bench "$name" 2x2 all --opt --tor --opt "$1" --opt --xdp \
+		--opt generic --opt --mtu --opt 3500 -- \
+		-d float32 -b 4K -e 256K -f 8
+	rc=$?
+	grep -q '"transport":"xdp"' "$tmp/$name.out" || rc=96
+	want=on
+	[ "$1" = off ] && want=none
+	report "$name" "$rc" \
+		"2x2 all INA over AF_XDP ${spec#* }: exact, identical" \
+		"$name" 4 2 "$want" 1
+done
+transport=$saved_transport
 
 # 9: a ToR out of slots: a window of 4096 needs 2 x 4096 slots of the
 # ToR's 4096, so it refuses (status 2) and the agent adds the rack

@@ -38,6 +38,7 @@
 #define XT_RING_MIN	256
 #define XT_RING_MAX	4096
 #define XT_NEIGH_MAX	64
+#define XT_LOCAL_MAX	64	/* host-local datagrams per recv */
 #define XT_DISCARD_PORT	9	/* datagram that makes the kernel ARP */
 
 struct xt_queue {
@@ -68,6 +69,13 @@ struct xdp_transport {
 	unsigned int		nq, next_q;
 	uint32_t		ring, frame, max_len;
 	int			ifindex, map_fd, ctl_fd;
+	/*
+	 * Datagrams between this host's own addresses never reach the
+	 * device (the agent of an INA rack and its rank's worker share an
+	 * address): a kernel UDP socket bound to our port carries them.
+	 */
+	int			local_fd;
+	uint8_t			*local_buf;	/* XT_LOCAL_MAX x max_len */
 	int			stats_fd;	/* the program's counters */
 	bool			zc;
 	char			ifname[IF_NAMESIZE];
@@ -84,6 +92,27 @@ struct xdp_transport {
 };
 
 static const struct rina_transport_ops xdp_ops;
+
+/* The kernel socket for host-local datagrams; it also holds the port. */
+static int open_local(struct xdp_transport *x,
+		      const struct rina_transport_cfg *cfg)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = cfg->local.ip,
+		.sin_port = cfg->local.port,
+	};
+
+	x->local_buf = malloc((size_t)XT_LOCAL_MAX * x->max_len);
+	if (!x->local_buf)
+		return -ENOMEM;
+	x->local_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (x->local_fd < 0)
+		return -errno;
+	if (bind(x->local_fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return -errno;
+	return 0;
+}
 
 /* ---- device facts ------------------------------------------------ */
 
@@ -272,6 +301,24 @@ static void build_frame(struct xdp_transport *x, uint8_t *f,
 	memcpy(udp + 1, m->buf, m->len);
 }
 
+/* A datagram to our own address, through the kernel. */
+static void send_local(struct xdp_transport *x, const struct rina_msg *m)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = m->addr.ip,
+		.sin_port = m->addr.port,
+	};
+
+	if (sendto(x->local_fd, m->buf, m->len, MSG_DONTWAIT,
+		   (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		x->st.tx_errors++;	/* lost, like on a wire */
+		return;
+	}
+	x->st.tx_packets++;
+	x->st.tx_bytes += m->len + RINA_FRAME_OVERHEAD;
+}
+
 static int xdp_send(struct rina_transport *t, const struct rina_msg *msgs,
 		    int n)
 {
@@ -289,6 +336,11 @@ static int xdp_send(struct rina_transport *t, const struct rina_msg *msgs,
 
 		if (m->len > x->max_len)
 			return done ? done : -EMSGSIZE;
+		if (m->addr.ip == x->ip && x->local_fd >= 0) {
+			send_local(x, m);
+			done++;
+			continue;
+		}
 		if (resolve(x, &m->addr, dmac)) {
 			x->st.tx_errors++;	/* lost, like on a wire */
 			done++;
@@ -374,11 +426,38 @@ static bool parse_frame(struct xdp_transport *x, uint8_t *f, uint32_t len,
 	return true;
 }
 
+/* Host-local datagrams (see local_fd); valid until the next recv. */
+static int rx_local(struct xdp_transport *x, struct rina_msg *msgs, int max)
+{
+	int got = 0;
+
+	while (x->local_fd >= 0 && got < max && got < XT_LOCAL_MAX) {
+		struct sockaddr_in sa;
+		socklen_t sl = sizeof(sa);
+		uint8_t *b = x->local_buf + (size_t)got * x->max_len;
+		ssize_t n;
+
+		n = recvfrom(x->local_fd, b, x->max_len, MSG_DONTWAIT,
+			     (struct sockaddr *)&sa, &sl);
+		if (n < 0)
+			break;
+		msgs[got].buf = b;
+		msgs[got].len = (uint32_t)n;
+		memset(&msgs[got].addr, 0, sizeof(msgs[got].addr));
+		msgs[got].addr.ip = sa.sin_addr.s_addr;
+		msgs[got].addr.port = sa.sin_port;
+		x->st.rx_packets++;
+		x->st.rx_bytes += (uint64_t)n + RINA_FRAME_OVERHEAD;
+		got++;
+	}
+	return got;
+}
+
 static int rx_burst(struct xdp_transport *x, struct rina_msg *msgs, int max)
 {
 	unsigned int k, qi;
 	uint32_t idx, n, i;
-	int got = 0;
+	int got = rx_local(x, msgs, max);
 
 	for (k = 0; k < x->nq && got < max; k++) {
 		struct xt_queue *q;
@@ -414,8 +493,8 @@ static int xdp_recv(struct rina_transport *t, struct rina_msg *msgs, int max,
 		    int timeout_ms)
 {
 	struct xdp_transport *x = (struct xdp_transport *)t;
-	struct pollfd pfd[RINA_XDP_MAX_QUEUES];
-	unsigned int i;
+	struct pollfd pfd[RINA_XDP_MAX_QUEUES + 1];
+	unsigned int i, npfd;
 	int got, ret;
 
 	refill(x);
@@ -430,6 +509,12 @@ static int xdp_recv(struct rina_transport *t, struct rina_msg *msgs, int max,
 			pfd[i].events = POLLIN;
 			pfd[i].revents = 0;
 		}
+		npfd = x->nq;
+		if (x->local_fd >= 0) {
+			pfd[npfd].fd = x->local_fd;
+			pfd[npfd].events = POLLIN;
+			pfd[npfd++].revents = 0;
+		}
 		if (timeout_ms <= 0) {
 			/* Let a sleeping driver see the refilled ring. */
 			for (i = 0; i < x->nq; i++)
@@ -438,7 +523,7 @@ static int xdp_recv(struct rina_transport *t, struct rina_msg *msgs, int max,
 						 MSG_DONTWAIT, NULL, NULL);
 			return rx_burst(x, msgs, max);
 		}
-		ret = poll(pfd, x->nq, timeout_ms);
+		ret = poll(pfd, npfd, timeout_ms);
 		if (ret < 0 && errno != EINTR)
 			return -errno;
 		if (ret <= 0)
@@ -530,6 +615,9 @@ static void xdp_destroy(struct rina_transport *t)
 		close(x->stats_fd);
 	if (x->ctl_fd >= 0)
 		close(x->ctl_fd);
+	if (x->local_fd >= 0)
+		close(x->local_fd);
+	free(x->local_buf);
 	free(x->held);
 	free(x);
 }
@@ -641,6 +729,7 @@ int rina_xdp_transport_create(const struct rina_transport_cfg *cfg,
 	x->t.ops = &xdp_ops;
 	x->map_fd = -1;
 	x->stats_fd = -1;
+	x->local_fd = -1;
 	x->ip = cfg->local.ip;
 	x->port = cfg->local.port;
 	x->max_len = cfg->max_msg_len;
@@ -648,6 +737,12 @@ int rina_xdp_transport_create(const struct rina_transport_cfg *cfg,
 	if (x->ctl_fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "socket: %s", strerror(-ret));
+		goto fail;
+	}
+	ret = open_local(x, cfg);
+	if (ret) {
+		snprintf(err, errlen, "UDP port %u: %s", ntohs(x->port),
+			 strerror(-ret));
 		goto fail;
 	}
 	if (cfg->ifname)
