@@ -219,11 +219,13 @@ if [ -n "$p" ]; then
 fi
 
 # 18: the INA ToR hook starts $RINA_TOR (build/bin/rina-tor) in the ToR
-# namespace of each INA rack only, prefixes its output, stops it at exit
+# namespace of each INA rack only, on demand, with its counters file (the
+# ranks start once it is written), prefixes its output, stops it at exit
 cat >"$tmp/fake-tor" <<'EOF'
 #!/bin/sh
 echo "TOR $* $(ip -4 -o addr show dev br0 | awk '{print $4}') PID $$"
 touch "$(dirname "$2")/tor.ready"
+echo '{}' >"$9"
 exec sleep 300
 EOF
 chmod +x "$tmp/fake-tor"
@@ -233,7 +235,7 @@ RINA_TOR=$tmp/fake-tor "$RUN" --topo 2x2 --ina 1 --timeout 30 -- sh -c '
 	done; exit 1' >"$tmp/tor" 2>&1
 rc=$?
 if [ $rc -eq 0 ] &&
-   grep -qE '^\[tor 1\] TOR --job /tmp/rina-run\.[^ ]*/job --rack 1 --bridge br0 198\.18\.1\.254/15 PID [0-9]+$' "$tmp/tor" &&
+   grep -qE '^\[tor 1\] TOR --job /tmp/rina-run\.[^ ]*/job --rack 1 --bridge br0 --on-demand --stats /tmp/rina-run\.[^ ]*/tor1\.json 198\.18\.1\.254/15 PID [0-9]+$' "$tmp/tor" &&
    ! grep -q '^\[tor 0\]' "$tmp/tor" && ! ranks_alive "$tmp/tor"; then
 	ktap_ok "ina_tor_hook"
 else
