@@ -13,8 +13,8 @@
  * does not forward them too; the model's output frames are sent on their
  * ports directly. Frames are handled in batches: read in place from a
  * per-port receive ring (PACKET_RX_RING, TPACKET_V2), the outputs of a
- * batch queued per egress port and sent with one sendmmsg() each, past
- * the qdisc (PACKET_QDISC_BYPASS). (An AF_XDP
+ * batch written to their port's transmit ring (PACKET_TX_RING) and sent
+ * with one send() each, past the qdisc (PACKET_QDISC_BYPASS). (An AF_XDP
  * datapath with an XDP program steering Rina frames to XSKs is the
  * faster alternative; the model is the same.)
  *
@@ -66,6 +66,17 @@
 #define RING_BLOCKS	16u
 #define RING_PER_BLOCK	(RING_BLOCK / RING_FRAME)
 #define RING_FRAMES	(RING_BLOCKS * RING_PER_BLOCK)
+/*
+ * The transmit ring, same frame layout: the outputs of a batch are
+ * written into it and sent with one send() per port. The kernel copies
+ * a frame's data out of the ring when it crosses into the peer's
+ * namespace, so a slot is free again once send() is back.
+ */
+#define TX_BLOCKS	4u
+#define TX_FRAMES	(TX_BLOCKS * RING_PER_BLOCK)
+#define TX_DATA_OFF	TPACKET_ALIGN(sizeof(struct tpacket2_hdr))
+_Static_assert(TX_DATA_OFF + RINA_TOR_FRAME_MAX <= RING_FRAME,
+	       "a transmit ring frame holds the largest frame");
 
 #define MAX_PORTS	(RINA_TOR_MAX_WORKERS + 1)
 
@@ -77,6 +88,10 @@ struct port {
 	__u8	*ring;		/* PACKET_RX_RING (TPACKET_V2), mmapped */
 	size_t	ring_len;
 	unsigned int head;	/* next ring frame to look at */
+	__u8	*txr;		/* PACKET_TX_RING, after the receive ring */
+	unsigned int tx_head;	/* next transmit frame to fill */
+	unsigned int tx_first;	/* oldest frame handed to the kernel */
+	unsigned int tx_pend;	/* frames from tx_first not yet sent */
 	__u64	rx, tx;
 };
 
@@ -163,7 +178,14 @@ static int port_open(struct port *p)
 		.tp_frame_nr = RING_FRAMES,
 	};
 	struct sockaddr_ll sll = { 0 };
+	struct tpacket_req treq = {
+		.tp_block_size = RING_BLOCK,
+		.tp_block_nr = TX_BLOCKS,
+		.tp_frame_size = RING_FRAME,
+		.tp_frame_nr = TX_FRAMES,
+	};
 	int one = 1, v2 = TPACKET_V2;
+	size_t rx_len = (size_t)RING_BLOCK * RING_BLOCKS;
 	void *ring;
 
 	p->ifindex = (int)if_nametoindex(p->name);
@@ -177,16 +199,21 @@ static int port_open(struct port *p)
 	    setsockopt(p->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
 		       sizeof(one)) ||
 	    setsockopt(p->fd, SOL_PACKET, PACKET_VERSION, &v2, sizeof(v2)) ||
-	    setsockopt(p->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)))
+	    /* a malformed frame is skipped, not a stop of the ring */
+	    setsockopt(p->fd, SOL_PACKET, PACKET_LOSS, &one, sizeof(one)) ||
+	    setsockopt(p->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) ||
+	    setsockopt(p->fd, SOL_PACKET, PACKET_TX_RING, &treq,
+		       sizeof(treq)))
 		return -errno;
 	/* no qdisc on the way out (a veth has none to speak of anyway) */
 	setsockopt(p->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
-	ring = mmap(NULL, (size_t)RING_BLOCK * RING_BLOCKS,
+	ring = mmap(NULL, rx_len + (size_t)RING_BLOCK * TX_BLOCKS,
 		    PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
 	if (ring == MAP_FAILED)
 		return -errno;
 	p->ring = ring;
-	p->ring_len = (size_t)RING_BLOCK * RING_BLOCKS;
+	p->ring_len = rx_len + (size_t)RING_BLOCK * TX_BLOCKS;
+	p->txr = p->ring + rx_len;
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = htons(ETH_P_ALL);
 	sll.sll_ifindex = p->ifindex;
@@ -617,40 +644,46 @@ static void write_stats(const char *path)
 }
 
 /*
- * Transmit side: the output frames of a batch are copied into one arena,
- * queued per egress port in order, and sent with one sendmmsg() per port
- * when the batch is done (or the arena or a queue is full).
+ * Transmit side: the output frames of a batch are written in order into
+ * their egress port's transmit ring and sent with one send() per port
+ * when the batch is done.
  */
-#define TX_ARENA	(1 << 20)
-#define TX_QUEUE	256
-
-struct txq {
-	unsigned int	n;
-	struct mmsghdr	mm[TX_QUEUE];
-	struct iovec	iov[TX_QUEUE];
-};
-
-static __u8 tx_arena[TX_ARENA];
-static unsigned int tx_used;
-static struct txq txq[MAX_PORTS];
 static struct sockaddr_ll tx_sll[MAX_PORTS];
 
+static struct tpacket2_hdr *ring_frame(__u8 *ring, unsigned int f)
+{
+	return (struct tpacket2_hdr *)(ring +
+		(f / RING_PER_BLOCK) * (size_t)RING_BLOCK +
+		(f % RING_PER_BLOCK) * (size_t)RING_FRAME);
+}
+
+static unsigned int ring_status(struct tpacket2_hdr *h)
+{
+	return __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Kick the port's ring; the frames the kernel took are sent. One it could
+ * not hand to the device stays queued and goes with the next send();
+ * a malformed one (PACKET_LOSS) is skipped, as sendto() would refuse it.
+ */
 static void tx_flush_port(int pi)
 {
-	struct txq *q = &txq[pi];
-	unsigned int i = 0;
-	int r;
+	struct port *p = &ports[pi];
+	unsigned int st;
 
-	while (i < q->n) {
-		r = sendmmsg(ports[pi].fd, q->mm + i, q->n - i, 0);
-		if (r > 0) {
-			ports[pi].tx += (unsigned int)r;
-			i += (unsigned int)r;
-		} else {
-			i++;		/* as one sendto: this frame is lost */
-		}
+	if (!p->tx_pend)
+		return;
+	send(p->fd, NULL, 0, MSG_DONTWAIT);
+	while (p->tx_pend) {
+		st = ring_status(ring_frame(p->txr, p->tx_first));
+		if (st == TP_STATUS_SEND_REQUEST)
+			break;
+		if (st != TP_STATUS_WRONG_FORMAT)
+			p->tx++;
+		p->tx_first = (p->tx_first + 1) % TX_FRAMES;
+		p->tx_pend--;
 	}
-	q->n = 0;
 }
 
 static void tx_flush(void)
@@ -658,32 +691,36 @@ static void tx_flush(void)
 	int pi;
 
 	for (pi = 0; pi < n_ports; pi++)
-		if (txq[pi].n)
-			tx_flush_port(pi);
-	tx_used = 0;
+		tx_flush_port(pi);
+}
+
+static int tx_free(struct tpacket2_hdr *h)
+{
+	unsigned int st = ring_status(h);
+
+	return st == TP_STATUS_AVAILABLE || st == TP_STATUS_WRONG_FORMAT;
 }
 
 static void tx_queue(int pi, const __u8 *data, unsigned int len)
 {
-	struct txq *q = &txq[pi];
-	struct mmsghdr *m;
-	__u8 *b;
+	struct port *p = &ports[pi];
+	struct tpacket2_hdr *h = ring_frame(p->txr, p->tx_head);
 
-	if (tx_used + len > TX_ARENA)
-		tx_flush();
-	else if (q->n == TX_QUEUE)
+	if (!tx_free(h))
 		tx_flush_port(pi);
-	b = tx_arena + tx_used;
-	tx_used += (len + 63) & ~63u;
-	memcpy(b, data, len);
-	q->iov[q->n].iov_base = b;
-	q->iov[q->n].iov_len = len;
-	m = &q->mm[q->n++];
-	memset(m, 0, sizeof(*m));
-	m->msg_hdr.msg_name = &tx_sll[pi];
-	m->msg_hdr.msg_namelen = sizeof(tx_sll[pi]);
-	m->msg_hdr.msg_iov = &q->iov[q->n - 1];
-	m->msg_hdr.msg_iovlen = 1;
+	if (!tx_free(h)) {
+		/* the ring is full of frames still in flight: copy it */
+		if (sendto(p->fd, data, len, 0, (struct sockaddr *)&tx_sll[pi],
+			   sizeof(tx_sll[pi])) > 0)
+			p->tx++;
+		return;
+	}
+	memcpy((__u8 *)h + TX_DATA_OFF, data, len);
+	h->tp_len = len;
+	__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
+			 __ATOMIC_RELEASE);
+	p->tx_head = (p->tx_head + 1) % TX_FRAMES;
+	p->tx_pend++;
 }
 
 static void tx_init(void)
@@ -725,11 +762,8 @@ static void rx_port(int pi)
 
 	for (i = 0; i < RX_BATCH; i++) {
 		unsigned int f = p->head;
-		struct tpacket2_hdr *h = (struct tpacket2_hdr *)
-			(p->ring + (f / RING_PER_BLOCK) * (size_t)RING_BLOCK +
-			 (f % RING_PER_BLOCK) * (size_t)RING_FRAME);
-		unsigned int st = __atomic_load_n(&h->tp_status,
-						  __ATOMIC_ACQUIRE);
+		struct tpacket2_hdr *h = ring_frame(p->ring, f);
+		unsigned int st = ring_status(h);
 		unsigned int len = h->tp_snaplen;
 
 		if (!(st & TP_STATUS_USER))
