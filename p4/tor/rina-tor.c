@@ -32,6 +32,7 @@
 #include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/virtio_net.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -75,7 +76,8 @@
 #define TX_BLOCKS	4u
 #define TX_FRAMES	(TX_BLOCKS * RING_PER_BLOCK)
 #define TX_DATA_OFF	TPACKET_ALIGN(sizeof(struct tpacket2_hdr))
-_Static_assert(TX_DATA_OFF + RINA_TOR_FRAME_MAX <= RING_FRAME,
+#define TX_VNET		sizeof(struct virtio_net_hdr)
+_Static_assert(TX_DATA_OFF + TX_VNET + RINA_TOR_FRAME_MAX <= RING_FRAME,
 	       "a transmit ring frame holds the largest frame");
 
 #define MAX_PORTS	(RINA_TOR_MAX_WORKERS + 1)
@@ -201,6 +203,14 @@ static int port_open(struct port *p)
 	    setsockopt(p->fd, SOL_PACKET, PACKET_VERSION, &v2, sizeof(v2)) ||
 	    /* a malformed frame is skipped, not a stop of the ring */
 	    setsockopt(p->fd, SOL_PACKET, PACKET_LOSS, &one, sizeof(one)) ||
+	    /*
+	     * a virtio_net_hdr before each frame (both rings): its hdr_len,
+	     * the whole frame, has the kernel copy a ring frame into the
+	     * skb at send() rather than attach the ring's pages, which it
+	     * would have to copy again into new pages at the veth
+	     */
+	    setsockopt(p->fd, SOL_PACKET, PACKET_VNET_HDR, &one,
+		       sizeof(one)) ||
 	    setsockopt(p->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) ||
 	    setsockopt(p->fd, SOL_PACKET, PACKET_TX_RING, &treq,
 		       sizeof(treq)))
@@ -649,6 +659,7 @@ static void write_stats(const char *path)
  * when the batch is done.
  */
 static struct sockaddr_ll tx_sll[MAX_PORTS];
+static int tx_copy_fd = -1;	/* no ring, receives nothing (protocol 0) */
 
 static struct tpacket2_hdr *ring_frame(__u8 *ring, unsigned int f)
 {
@@ -705,33 +716,48 @@ static void tx_queue(int pi, const __u8 *data, unsigned int len)
 {
 	struct port *p = &ports[pi];
 	struct tpacket2_hdr *h = ring_frame(p->txr, p->tx_head);
+	struct virtio_net_hdr *vnet;
 
 	if (!tx_free(h))
 		tx_flush_port(pi);
 	if (!tx_free(h)) {
-		/* the ring is full of frames still in flight: copy it */
-		if (sendto(p->fd, data, len, 0, (struct sockaddr *)&tx_sll[pi],
+		/*
+		 * the ring is full of frames still in flight: send a copy
+		 * from the ringless socket (a send() on a socket with a
+		 * transmit ring only kicks the ring)
+		 */
+		if (sendto(tx_copy_fd, data, len, 0,
+			   (struct sockaddr *)&tx_sll[pi],
 			   sizeof(tx_sll[pi])) > 0)
 			p->tx++;
 		return;
 	}
-	memcpy((__u8 *)h + TX_DATA_OFF, data, len);
-	h->tp_len = len;
+	vnet = (struct virtio_net_hdr *)((__u8 *)h + TX_DATA_OFF);
+	memset(vnet, 0, sizeof(*vnet));
+	vnet->hdr_len = (__u16)len;
+	memcpy((__u8 *)h + TX_DATA_OFF + TX_VNET, data, len);
+	h->tp_len = TX_VNET + len;
 	__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
 			 __ATOMIC_RELEASE);
 	p->tx_head = (p->tx_head + 1) % TX_FRAMES;
 	p->tx_pend++;
 }
 
-static void tx_init(void)
+static int tx_init(void)
 {
-	int i;
+	int i, one = 1;
 
+	tx_copy_fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, 0);
+	if (tx_copy_fd < 0)
+		return -errno;
+	setsockopt(tx_copy_fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one,
+		   sizeof(one));
 	for (i = 0; i < n_ports; i++) {
 		tx_sll[i].sll_family = AF_PACKET;
 		tx_sll[i].sll_ifindex = ports[i].ifindex;
 		tx_sll[i].sll_halen = 6;
 	}
+	return 0;
 }
 
 /* One received frame: the control protocol, else the model. */
@@ -897,7 +923,11 @@ int main(int argc, char **argv)
 		pfd[i].fd = ports[i].fd;
 		pfd[i].events = POLLIN;
 	}
-	tx_init();
+	if (tx_init()) {
+		fprintf(stderr, "rina-tor: no packet socket: %s\n",
+			strerror(errno));
+		goto out;
+	}
 	fprintf(stderr, "rina-tor: %d job(s), first %u, rack %u: %d ports, "
 		"epoch %u\n", n_jobs, jobs[0].job_id, rack, n_ports, epoch);
 	while (!stop) {
@@ -923,6 +953,8 @@ out:
 		if (ports[i].fd > 0)
 			close(ports[i].fd);
 	}
+	if (tx_copy_fd >= 0)
+		close(tx_copy_fd);
 	rina_tor_tc__destroy(tc_skel);
 	if (stats)
 		write_stats(stats);
