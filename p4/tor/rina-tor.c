@@ -56,22 +56,24 @@
 /*
  * The receive ring of a port (TPACKET_V2: the kernel wakes us per frame;
  * TPACKET_V3 would only at a block's end or timeout, ms late in a window
- * that is not full). A ring frame holds the tpacket2_hdr and
- * sockaddr_ll (RING_MAC_OFF bytes with alignment) and a whole
+ * that is not full). A ring frame holds the tpacket2_hdr, sockaddr_ll
+ * and virtio_net_hdr (RING_MAC_OFF bytes with alignment) and a whole
  * RINA_TOR_FRAME_MAX frame, as recvmsg() received them before. A window
  * arrives in one burst: 16 MiB a port holds ~1800 frames.
  */
-#define RING_MAC_OFF	(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14)
+#define RING_MAC_OFF	(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) + \
+			 sizeof(struct virtio_net_hdr) - 14)
 #define RING_FRAME	TPACKET_ALIGN(RING_MAC_OFF + RINA_TOR_FRAME_MAX)
 #define RING_BLOCK	(1u << 20)
 #define RING_BLOCKS	16u
 #define RING_PER_BLOCK	(RING_BLOCK / RING_FRAME)
 #define RING_FRAMES	(RING_BLOCKS * RING_PER_BLOCK)
 /*
- * The transmit ring, same frame layout: the outputs of a batch are
- * written into it and sent with one send() per port. The kernel copies
- * a frame's data out of the ring when it crosses into the peer's
- * namespace, so a slot is free again once send() is back.
+ * The transmit ring, same frame size: the outputs of a batch are written
+ * into it, each after a virtio_net_hdr, and sent with one send() per
+ * port. The header's hdr_len (the whole frame) has the kernel copy the
+ * frame into the skb at send(), so a slot is normally free again once
+ * send() is back.
  */
 #define TX_BLOCKS	4u
 #define TX_FRAMES	(TX_BLOCKS * RING_PER_BLOCK)
