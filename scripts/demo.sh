@@ -37,8 +37,9 @@ echo "== 2. rina-bench: float32 sum, checked against a CPU reference"
 echo
 echo "== 3. the same racks with INA: each rack is one ring member (ring of 2"
 echo "==    instead of 4) and each worker moves the tensor once each way"
-echo "==    (tx/rank against the ring's theory); no switch runs here, so each"
-echo "==    rack's agent adds in software"
+echo "==    (tx/rank against the ring's theory, with 64-element packets);"
+echo "==    rina-tor, the software ToR of each rack, adds the contributions"
+echo "==    (\"tor: on\"); it is a user process here, a P4 switch in a cluster"
 "$bin/rina-run" --topo "$topo" --ina all --timeout 300 -- \
 	"$bin/rina-bench" -b 64K -e 4M -f 4 -n 3 -w 1 -c 1 -d float32
 echo
