@@ -664,6 +664,16 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 			a->st.bad++;
 			return;
 		}
+		if (a->tor_state == RINA_AGENT_TOR_OFF &&
+		    a->tor_status == RINA_AGENT_TOR_SILENT &&
+		    !rina_ntohl(m->arg)) {
+			/*
+			 * Installed after we gave up on it: the ToR would
+			 * take contributions the agent now adds itself.
+			 */
+			send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_REMOVE);
+			return;
+		}
 		if (a->tor_state != RINA_AGENT_TOR_WAIT)
 			return;	/* a late copy */
 		a->tor_status = rina_ntohl(m->arg);

@@ -3,7 +3,8 @@
 # header-parser fuzz target.
 
 SELFTEST_BIN := $(BUILD)/selftests
-SELFTEST_CORE := $(SELFTEST_BIN)/test_core $(SELFTEST_BIN)/test_jobfile
+SELFTEST_CORE := $(SELFTEST_BIN)/test_core $(SELFTEST_BIN)/test_jobfile \
+	$(SELFTEST_BIN)/test_agent
 SELFTEST_LIB := $(SELFTEST_BIN)/test_allreduce
 ALL_TARGETS += $(SELFTEST_CORE) $(SELFTEST_LIB) $(SELFTEST_BIN)/fuzz_hdr
 

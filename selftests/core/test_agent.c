@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Unit tests of the agent core's ToR mode (core/agent.c) on a fake host
+ * that records every datagram and owns the clock: the TOR_INSTALL
+ * handshake (accepted, refused, silent, installed too late), the ToR's
+ * allgather copies (ACKed upstream, kept as sender of record, never
+ * re-sent to the workers), and workers' HELLO answered only once the
+ * downstream member answered.
+ */
+#include <arpa/inet.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "schedule.h"
+#include "../ktap.h"
+
+#define MAX_SENT	64
+
+struct sent {
+	struct rina_agent_addr to;
+	struct rina_hdr h;
+	__u32 arg;		/* CTRL type or first payload word */
+};
+
+static struct sent sent[MAX_SENT];
+static unsigned int nsent;
+static __u64 now_us = 1000000;
+
+static void *h_zalloc(void *ctx, __u32 size)
+{
+	(void)ctx;
+	return calloc(1, size ? size : 1);
+}
+
+static void h_free(void *ctx, void *p)
+{
+	(void)ctx;
+	free(p);
+}
+
+static __u64 h_now(void *ctx)
+{
+	(void)ctx;
+	return now_us;
+}
+
+static void h_send(void *ctx, const struct rina_agent_addr *to,
+		   const void *buf, __u32 len)
+{
+	const struct rina_hdr *h = buf;
+
+	(void)ctx;
+	if (nsent == MAX_SENT || len < RINA_HDR_LEN + 4)
+		return;
+	sent[nsent].to = *to;
+	sent[nsent].h = *h;
+	memcpy(&sent[nsent].arg, (const __u8 *)buf + RINA_HDR_LEN, 4);
+	sent[nsent].arg = ntohl(sent[nsent].arg);
+	nsent++;
+}
+
+static const struct rina_agent_ops ops = {
+	.zalloc = h_zalloc, .free = h_free, .now_us = h_now, .send = h_send,
+};
+
+static struct rina_agent_addr addr(unsigned int host, unsigned int port)
+{
+	struct rina_agent_addr a = { htonl(0xc6120000 | host), htons(port), 0 };
+
+	return a;
+}
+
+/* 3 members; the agent is member 0 with two local workers, and a ToR. */
+static void setup(struct rina_agent_core *a, bool tor)
+{
+	struct rina_agent_cfg cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.job_id = 7;
+	cfg.elems = 64;
+	cfg.n_local = 2;
+	cfg.window = 256;
+	cfg.L = 3;
+	cfg.member = 0;
+	cfg.rto_us = 20000;
+	cfg.job_hash = 0x1122334455667788ULL;
+	cfg.self = addr(1, RINA_UDP_PORT_AGENT);
+	cfg.local[0] = addr(1, RINA_UDP_PORT_MIN);
+	cfg.local[1] = addr(2, RINA_UDP_PORT_MIN);
+	cfg.next = addr(0x101, RINA_UDP_PORT_MIN);
+	cfg.prev = addr(0x201, RINA_UDP_PORT_MIN);
+	if (tor)
+		cfg.tor = addr(0xfe, RINA_UDP_PORT_AGENT);
+	if (rina_agent_core_init(a, &cfg, &ops, NULL)) {
+		printf("Bail out! agent core init\n");
+		exit(1);
+	}
+	nsent = 0;
+}
+
+static void hdr(struct rina_hdr *h, unsigned int op, __u16 n)
+{
+	memset(h, 0, sizeof(*h));
+	h->ver_op = (__u8)(RINA_VERSION << 4 | op);
+	h->job_id = htons(7);
+	h->n_elem = htons(n);
+	h->exp = RINA_EXP_NONE;
+}
+
+static void rx_ctrl(struct rina_agent_core *a, __u32 type, __u32 arg,
+		    __u64 hash, struct rina_agent_addr from)
+{
+	struct {
+		struct rina_hdr h;
+		struct rina_ctrl m;
+	} __attribute__((packed)) p;
+	int j;
+
+	hdr(&p.h, RINA_OP_CTRL, RINA_CTRL_WORDS);
+	p.m.type = htonl(type);
+	p.m.arg = htonl(arg);
+	for (j = 0; j < 8; j++)
+		((__u8 *)&p.m.hash)[j] = (__u8)(hash >> (56 - 8 * j));
+	rina_agent_core_rx(a, &p, sizeof(p), &from);
+}
+
+/* AG_DATA as the ToR copies it to the agent port (from our own address). */
+static void rx_ag_copy(struct rina_agent_core *a, __u16 chunk, __u32 seq,
+		       __u8 hop)
+{
+	struct {
+		struct rina_hdr h;
+		__be32 w[4];
+	} __attribute__((packed)) p;
+
+	hdr(&p.h, RINA_OP_AG_DATA, 4);
+	p.h.flags = RINA_F_AG_PHASE | RINA_F_FROM_SWITCH;
+	p.h.chunk = htons(chunk);
+	p.h.seq = htonl(seq);
+	p.h.hop = hop;
+	p.h.p_chunk = htons(1);
+	p.h.num_contrib = htons(4);
+	memset(p.w, 0, sizeof(p.w));
+	rina_agent_core_rx(a, &p, sizeof(p), &a->cfg.self);
+}
+
+static unsigned int count(unsigned int op, __u32 arg_or_any,
+			  const struct rina_agent_addr *to)
+{
+	unsigned int j, n = 0;
+
+	for (j = 0; j < nsent; j++)
+		if ((sent[j].h.ver_op & 0xf) == op &&
+		    (arg_or_any == ~0U || sent[j].arg == arg_or_any) &&
+		    (!to || (sent[j].to.ip == to->ip &&
+			     sent[j].to.port == to->port)))
+			n++;
+	return n;
+}
+
+static void test_install(void)
+{
+	struct rina_agent_core a;
+	__u64 hash;
+	bool ok;
+
+	setup(&a, true);
+	hash = a.cfg.job_hash;
+	rina_agent_core_tor_install(&a);
+	ok = a.tor_state == RINA_AGENT_TOR_WAIT &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, &a.cfg.tor) == 1;
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, hash, addr(0x77, 0x524f));
+	ok &= a.tor_state == RINA_AGENT_TOR_WAIT;	/* not the ToR */
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, hash ^ 1, a.cfg.tor);
+	ok &= a.tor_state == RINA_AGENT_TOR_WAIT;	/* another job */
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, hash, a.cfg.tor);
+	ok &= a.tor_state == RINA_AGENT_TOR_ON && a.st.bad == 2;
+	nsent = 0;
+	rina_agent_core_tor_remove(&a);
+	ok &= count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, &a.cfg.tor) >= 1 &&
+	      a.tor_state == RINA_AGENT_TOR_OFF;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: TOR_INSTALL to the ToR, only its reply for this job counts, TOR_REMOVE at the end");
+
+	setup(&a, true);
+	rina_agent_core_tor_install(&a);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 2, a.cfg.job_hash, a.cfg.tor);
+	ok = a.tor_state == RINA_AGENT_TOR_OFF && a.tor_status == 2;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: a ToR out of slots (status 2) leaves the rack to software");
+
+	setup(&a, true);
+	rina_agent_core_tor_install(&a);
+	while (a.tor_state == RINA_AGENT_TOR_WAIT && now_us < 10000000) {
+		now_us += 10000;
+		rina_agent_core_tick(&a);
+	}
+	ok = a.tor_state == RINA_AGENT_TOR_OFF &&
+	     a.tor_status == RINA_AGENT_TOR_SILENT &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, NULL) ==
+	     RINA_AGENT_TOR_TRIES;
+	nsent = 0;
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, a.cfg.job_hash, a.cfg.tor);
+	ok &= a.tor_state == RINA_AGENT_TOR_OFF &&
+	      count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, &a.cfg.tor) == 1;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: a silent ToR is given up after %d tries; installing it late is undone",
+		    RINA_AGENT_TOR_TRIES);
+
+	setup(&a, false);
+	rina_agent_core_tor_install(&a);
+	ok = a.tor_state == RINA_AGENT_TOR_NONE && nsent == 0;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: no ToR address, no handshake");
+}
+
+static void test_tor_copies(void)
+{
+	struct rina_agent_core a;
+	__u32 own = rina_own_chunk(0, 3);
+	bool ok;
+
+	setup(&a, true);
+	rx_ag_copy(&a, 2, 100, 0);	/* not installed: not ours to take */
+	ok = nsent == 0 && a.st.bad == 1;
+	rina_agent_core_tor_install(&a);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, a.cfg.job_hash, a.cfg.tor);
+	nsent = 0;
+
+	/* upstream's chunk 2 at hop 1: ACK upstream, forward owed (hop 2) */
+	rx_ag_copy(&a, 2, 100, 1);
+	ok &= count(RINA_OP_ACK, 100, &a.cfg.prev) == 1 && nsent == 1;
+	rx_ag_copy(&a, 2, 100, 1);	/* upstream lost our ACK */
+	ok &= count(RINA_OP_ACK, 100, &a.cfg.prev) == 2 && nsent == 2;
+	/* the rack's own chunk from the ToR: no ACK, nothing sent */
+	rx_ag_copy(&a, (__u16)own, 200, 0);
+	ok &= nsent == 2 && a.st.tor_copies == 3;
+	ktap_result(ok, "agent: ToR allgather copies ACKed upstream once each, the own chunk not, nothing re-sent to workers");
+
+	/* no AG ACK from downstream: both retransmitted, hop as the ToR's */
+	nsent = 0;
+	now_us += 300000;
+	rina_agent_core_tick(&a);
+	now_us += 300000;
+	rina_agent_core_tick(&a);
+	ok = count(RINA_OP_AG_DATA, ~0U, &a.cfg.next) >= 2;
+	{
+		unsigned int j, hop_ok = 1;
+
+		for (j = 0; j < nsent; j++)
+			if ((sent[j].h.ver_op & 0xf) == RINA_OP_AG_DATA)
+				hop_ok &= (ntohl(sent[j].h.seq) == 100 &&
+					   sent[j].h.hop == 2) ||
+					  (ntohl(sent[j].h.seq) == 200 &&
+					   sent[j].h.hop == 1);
+		ok &= hop_ok && count(RINA_OP_AG_DATA, ~0U,
+				      &a.cfg.local[0]) == 0;
+	}
+	/* downstream ACKs both: nothing more */
+	{
+		struct {
+			struct rina_hdr h;
+			__be32 s[2];
+		} __attribute__((packed)) p;
+
+		hdr(&p.h, RINA_OP_ACK, 2);
+		p.h.flags = RINA_F_AG_PHASE;
+		p.s[0] = htonl(100);
+		p.s[1] = htonl(200);
+		rina_agent_core_rx(&a, &p, sizeof(p), &a.cfg.next);
+	}
+	nsent = 0;
+	now_us += 2000000;
+	rina_agent_core_tick(&a);
+	ok &= count(RINA_OP_AG_DATA, ~0U, NULL) == 0;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: sender of record for ToR copies until downstream's ACK (forwarded hop 2, own chunk hop 1)");
+}
+
+static void test_hello_gate(void)
+{
+	struct rina_agent_core a;
+	bool ok;
+
+	setup(&a, false);
+	rx_ctrl(&a, RINA_CTRL_HELLO, 0, a.cfg.job_hash, a.cfg.local[1]);
+	ok = count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[1]) == 0;
+	rina_agent_core_tick(&a);
+	ok &= count(RINA_OP_CTRL, RINA_CTRL_HELLO, &a.cfg.next) == 1;
+	rx_ctrl(&a, RINA_CTRL_HELLO_ACK, 0, a.cfg.job_hash, a.cfg.next);
+	ok &= count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[1]) == 1 &&
+	      count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[0]) == 0;
+	rx_ctrl(&a, RINA_CTRL_HELLO, 0, a.cfg.job_hash, a.cfg.local[0]);
+	ok &= count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[0]) == 1;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: workers' HELLO answered only after downstream answered the agent's");
+}
+
+int main(void)
+{
+	ktap_plan(4 + 2 + 1);
+	test_install();
+	test_tor_copies();
+	test_hello_gate();
+	return ktap_finish();
+}
