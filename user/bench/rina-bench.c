@@ -396,8 +396,9 @@ int main(int argc, char **argv)
 				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu",
 				       tor_name(s1.agent_tor),
 				       (unsigned long long)s1.agent_tor_status,
-				       (unsigned long long)(s1.agent_slots_done -
-							    s0.agent_slots_done));
+				       (unsigned long long)
+				       (s1.agent_slots_done -
+					s0.agent_slots_done));
 			printf("}\n");
 		} else if (rank == 0) {
 			printf("  %10zu %12zu %8s %6s %10.1f %8.3f %8.3f %7zu %12.0f %12.0f %6.3f\n",

@@ -110,8 +110,8 @@ struct rina_stats {
 	uint64_t	xdp_prog_dropped, xdp_prog_fault_dropped;
 	/* the agent and its ToR (zero on other ranks) */
 	uint64_t	agent_tor;		/* enum rina_tor_state */
-	uint64_t	agent_tor_status;	/* the ToR's refusal, see below */
-	uint64_t	agent_tor_copies;	/* allgather copies from the ToR */
+	uint64_t	agent_tor_status;	/* its refusal, see below */
+	uint64_t	agent_tor_copies;	/* allgather copies it sent */
 	/* ACK frames' share of tx_bytes / rx_bytes (this rank's ring role) */
 	uint64_t	ack_tx_bytes, ack_rx_bytes;
 };

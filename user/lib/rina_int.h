@@ -64,10 +64,10 @@ struct rina_comm {
 	struct rina_addr	member_next, member_prev; /* ring neighbours */
 	int			next_rank, prev_rank;
 	bool			ina_local;	/* a worker of an INA rack */
-	bool			pad;		/* ring has INA members: see
-						 * struct rina_sched */
-	struct rina_addr	contrib_to;	/* where contributions go: the
-						 * agent's or the ToR's address */
+	/* the ring has INA members: struct rina_sched.pad */
+	bool			pad;
+	/* where contributions go: the agent's or the ToR's address */
+	struct rina_addr	contrib_to;
 	struct rina_agent	*agent;		/* this rank is its rack's agent */
 	int			kfd;		/* /dev/rina attached, or -1 */
 	bool			kernel_agent;	/* rina.ko runs our rack's agent */
