@@ -647,6 +647,25 @@ static void nack_from_worker(struct rina_agent_core *a,
 	}
 }
 
+/* The rack's workers may send data: see ctrl(). */
+static int workers_may_start(const struct rina_agent_core *a)
+{
+	return (a->cfg.L < 2 || a->hello_next) &&
+	       a->tor_state != RINA_AGENT_TOR_WAIT;
+}
+
+/* HELLO_ACK to the workers that said HELLO while they had to wait. */
+static void answer_workers(struct rina_agent_core *a)
+{
+	__u32 j;
+
+	if (!workers_may_start(a))
+		return;
+	for (j = 0; j < a->cfg.n_local; j++)
+		if (a->hello_from & 1u << j)
+			send_ctrl(a, &a->cfg.local[j], RINA_CTRL_HELLO_ACK);
+}
+
 static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 		 const struct rina_agent_addr *from)
 {
@@ -680,6 +699,7 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 		a->tor_state = a->tor_status ? RINA_AGENT_TOR_OFF :
 			       RINA_AGENT_TOR_ON;
 		ev(a, RINA_AGENT_EV_TOR, a->tor_status);
+		answer_workers(a);
 		return;
 	}
 	if ((type == RINA_CTRL_HELLO || type == RINA_CTRL_HELLO_ACK) &&
@@ -702,11 +722,12 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 			a->hello_from |= bit;
 			a->bye_from &= ~bit;	/* a late BYE of before */
 			/*
-			 * Not before downstream answered ours: the rack's
-			 * first partials would find no one listening there
-			 * (the worker says HELLO again; NEXT_UP answers).
+			 * Not before downstream answered ours (the rack's
+			 * first partials would find no one listening there)
+			 * nor while the ToR is asked (who adds the rack is
+			 * not known); answer_workers() answers later.
 			 */
-			if (a->cfg.L < 2 || a->hello_next)
+			if (workers_may_start(a))
 				send_ctrl(a, from, RINA_CTRL_HELLO_ACK);
 			return;
 		}
@@ -727,14 +748,9 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 		return;
 	case RINA_CTRL_HELLO_ACK:
 		if (addr_eq(from, &a->cfg.next) && !a->hello_next) {
-			__u32 j;
-
 			a->hello_next = 1;
 			ev(a, RINA_AGENT_EV_NEXT_UP, 0);
-			for (j = 0; j < a->cfg.n_local; j++)
-				if (a->hello_from & 1u << j)
-					send_ctrl(a, &a->cfg.local[j],
-						  RINA_CTRL_HELLO_ACK);
+			answer_workers(a);
 		}
 		return;
 	case RINA_CTRL_BYE:
@@ -777,6 +793,15 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 	switch (op) {
 	case RINA_OP_SR_CONTRIB:
 	case RINA_OP_SR_PARTIAL:
+		/*
+		 * Who adds the rack is not decided yet: adding here what
+		 * the ToR may add too would split slots between the two.
+		 * The senders retry.
+		 */
+		if (a->tor_state == RINA_AGENT_TOR_WAIT) {
+			a->st.tor_held++;
+			break;
+		}
 		aggregate(a, h, from);
 		break;
 	case RINA_OP_AG_DATA:
@@ -845,6 +870,7 @@ static __u64 tor_tick(struct rina_agent_core *a, __u64 now)
 			a->tor_state = RINA_AGENT_TOR_OFF;
 			a->tor_status = RINA_AGENT_TOR_SILENT;
 			ev(a, RINA_AGENT_EV_TOR, RINA_AGENT_TOR_SILENT);
+			answer_workers(a);
 			return RINA_AGENT_NO_WAIT;
 		}
 		a->tor_tries++;

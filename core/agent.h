@@ -60,6 +60,7 @@ struct rina_agent_counters {
 	__u64 acks_out, ag_acks_in, nacks_in, repairs, reemit;
 	__u64 dup, stale, collision, bad, malformed, foreign, nomem;
 	__u64 tor_copies;	/* allgather copies the ToR sent us */
+	__u64 tor_held;		/* data dropped while asking the ToR */
 	__u64 sessions;		/* sessions ended (all said BYE) */
 	__u64 aborts;		/* jobs aborted by the host (member lost) */
 };

@@ -5,7 +5,8 @@
  * handshake (accepted, refused, silent, installed too late), the ToR's
  * allgather copies (ACKed upstream, kept as sender of record, never
  * re-sent to the workers), and workers' HELLO answered only once the
- * downstream member answered.
+ * downstream member answered and the ToR decided; data dropped while
+ * the ToR is asked.
  */
 #include <arpa/inet.h>
 #include <stdbool.h>
@@ -297,11 +298,40 @@ static void test_hello_gate(void)
 	ok &= count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[0]) == 1;
 	rina_agent_core_fini(&a);
 	ktap_result(ok, "agent: workers' HELLO answered only after downstream answered the agent's");
+
+	/* with a ToR being asked: no HELLO_ACK, no data taken */
+	setup(&a, true);
+	rx_ctrl(&a, RINA_CTRL_HELLO, 0, a.cfg.job_hash, a.cfg.local[0]);
+	rina_agent_core_tick(&a);
+	rx_ctrl(&a, RINA_CTRL_HELLO_ACK, 0, a.cfg.job_hash, a.cfg.next);
+	nsent = 0;
+	rina_agent_core_tor_install(&a);
+	rx_ctrl(&a, RINA_CTRL_HELLO, 0, a.cfg.job_hash, a.cfg.local[1]);
+	ok = count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, NULL) == 0;
+	{
+		struct {
+			struct rina_hdr h;
+			__be32 w[4];
+		} __attribute__((packed)) p;
+
+		hdr(&p.h, RINA_OP_SR_CONTRIB, 4);
+		p.h.seq = htonl(5);
+		p.h.p_chunk = htons(1);
+		p.h.num_contrib = htons(1);
+		memset(p.w, 0, sizeof(p.w));
+		rina_agent_core_rx(&a, &p, sizeof(p), &a.cfg.local[1]);
+	}
+	ok &= a.st.tor_held == 1 && a.st.contrib_in == 0;
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, a.cfg.job_hash, a.cfg.tor);
+	ok &= count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[0]) == 1 &&
+	      count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[1]) == 1;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: while the ToR is asked, workers wait for HELLO_ACK and data is dropped (retried)");
 }
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 1);
+	ktap_plan(4 + 2 + 2);
 	test_install();
 	test_tor_copies();
 	test_hello_gate();
