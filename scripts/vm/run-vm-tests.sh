@@ -53,15 +53,27 @@ for kver in "${kvers[@]}"; do
 		fail "$kver: initramfs" "$(tail -3 "$d/initramfs.log")"
 		continue
 	fi
-	start=$(date +%s)
-	timeout --kill-after=5 "$boot_timeout" qemu-system-x86_64 \
-		-accel tcg -m 1024 -smp 2 -nographic -no-reboot -nic none \
-		-kernel "$d/root/boot/vmlinuz-$kver" -initrd "$d/initrd.cpio.gz" \
-		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 rdinit=/init quiet loglevel=3" \
-		</dev/null >"$d/console.log" 2>&1
-	rc=$?
-	secs=$(( $(date +%s) - start ))
-	tr -d '\r' < "$d/console.log" > "$d/console.txt"
+	# A guest kernel that dies before the tests begin (no RINA-VM-BEGIN:
+	# rina.ko not loaded yet; seen once as an early-boot panic of the
+	# 6.12 kernel under TCG) boots once more; anything later counts.
+	for attempt in 1 2; do
+		start=$(date +%s)
+		timeout --kill-after=5 "$boot_timeout" qemu-system-x86_64 \
+			-accel tcg -m 1024 -smp 2 -nographic -no-reboot \
+			-nic none -kernel "$d/root/boot/vmlinuz-$kver" \
+			-initrd "$d/initrd.cpio.gz" \
+			-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 rdinit=/init quiet loglevel=3" \
+			</dev/null >"$d/console.log" 2>&1
+		rc=$?
+		secs=$(( $(date +%s) - start ))
+		tr -d '\r' < "$d/console.log" > "$d/console.txt"
+		grep -q '^RINA-VM-BEGIN' "$d/console.txt" && break
+		[ "$attempt" -eq 2 ] && break
+		cp "$d/console.txt" "$d/console.early-death.txt"
+		echo "# $kver: the guest kernel stopped before the tests began" \
+			"($(grep -m1 -o 'Kernel panic.*' "$d/console.txt" ||
+			    echo "qemu rc $rc")); booting again"
+	done
 	# the guest's KTAP lines, renumbered under this kernel's name; each
 	# block ("TAP version 13" .. "1..N", nested) must have N results, so
 	# that a line garbled on the console cannot vanish unnoticed
