@@ -292,28 +292,14 @@ static void wrx_ack(struct wcall *k, const struct rina_hdr *h)
 	}
 }
 
+/* A checked message of this job, not CTRL (rina_recv_batch). */
 static int wrx_one(struct wcall *k, const struct rina_msg *m, bool stashed)
 {
 	struct rina_comm *c = k->c;
 	const struct rina_hdr *h = m->buf;
-	unsigned int op;
+	unsigned int op = rina_hdr_opcode(h);
 	int rc;
 
-	if (!stashed) {
-		c->st.rx_packets++;
-		c->st.rx_bytes += m->len + RINA_FRAME_OVERHEAD;
-	}
-	if (rina_hdr_check(h, m->len)) {
-		c->st.rx_malformed++;
-		return 0;
-	}
-	if (ntohs(h->job_id) != c->job.job_id) {
-		c->st.rx_foreign++;
-		return 0;
-	}
-	op = rina_hdr_opcode(h);
-	if (op == RINA_OP_CTRL)
-		return rina_rx_ctrl(c, h, &m->addr, NULL);
 	if (!rina_addr_eq(&m->addr, &c->next)) {
 		c->st.rx_foreign++;	/* only the agent's address talks */
 		return 0;
@@ -329,8 +315,6 @@ static int wrx_one(struct wcall *k, const struct rina_msg *m, bool stashed)
 		return 0;
 	}
 	if (op == RINA_OP_ACK) {
-		if (!stashed)
-			c->st.ack_rx_bytes += m->len + RINA_FRAME_OVERHEAD;
 		wrx_ack(k, h);
 		return 0;
 	}

@@ -152,7 +152,10 @@ int rina_rx_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 /* A role's handler of one received message (stashed: replayed). */
 typedef int (*rina_rx_fn)(void *k, const struct rina_msg *m, bool stashed);
 int rina_replay_stash(struct rina_comm *c, rina_rx_fn fn, void *k);
-/* Wait up to wait_us, receive a batch, hand each message to fn. */
+/*
+ * Wait up to wait_us and receive a batch: count it, drop what is malformed
+ * or of another job, answer CTRL, hand the rest to fn.
+ */
 int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
 		    void *k);
 /* Keep a packet of the next call until it starts. */

@@ -709,33 +709,15 @@ void rina_stash(struct rina_comm *c, const struct rina_msg *m)
  * calls are stashed (next call) or acknowledged statelessly (earlier
  * call: the sender missed our ACK).
  */
+/* A checked message of this job, not CTRL (rina_recv_batch). */
 static int rx_one(struct call *k, const struct rina_msg *m, bool from_stash)
 {
 	struct rina_comm *c = k->c;
 	const struct rina_hdr *h = m->buf;
-	enum rina_parse_err pe;
-	unsigned int op;
+	unsigned int op = rina_hdr_opcode(h);
 	int rc;
 
-	if (!from_stash) {
-		c->st.rx_packets++;
-		c->st.rx_bytes += m->len + RINA_FRAME_OVERHEAD;
-	}
-	pe = rina_hdr_check(h, m->len);
-	if (pe) {
-		c->st.rx_malformed++;
-		return 0;
-	}
-	if (ntohs(h->job_id) != c->job.job_id) {
-		c->st.rx_foreign++;
-		return 0;
-	}
-	op = rina_hdr_opcode(h);
-	if (op == RINA_OP_CTRL)
-		return rina_rx_ctrl(c, h, &m->addr, NULL);
 	if (op == RINA_OP_ACK) {
-		if (!from_stash)
-			c->st.ack_rx_bytes += m->len + RINA_FRAME_OVERHEAD;
 		rx_ack(k, h, &m->addr);
 		return 0;
 	}
@@ -842,7 +824,31 @@ int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
 		return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
 				 strerror(-n));
 	for (j = 0; j < n; j++) {
-		ret = fn(k, &msgs[j], false);
+		const struct rina_msg *m = &msgs[j];
+		const struct rina_hdr *h = m->buf;
+
+		/* what every role does first; fn sees this job's data/ACKs */
+		c->st.rx_packets++;
+		c->st.rx_bytes += m->len + RINA_FRAME_OVERHEAD;
+		if (rina_hdr_check(h, m->len)) {
+			c->st.rx_malformed++;
+			continue;
+		}
+		if (ntohs(h->job_id) != c->job.job_id) {
+			c->st.rx_foreign++;
+			continue;
+		}
+		switch (rina_hdr_opcode(h)) {
+		case RINA_OP_CTRL:
+			ret = rina_rx_ctrl(c, h, &m->addr, NULL);
+			break;
+		case RINA_OP_ACK:
+			c->st.ack_rx_bytes += m->len + RINA_FRAME_OVERHEAD;
+			/* fall through */
+		default:
+			ret = fn(k, m, false);
+			break;
+		}
 		if (ret)
 			return ret;
 	}
