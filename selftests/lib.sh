@@ -120,3 +120,28 @@ require_cmd()
 		fi
 	done
 }
+
+# iface_bytes OUT S CALLS [RINA-RUN-OPTION...]: a 2x3 cluster with rack 0
+# INA runs CALLS int32 allreduces of S bytes (rina-bench --json); OUT gets
+# the JSON rows, "eth0 RANK TX RX" per rank and "up R TX RX" per rack
+# uplink, bytes over all calls. Returns rina-run's status.
+iface_bytes()
+{
+	local out=$1 s=$2 calls=$3 bin
+	shift 3
+	bin=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/bin
+	"$bin/rina-run" "$@" --topo 2x3 --ina 0 --timeout 150 -- sh -c '
+	stat() { cat /sys/class/net/eth0/statistics/$1_bytes; }
+	up() { ip netns exec "${RINA_NETNS%-h*}-tor$1" \
+		cat /sys/class/net/up0/statistics/$2_bytes; }
+	t0=$(stat tx) r0=$(stat rx)
+	[ "$RINA_RANK" = 0 ] && u0="$(up 0 tx) $(up 0 rx) $(up 1 tx) $(up 1 rx)"
+	"$0" -d int32 -b "$1" -e "$1" -n "$2" -w 0 -c 0 --json || exit 1
+	echo "eth0 $RINA_RANK $(( $(stat tx) - t0 )) $(( $(stat rx) - r0 ))"
+	if [ "$RINA_RANK" = 0 ]; then
+		sleep 0.5
+		set -- $u0
+		echo "up 0 $(( $(up 0 tx) - $1 )) $(( $(up 0 rx) - $2 ))"
+		echo "up 1 $(( $(up 1 tx) - $3 )) $(( $(up 1 rx) - $4 ))"
+	fi' "$bin/rina-bench" "$s" "$calls" >"$out" 2>&1
+}

@@ -282,20 +282,7 @@ report notor $? \
 S=$((2 << 20)); calls=3
 measure_bytes()
 {
-"$run" --topo 2x3 --ina 0 --timeout 150 -- sh -c '
-	stat() { cat /sys/class/net/eth0/statistics/$1_bytes; }
-	up() { ip netns exec "${RINA_NETNS%-h*}-tor$1" \
-		cat /sys/class/net/up0/statistics/$2_bytes; }
-	t0=$(stat tx) r0=$(stat rx)
-	[ "$RINA_RANK" = 0 ] && u0="$(up 0 tx) $(up 0 rx) $(up 1 tx) $(up 1 rx)"
-	"$0" -d int32 -b '$S' -e '$S' -n '$calls' -w 0 -c 0 --json || exit 1
-	echo "eth0 $RINA_RANK $(( $(stat tx) - t0 )) $(( $(stat rx) - r0 ))"
-	if [ "$RINA_RANK" = 0 ]; then
-		sleep 0.5
-		set -- $u0
-		echo "up 0 $(( $(up 0 tx) - $1 )) $(( $(up 0 rx) - $2 ))"
-		echo "up 1 $(( $(up 1 tx) - $3 )) $(( $(up 1 rx) - $4 ))"
-	fi' "$bench" >"$tmp/bytes.out" 2>&1
+iface_bytes "$tmp/bytes.out" "$S" "$calls"
 rc=$?
 python3 - "$tmp/bytes.out" "$S" "$calls" <<'EOF' >"$tmp/bytes.chk"
 import json, sys
