@@ -22,6 +22,7 @@ $(TOR_MODEL_LIB): $(TOR_MODEL_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(TOR_TEST_DIR)/tor_vectors: $(TOP)/selftests/tor/tor_vectors.c \
+		$(TOP)/selftests/tor/vec_hex.h \
 		$(TOR_MODEL_LIB) $(TOR_MODEL_HDRS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
@@ -95,7 +96,8 @@ $(RINA_TOR_BIN): $(RINA_TOR_SRCS) $(TOR_MODEL_LIB) $(TOR_MODEL_HDRS) \
 
 ALL_TARGETS += $(RINA_TOR_BIN)
 
-$(TOR_TEST_DIR)/tor_replay: $(TOP)/selftests/tor/tor_replay.c
+$(TOR_TEST_DIR)/tor_replay: $(TOP)/selftests/tor/tor_replay.c \
+		$(TOP)/selftests/tor/vec_hex.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(USER_CFLAGS) $< -o $@

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "vec_hex.h"
 
 #define MAX_IF		8
 #define MAX_FRAME	9216
@@ -38,31 +39,6 @@ struct frame {
 
 static int fds[MAX_IF], ifx[MAX_IF], n_if;
 static struct frame want[MAX_OUT], got[MAX_OUT];
-
-static int hex(const char *s, unsigned char *buf, int cap)
-{
-	int n = 0, hi = -1;
-
-	for (; *s; s++) {
-		int v;
-
-		if (isspace((unsigned char)*s))
-			continue;
-		if (!isxdigit((unsigned char)*s))
-			return -1;
-		v = isdigit((unsigned char)*s) ? *s - '0' :
-			tolower((unsigned char)*s) - 'a' + 10;
-		if (hi < 0) {
-			hi = v;
-			continue;
-		}
-		if (n >= cap)
-			return -1;
-		buf[n++] = (unsigned char)(hi << 4 | v);
-		hi = -1;
-	}
-	return hi >= 0 ? -1 : n;
-}
 
 static long long now_ms(void)
 {
@@ -196,7 +172,7 @@ static int run_file(const char *file)
 
 			if (sscanf(arg, "%d", &port) != 1 || port < 0 ||
 			    port >= n_if || !strchr(arg, ' ') ||
-			    (n = hex(strchr(arg, ' '), frame, MAX_FRAME)) < 14)
+			    (n = vec_hex(strchr(arg, ' '), frame, MAX_FRAME)) < 14)
 				return printf("# %s:%d: bad in\n", file,
 					      lineno), 1;
 			sll.sll_ifindex = ifx[port];
@@ -211,7 +187,7 @@ static int run_file(const char *file)
 		} else if (!strcmp(p, "out")) {
 			if (nwant == MAX_OUT || sscanf(arg, "%d", &port) != 1 ||
 			    !strchr(arg, ' ') ||
-			    (n = hex(strchr(arg, ' '), want[nwant].data,
+			    (n = vec_hex(strchr(arg, ' '), want[nwant].data,
 				     MAX_FRAME)) < 0)
 				return printf("# %s:%d: bad out\n", file,
 					      lineno), 1;

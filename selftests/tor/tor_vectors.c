@@ -9,6 +9,7 @@
 #include <string.h>
 #include <ctype.h>
 #include "rina_tor_model.h"
+#include "vec_hex.h"
 
 static struct rina_tor sw;
 static struct rina_tor_out out;
@@ -17,32 +18,6 @@ struct expect {
 	unsigned int port, len;
 	unsigned char data[RINA_TOR_FRAME_MAX];
 };
-
-static int hex(const char *s, unsigned char *buf, unsigned int cap)
-{
-	unsigned int n = 0;
-	int hi = -1;
-
-	for (; *s; s++) {
-		int v;
-
-		if (isspace((unsigned char)*s))
-			continue;
-		if (!isxdigit((unsigned char)*s))
-			return -1;
-		v = isdigit((unsigned char)*s) ? *s - '0' :
-			tolower((unsigned char)*s) - 'a' + 10;
-		if (hi < 0) {
-			hi = v;
-			continue;
-		}
-		if (n >= cap)
-			return -1;
-		buf[n++] = (unsigned char)(hi << 4 | v);
-		hi = -1;
-	}
-	return hi >= 0 ? -1 : (int)n;
-}
 
 static void dump(const char *what, unsigned int port, const unsigned char *d,
 		 unsigned int len)
@@ -125,7 +100,7 @@ static int run_file(const char *file, unsigned int *npkts)
 			}
 		} else if (!strcmp(p, "in")) {
 			if (sscanf(arg, "%u", &port) != 1 ||
-			    (n = hex(strchr(arg, ' ') ? strchr(arg, ' ') : "",
+			    (n = vec_hex(strchr(arg, ' ') ? strchr(arg, ' ') : "",
 				     frame, sizeof(frame))) < 0) {
 				printf("# %s:%d: bad in line\n", file, lineno);
 				bad = 1;
@@ -139,7 +114,7 @@ static int run_file(const char *file, unsigned int *npkts)
 		} else if (!strcmp(p, "out")) {
 			if (!pending || nexp >= RINA_TOR_MAX_OUT ||
 			    sscanf(arg, "%u", &exp[nexp].port) != 1 ||
-			    (n = hex(strchr(arg, ' ') ? strchr(arg, ' ') : "",
+			    (n = vec_hex(strchr(arg, ' ') ? strchr(arg, ' ') : "",
 				     exp[nexp].data,
 				     sizeof(exp[nexp].data))) < 0) {
 				printf("# %s:%d: bad out line\n", file, lineno);
