@@ -56,11 +56,15 @@ for kver in "${kvers[@]}"; do
 	# A guest kernel that dies before the tests begin (no RINA-VM-BEGIN:
 	# rina.ko not loaded yet; seen once as an early-boot panic of the
 	# 6.12 kernel under TCG) boots once more; anything later counts.
+	# One host thread runs both vCPUs (thread=single): with a thread
+	# per vCPU, a vCPU ran code the other was live-patching (static
+	# keys, tracepoints): a 6.12 guest died of an "Oops: int3" in
+	# __schedule in one CI run. The guest still has 2 CPUs.
 	for attempt in 1 2; do
 		start=$(date +%s)
 		timeout --kill-after=5 "$boot_timeout" qemu-system-x86_64 \
-			-accel tcg -m 1024 -smp 2 -nographic -no-reboot \
-			-nic none -kernel "$d/root/boot/vmlinuz-$kver" \
+			-accel tcg,thread=single -m 1024 -smp 2 -nographic \
+			-no-reboot -nic none -kernel "$d/root/boot/vmlinuz-$kver" \
 			-initrd "$d/initrd.cpio.gz" \
 			-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 rdinit=/init quiet loglevel=3" \
 			</dev/null >"$d/console.log" 2>&1

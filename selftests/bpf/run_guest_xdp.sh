@@ -86,11 +86,11 @@ INIT
 	chmod +x "$stage/init"
 	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$d/initrd.cpio.gz"
 	rm -rf "$stage"
-	# a guest kernel that dies before the tests begin boots once more
-	# (as in scripts/vm/run-vm-tests.sh)
+	# a guest kernel that dies before the tests begin boots once more;
+	# one host thread for both vCPUs (see scripts/vm/run-vm-tests.sh)
 	for attempt in 1 2; do
 		timeout --kill-after=5 "${RINA_VM_TIMEOUT:-300}" \
-			qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
+			qemu-system-x86_64 -accel tcg,thread=single -m 1024 -smp 2 \
 			-nographic -no-reboot -nic none \
 			-kernel "$root/boot/vmlinuz-$kver" \
 			-initrd "$d/initrd.cpio.gz" \
