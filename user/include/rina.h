@@ -67,6 +67,7 @@ struct rina_config {
 	uint32_t	drop_ppm;	/* fault injection on send: drop ... */
 	uint32_t	dup_ppm;	/* ... and duplicate, per million */
 	uint32_t	flags;		/* reserved, 0 */
+	uint32_t	rx_drop_ppm;	/* fault injection on receive: drop */
 };
 
 #define RINA_CONFIG_INIT {					\
@@ -114,6 +115,7 @@ struct rina_stats {
 	uint64_t	agent_tor_copies;	/* allgather copies it sent */
 	/* ACK frames' share of tx_bytes / rx_bytes (this rank's ring role) */
 	uint64_t	ack_tx_bytes, ack_rx_bytes;
+	uint64_t	fault_rx_dropped;	/* rx_drop_ppm's */
 };
 
 /*
@@ -137,9 +139,15 @@ int rina_comm_init(rina_comm_t **comm, const struct rina_config *cfg);
 /*
  * The same from the environment launchers set: RINA_JOB (job file),
  * RINA_RANK, and optionally RINA_TRANSPORT, RINA_TIMEOUT_MS,
- * RINA_FAULT_DROP_PPM, RINA_FAULT_DUP_PPM.
+ * RINA_FAULT_DROP_PPM, RINA_FAULT_DUP_PPM, RINA_FAULT_RX_DROP_PPM.
  */
 int rina_comm_init_env(rina_comm_t **comm);
+/*
+ * Leave the ring. It may wait for the neighbours, and on the lowest rank
+ * of an INA rack for the rack's other workers, to finish their last call
+ * (up to the job's timeout after they fall silent): they may still need
+ * this rank's acknowledgements or its agent's results.
+ */
 int rina_comm_destroy(rina_comm_t *comm);
 
 /*

@@ -115,8 +115,11 @@ static void to_core_addr(struct rina_agent_addr *o, const struct rina_addr *a)
 
 /* ---- the thread --------------------------------------------------- */
 
-/* Run the core's timers, then feed it what arrives within its wait. */
-static void agent_step(struct rina_agent *a)
+/*
+ * Run the core's timers, then feed it what arrives within its wait.
+ * Returns how many messages arrived.
+ */
+static int agent_step(struct rina_agent *a)
 {
 	struct rina_msg msgs[RINA_BATCH];
 	uint64_t wait;
@@ -136,30 +139,33 @@ static void agent_step(struct rina_agent *a)
 		rina_agent_core_rx(&a->core, msgs[j].buf, msgs[j].len, &from);
 	}
 	aflush(a);
+	return n > 0 ? n : 0;
 }
 
 static void *agent_main(void *arg)
 {
 	struct rina_agent *a = arg;
-	uint64_t stop_at = 0, now;
+	uint64_t stop_at = 0, last_rx = 0, now;
 
 	for (;;) {
 		now = rina_now_us();
 		if (a->abort)
 			break;
-		if (a->stop) {
-			/*
-			 * Leave once the rack's workers and the upstream
-			 * member are done with us and downstream heard BYE,
-			 * or after the bound.
-			 */
-			if (!stop_at)
-				stop_at = now;
-			if (rina_agent_core_session_done(&a->core) ||
-			    now - stop_at > RINA_LINGER_MAX_MS * 1000ULL)
-				break;
-		}
-		agent_step(a);
+		/*
+		 * This rank is done, but the rack's other workers may still
+		 * be in the last call and need the agent to re-emit a
+		 * result (it holds the only copy): stay until the rack's
+		 * workers and the upstream member are done with us and
+		 * downstream heard BYE, or rina_linger_over().
+		 */
+		if (a->stop && !stop_at)
+			stop_at = last_rx = now;
+		if (a->stop && (rina_agent_core_session_done(&a->core) ||
+				rina_linger_over(a->c.timeout_ms, stop_at,
+						 last_rx, now)))
+			break;
+		if (agent_step(a))
+			last_rx = rina_now_us();
 	}
 	rina_agent_core_tor_remove(&a->core);
 	aflush(a);

@@ -186,6 +186,15 @@ int rina_run_call(struct rina_comm *c, int32_t *acc, size_t count,
 	return rina_ring_run(c, acc, count, dtype_op);
 }
 
+/* The first struct rina_config (up to flags); later fields are optional. */
+#define RINA_CONFIG_SIZE_V1	(offsetof(struct rina_config, flags) + 4)
+
+static uint32_t config_rx_drop_ppm(const struct rina_config *cfg)
+{
+	return cfg->size >= offsetof(struct rina_config, rx_drop_ppm) + 4 ?
+	       cfg->rx_drop_ppm : 0;
+}
+
 int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 {
 	struct rina_comm *c;
@@ -196,7 +205,8 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 		return rina_fail(RINA_ERR_INVALID, "comm pointer is NULL");
 	*out = NULL;
 	if (!cfg || cfg->magic != RINA_CONFIG_MAGIC ||
-	    cfg->size < sizeof(*cfg) || cfg->version != RINA_API_VERSION)
+	    cfg->size < RINA_CONFIG_SIZE_V1 ||
+	    cfg->version != RINA_API_VERSION)
 		return rina_fail(RINA_ERR_INVALID,
 				 "config not initialised with RINA_CONFIG_INIT (or built against another librina)");
 	if (cfg->flags)
@@ -205,7 +215,8 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	if (!cfg->job_file == !cfg->job_text)
 		return rina_fail(RINA_ERR_INVALID,
 				 "give exactly one of job_file and job_text");
-	if (cfg->drop_ppm > 1000000 || cfg->dup_ppm > 1000000)
+	if (cfg->drop_ppm > 1000000 || cfg->dup_ppm > 1000000 ||
+	    config_rx_drop_ppm(cfg) > 1000000)
 		return rina_fail(RINA_ERR_INVALID,
 				 "fault rates are per million (0..1000000)");
 	c = calloc(1, sizeof(*c));
@@ -233,6 +244,7 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	c->rto_us = c->job.rto_us;
 	c->drop_ppm = cfg->drop_ppm;
 	c->dup_ppm = cfg->dup_ppm;
+	c->rx_drop_ppm = config_rx_drop_ppm(cfg);
 	c->rng = 0x9e3779b97f4a7c15ULL * (uint64_t)(c->rank + 1) ^
 		 rina_now_us();
 	c->max_msg = RINA_HDR_LEN + (uint32_t)c->job.elems * 4;
@@ -313,6 +325,8 @@ int rina_comm_init_env(rina_comm_t **comm)
 		ret = env_uint("RINA_FAULT_DROP_PPM", &cfg.drop_ppm);
 	if (!ret)
 		ret = env_uint("RINA_FAULT_DUP_PPM", &cfg.dup_ppm);
+	if (!ret)
+		ret = env_uint("RINA_FAULT_RX_DROP_PPM", &cfg.rx_drop_ppm);
 	if (ret)
 		return ret;
 	if (rank > RINA_MAX_RANKS)

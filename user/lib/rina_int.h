@@ -32,7 +32,6 @@
  * off far; a lost one goes again at its first timeout.
  */
 #define RINA_RTO_SLOT_MAX_US	1000000
-#define RINA_LINGER_MAX_MS	2000	/* destroy: wait for BYE at most */
 
 struct rina_stash_ent {
 	uint32_t	len;
@@ -78,7 +77,7 @@ struct rina_comm {
 	uint32_t		timeout_ms;
 	uint32_t		rto_us;		/* timer floor and start, job's */
 	uint64_t		srtt_us, rttvar_us;
-	uint32_t		drop_ppm, dup_ppm;
+	uint32_t		drop_ppm, dup_ppm, rx_drop_ppm;
 	uint64_t		rng;
 
 	uint16_t		round;		/* next call's round number */
@@ -109,6 +108,20 @@ int rina_fail(int result, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 uint64_t rina_now_us(void);
+
+/*
+ * Destroy: whether an endpoint that still waits for its neighbours' BYE
+ * may leave. Peers still in the last call retry at least once a second
+ * (RINA_RTO_SLOT_MAX_US) and give up after the job's timeout, so leave
+ * once nothing arrived for the timeout; never later than three of them.
+ */
+static inline bool rina_linger_over(uint32_t timeout_ms, uint64_t start,
+				    uint64_t last_rx, uint64_t now)
+{
+	uint64_t t = (uint64_t)timeout_ms * 1000;
+
+	return now - last_rx > t || now - start > 3 * t;
+}
 
 /* Ring allreduce of int32 words in place (wire dtype and op given). */
 int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,

@@ -830,6 +830,11 @@ int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
 		/* what every role does first; fn sees this job's data/ACKs */
 		c->st.rx_packets++;
 		c->st.rx_bytes += m->len + RINA_FRAME_OVERHEAD;
+		if (c->rx_drop_ppm &&
+		    rng_next(c) % 1000000 < c->rx_drop_ppm) {
+			c->st.fault_rx_dropped++;
+			continue;
+		}
 		if (rina_hdr_check(h, m->len)) {
 			c->st.rx_malformed++;
 			continue;
@@ -1046,18 +1051,18 @@ int rina_ring_hello(struct rina_comm *c)
 
 /*
  * Leave the ring without stranding anyone: upstream may still be
- * retransmitting our last call's packets because an ACK was lost. Keep
- * acknowledging until upstream says BYE (all its sends are acked), and
- * say BYE downstream until it answers. Bounded by the job timeout.
+ * retransmitting our last call's packets because an ACK was lost (an
+ * INA rack's worker that lags behind its agent waits on our ACK of the
+ * partial its retry made the agent re-emit). Keep acknowledging until
+ * upstream says BYE (all its sends are acked), and say BYE downstream
+ * until it answers; rina_linger_over() bounds it.
  */
 void rina_ring_linger(struct rina_comm *c)
 {
 	struct rina_msg msgs[RINA_BATCH];
 	struct call k = { .c = c, .round = c->round };
 	struct rina_ctrl_seen seen = { 0 };
-	uint64_t start = rina_now_us(), last_tx = 0, now;
-	uint64_t cap = (uint64_t)(c->timeout_ms < RINA_LINGER_MAX_MS ?
-				  c->timeout_ms : RINA_LINGER_MAX_MS) * 1000;
+	uint64_t start = rina_now_us(), last_rx = start, last_tx = 0, now;
 	int n, j;
 
 	if ((c->L < 2 && !c->ina_local) || c->broken)
@@ -1066,7 +1071,7 @@ void rina_ring_linger(struct rina_comm *c)
 		c->prev_said_bye = true;
 	while (!c->prev_said_bye || !seen.bye_next) {
 		now = rina_now_us();
-		if (now - start > cap)
+		if (rina_linger_over(c->timeout_ms, start, last_rx, now))
 			break;
 		if (!seen.bye_next && now - last_tx >= 5000) {
 			rina_send_ctrl(c, &c->next, RINA_CTRL_BYE, 0);
@@ -1080,6 +1085,7 @@ void rina_ring_linger(struct rina_comm *c)
 			if (rina_hdr_check(h, msgs[j].len) ||
 			    ntohs(h->job_id) != c->job.job_id)
 				continue;
+			last_rx = rina_now_us();
 			op = rina_hdr_opcode(h);
 			if (op == RINA_OP_CTRL)
 				rina_rx_ctrl(c, h, &msgs[j].addr, &seen);
