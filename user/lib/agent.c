@@ -145,7 +145,7 @@ static int agent_step(struct rina_agent *a)
 static void *agent_main(void *arg)
 {
 	struct rina_agent *a = arg;
-	uint64_t stop_at = 0, last_rx = 0, now;
+	uint64_t stop_at = 0, last_rx = 0, done_at = 0, now;
 
 	for (;;) {
 		now = rina_now_us();
@@ -156,14 +156,21 @@ static void *agent_main(void *arg)
 		 * be in the last call and need the agent to re-emit a
 		 * result (it holds the only copy): stay until the rack's
 		 * workers and the upstream member are done with us and
-		 * downstream heard BYE, or rina_linger_over().
+		 * downstream heard BYE (then a time-wait for BYEs whose
+		 * BYE_ACK was lost), or rina_linger_over().
 		 */
 		if (a->stop && !stop_at)
 			stop_at = last_rx = now;
-		if (a->stop && (rina_agent_core_session_done(&a->core) ||
-				rina_linger_over(a->c.timeout_ms, stop_at,
-						 last_rx, now)))
+		if (a->stop && rina_agent_core_session_done(&a->core)) {
+			if (!done_at)
+				done_at = now;
+			if (now - done_at > RINA_LINGER_TIMEWAIT_US)
+				break;
+		} else if (a->stop && rina_linger_over(a->c.timeout_ms,
+							stop_at, last_rx,
+							now)) {
 			break;
+		}
 		if (agent_step(a))
 			last_rx = rina_now_us();
 	}

@@ -111,16 +111,27 @@ uint64_t rina_now_us(void);
 
 /*
  * Destroy: whether an endpoint that still waits for its neighbours' BYE
- * may leave. Peers still in the last call retry at least once a second
- * (RINA_RTO_SLOT_MAX_US) and give up after the job's timeout, so leave
- * once nothing arrived for the timeout; never later than three of them.
+ * may leave. A peer still in the last call retries at least once a
+ * second (RINA_RTO_SLOT_MAX_US), so leave once nothing of the job arrived
+ * for three of those (two retries lost) or for the job's timeout, if
+ * shorter; never later than three timeouts. A neighbour that already
+ * left after our BYE reached it (its BYE_ACK lost) ends here too.
  */
+#define RINA_LINGER_IDLE_US	(3 * RINA_RTO_SLOT_MAX_US)
+/*
+ * Destroy, once the BYE handshakes are done: go on answering BYE this
+ * long (many of a neighbour's BYE periods), so that a lost BYE_ACK of
+ * ours does not leave the neighbour waiting for RINA_LINGER_IDLE_US.
+ */
+#define RINA_LINGER_TIMEWAIT_US	50000
+
 static inline bool rina_linger_over(uint32_t timeout_ms, uint64_t start,
 				    uint64_t last_rx, uint64_t now)
 {
 	uint64_t t = (uint64_t)timeout_ms * 1000;
+	uint64_t idle = t < RINA_LINGER_IDLE_US ? t : RINA_LINGER_IDLE_US;
 
-	return now - last_rx > t || now - start > 3 * t;
+	return now - last_rx > idle || now - start > 3 * t;
 }
 
 /* Ring allreduce of int32 words in place (wire dtype and op given). */

@@ -1055,7 +1055,8 @@ int rina_ring_hello(struct rina_comm *c)
  * INA rack's worker that lags behind its agent waits on our ACK of the
  * partial its retry made the agent re-emit). Keep acknowledging until
  * upstream says BYE (all its sends are acked), and say BYE downstream
- * until it answers; rina_linger_over() bounds it.
+ * until it answers; rina_linger_over() bounds it, and a short time-wait
+ * answers upstream's BYE again should our BYE_ACK have been lost.
  */
 void rina_ring_linger(struct rina_comm *c)
 {
@@ -1063,16 +1064,26 @@ void rina_ring_linger(struct rina_comm *c)
 	struct call k = { .c = c, .round = c->round };
 	struct rina_ctrl_seen seen = { 0 };
 	uint64_t start = rina_now_us(), last_rx = start, last_tx = 0, now;
+	uint64_t done_at = 0;
 	int n, j;
 
 	if ((c->L < 2 && !c->ina_local) || c->broken)
 		return;
 	if (c->ina_local)	/* the agent serves the rack's neighbours */
 		c->prev_said_bye = true;
-	while (!c->prev_said_bye || !seen.bye_next) {
+	for (;;) {
 		now = rina_now_us();
-		if (rina_linger_over(c->timeout_ms, start, last_rx, now))
+		if (c->prev_said_bye && seen.bye_next) {
+			/* upstream may not have our BYE_ACK: time-wait */
+			if (!done_at)
+				done_at = now;
+			if (c->ina_local ||
+			    now - done_at > RINA_LINGER_TIMEWAIT_US)
+				break;
+		} else if (rina_linger_over(c->timeout_ms, start, last_rx,
+					    now)) {
 			break;
+		}
 		if (!seen.bye_next && now - last_tx >= 5000) {
 			rina_send_ctrl(c, &c->next, RINA_CTRL_BYE, 0);
 			last_tx = now;
