@@ -519,10 +519,53 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 /* ---- other packets ----------------------------------------------- */
 
 /*
+ * Tell the rack's workers which own-chunk results we hold: an ACK with
+ * AG_PHASE | OWN_FINAL listing their allgather seqs. A worker's own-chunk
+ * contribution completes only on it (not on its own copy of the data),
+ * so the ToR's slot, which can re-emit the result, is not reused before
+ * the agent, the sender of record downstream, has it.
+ */
+static void held_flush(struct rina_agent_core *a)
+{
+	struct {
+		struct rina_hdr h;
+		__be32 seqs[RINA_AGENT_HELD_MAX];
+	} __attribute__((packed)) p;
+	__u32 j;
+
+	if (!a->n_held)
+		return;
+	hdr_init(a, &p.h, RINA_OP_ACK, a->held_round);
+	p.h.flags = RINA_F_AG_PHASE | RINA_F_OWN_FINAL;
+	p.h.seq = rina_htonl(a->held[0]);
+	p.h.n_elem = rina_htons((__u16)a->n_held);
+	for (j = 0; j < a->n_held; j++)
+		p.seqs[j] = rina_htonl(a->held[j]);
+	to_workers(a, &p, RINA_HDR_LEN + 4 * a->n_held);
+	a->st.acks_out++;
+	a->n_held = 0;
+}
+
+static void held_push(struct rina_agent_core *a, __u16 round, __u32 seq)
+{
+	__u32 max = (a->max_msg - RINA_HDR_LEN) / 4;
+
+	if (max > RINA_AGENT_HELD_MAX)
+		max = RINA_AGENT_HELD_MAX;
+	if (a->n_held && (a->n_held >= max || a->held_round != round))
+		held_flush(a);
+	a->held_round = round;
+	a->held[a->n_held++] = seq;
+}
+
+/*
  * The ToR's copy of allgather data (its agent replica): the ToR already
  * sent it to the local workers and downstream, so keep it for repairs and
  * as sender of record, and ACK upstream data to the upstream member. The
- * own chunk's result (the ToR completed the rack's chunk) needs no ACK.
+ * own chunk's result (the ToR completed the rack's chunk) is ACKed to the
+ * rack's workers instead (held_flush()): the copy the ToR sends us at
+ * DONE can be lost together with the one to downstream, and then only a
+ * re-emission, which a worker's retransmission triggers, brings it back.
  */
 static void ag_from_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 			__u32 len)
@@ -538,14 +581,18 @@ static void ag_from_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 	}
 	a->st.tor_copies++;
 	if (rina_keymap_get(&a->ag, round, seq)) {
-		a->st.dup++;
-		if (!own)	/* our ACK was lost */
+		a->st.dup++;	/* our ACK was lost */
+		if (own)
+			held_push(a, round, seq);
+		else
 			send_ack(a, &a->cfg.prev, round, seq, RINA_F_AG_PHASE);
 		return;
 	}
 	if (!ag_store(a, h, len, hop < L, hop))
-		return;	/* no copy, no ACK: upstream sends it again */
-	if (!own) {
+		return;	/* no copy, no ACK: the sender tries again */
+	if (own) {
+		held_push(a, round, seq);
+	} else {
 		a->st.ag_in++;
 		send_ack(a, &a->cfg.prev, round, seq, RINA_F_AG_PHASE);
 	}
@@ -884,6 +931,7 @@ __u64 rina_agent_core_tick(struct rina_agent_core *a)
 {
 	__u64 now = a->ops->now_us(a->ctx), wait, w2;
 
+	held_flush(a);
 	wait = ag_retransmit(a);
 	w2 = tor_tick(a, now);
 	if (w2 < wait)
@@ -920,6 +968,7 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	rina_keymap_filter(&a->ag, NULL, drop_val, a);
 	rina_keymap_filter(&a->agg, NULL, drop_val, a);
 	a->fifo_head = a->fifo_tail = 0;
+	a->n_held = 0;
 	a->rack_ts = 0;
 	a->timer = 0;
 	a->max_round = 0;

@@ -113,6 +113,9 @@ struct rina_agent_cfg {
 
 struct rina_agent_ag;
 
+/* Sequence numbers per "held" ACK to the workers (see ag_from_tor()). */
+#define RINA_AGENT_HELD_MAX	64
+
 struct rina_agent_core {
 	struct rina_agent_cfg	cfg;
 	const struct rina_agent_ops *ops;
@@ -146,6 +149,11 @@ struct rina_agent_core {
 	__u32			tor_tries;
 	__u64			tor_last;
 
+	/* own-chunk ToR copies held, not yet told to the workers */
+	__u32			held[RINA_AGENT_HELD_MAX];
+	__u32			n_held;
+	__u16			held_round;
+
 	__u8			*scratch;	/* datagram being built */
 	struct rina_agent_counters st;
 };
@@ -159,7 +167,9 @@ void rina_agent_core_fini(struct rina_agent_core *a);
 void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 			__u32 len, const struct rina_agent_addr *from);
 /*
- * Timers: HELLO and BYE downstream, allgather retransmission. Returns
+ * Timers: HELLO and BYE downstream, allgather retransmission; also sends
+ * what rx batched for the workers, so hosts call it after each batch of
+ * received datagrams. Returns
  * the microseconds after which it wants to run again (RINA_AGENT_NO_WAIT:
  * only when a packet comes).
  */

@@ -13,8 +13,9 @@
  *     it to the upstream member (ACK at DONE makes slot reuse safe).
  * A duplicate of a done slot (DUP_DONE): the upstream partial is ACKed
  * again; a local own-chunk contribution gets AG_DATA back to that worker
- * only (not to the agent); any other local contribution re-sends the
- * partial; all with RETX.
+ * and to the agent (its copy at DONE may have been lost, and the workers
+ * wait until the agent holds it); any other local contribution re-sends
+ * the partial; all with RETX.
  * A STALE upstream partial (its slot was reclaimed, so its ordinal
  * completed long ago) gets the ACK the upstream lost; a stale local
  * contribution is a late duplicate and is dropped.
@@ -95,7 +96,8 @@ control NextStep(inout headers_t hdr, inout metadata_t meta)
 			} else {
 				result_header(RINA_F_RETX);
 				if (meta.own == 1) {
-					meta.emit = RINA_EMIT_ONE;
+					meta.emit = RINA_EMIT_ONE |
+						    RINA_EMIT_AGENT;
 					as_allgather();
 				} else {
 					meta.emit = RINA_EMIT_NEXT;

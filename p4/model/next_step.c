@@ -11,8 +11,9 @@
  *     header-only ACK of that partial to the upstream member (ACK at DONE).
  * A duplicate of a done slot re-emits: the upstream partial gets its ACK
  * again, a local worker's own-chunk contribution gets AG_DATA back to that
- * worker only (not to the agent), any other contribution re-sends the
- * partial (flag RETX).
+ * worker and to the agent (whose copy at DONE may have been lost: the
+ * workers wait for the agent to hold it), any other contribution re-sends
+ * the partial (flag RETX).
  * A stale upstream partial (its slot was reclaimed, so its ordinal
  * completed long ago, Documentation/protocol-ina.md) gets the ACK the
  * upstream lost; a stale local contribution is a late duplicate: dropped.
@@ -89,6 +90,7 @@ void tor_next_step(struct rina_tor *sw, struct tor_headers *hdr,
 		meta->emit = RINA_EMIT_UP;
 		return;
 	}
-	meta->emit = meta->own ? RINA_EMIT_ONE : RINA_EMIT_NEXT;
+	meta->emit = meta->own ? RINA_EMIT_ONE | RINA_EMIT_AGENT :
+				 RINA_EMIT_NEXT;
 	result_header(hdr, meta, RINA_F_RETX);
 }

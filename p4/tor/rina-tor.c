@@ -813,8 +813,11 @@ static void usage(void)
 		"usage: rina-tor --job FILE [--job FILE]... --rack R [--bridge br0]\n"
 		"                [--epoch N] [--on-demand]\n"
 		"                [--stats FILE] [-j] [--drop VER_OP:RATE]...\n"
+		"                [--drop-out VER_OP:RATE]...\n"
 		"  runs in a ToR namespace whose bridge has ports up0, h0, h1...\n"
-		"  --drop 0x11:655  drop 1%% of SR_CONTRIB (ingress simulator)\n");
+		"  --drop 0x11:655  drop 1%% of SR_CONTRIB (ingress simulator)\n"
+		"  --drop-out 0x13:6554  drop 10%% of the AG_DATA copies the\n"
+		"                switch emits, each on its own (egress simulator)\n");
 	exit(2);
 }
 
@@ -827,6 +830,7 @@ int main(int argc, char **argv)
 		{ "epoch", required_argument, NULL, 'e' },
 		{ "stats", required_argument, NULL, 's' },
 		{ "drop", required_argument, NULL, 'd' },
+		{ "drop-out", required_argument, NULL, 'D' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "on-demand", no_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
@@ -854,16 +858,18 @@ int main(int argc, char **argv)
 		case 's': stats = optarg; break;
 		case 'j': jflag = 1; break;
 		case 'o': on_demand = 1; break;
-		case 'd': {
+		case 'd':
+		case 'D': {
+			const char *pipe = c == 'd' ? "Ingress" : "Egress";
 			unsigned int op, rate;
 
 			if (n_drops == 16 ||
 			    sscanf(optarg, "%i:%u", &op, &rate) != 2)
 				usage();
 			snprintf(drops[n_drops++], sizeof(drops[0]),
-				 "table_add RinaIngress.drop_sim.drop_sim "
-				 "RinaIngress.drop_sim.drop_rate %u => %u",
-				 op, rate);
+				 "table_add Rina%s.drop_sim.drop_sim "
+				 "Rina%s.drop_sim.drop_rate %u => %u",
+				 pipe, pipe, op, rate);
 			break;
 		}
 		default: usage();

@@ -434,7 +434,7 @@ def v_duplicates():
     v.count("job_ctr", "reemit")
     v.count("job_out", "ack_out")
     v.c("own chunk done, then rank 3 retransmits its contribution: "
-        "AG_DATA back to rank 3 only")
+        "AG_DATA back to rank 3 and to the agent")
     c2, s2, seq2 = OWN, 2 * P, OWN * P
     v.inp(UPLINK, partial(seq2, s2, c2, [1]), "SR_PARTIAL own chunk")
     for w in WORKERS:
@@ -460,10 +460,12 @@ def v_duplicates():
     v.count("job_out", "ack_out")
     v.inp(3, contrib(WORKERS[2], seq2, s2, c2, [3], flags=F_RETX),
           "contrib rank 3 RETX")
-    v.out(3, from_agent(WORKERS[2], rina(
-        AG, ag_seq(seq2), 0, c2, agf | F_RETX, step=2, hop=0, src=SRC_SW,
-        nc=4, data=res)), "AG_DATA (RETX) to rank 3 only")
-    v.lines.append("#   (no copy to the agent: it got one at DONE)")
+    reemit = rina(AG, ag_seq(seq2), 0, c2, agf | F_RETX, step=2, hop=0,
+                  src=SRC_SW, nc=4, data=res)
+    v.out(3, from_agent(WORKERS[2], reemit),
+          "AG_DATA (RETX) to rank 3, the one worker that asked")
+    to_agent(v, reemit, "AG_DATA (RETX) to the agent: its copy at DONE "
+             "may have been lost, and the workers wait until it holds one")
     v.count("job_ctr", "contrib_in")
     v.count("job_ctr", "dup")
     v.count("job_ctr", "reemit")

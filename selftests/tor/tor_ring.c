@@ -712,11 +712,14 @@ static void host_rx(struct world *w, struct host *h, const __u8 *d,
 }
 
 /*
- * The agent's copy of an own-chunk AG_DATA was lost: the ToR does not
- * re-emit to the agent (re-emission goes to the one worker that asks),
- * so unless the downstream member's AG ACK showed that the forward
- * copy arrived, the agent takes the data from its rank's worker on the
- * same host, which always gets it (its ordinal completes only on it).
+ * The agent's copy of an own-chunk AG_DATA was lost. librina's workers
+ * complete their own-chunk ordinals only when the agent says it holds
+ * the result, and retransmit until then, which makes the ToR re-emit it
+ * to them and to the agent (Documentation/protocol-ina.md §5). This
+ * simpler host model instead lets the agent take the data from its
+ * rank's worker on the same host, which always gets it (its ordinal
+ * completes only on it), unless the downstream member's AG ACK showed
+ * that the forward copy arrived.
  */
 static void agent_own_fallback(struct world *w, struct host *h)
 {

@@ -8,8 +8,9 @@
  * ToR multicasts: it sends S bytes and receives S bytes.
  *
  * A contribution counts as delivered when the downstream member's ACK is
- * fanned out to the rack (chunks that leave the rack) or when the chunk's
- * allgather data arrives (the member's own chunk). Lost contributions are
+ * fanned out to the rack (chunks that leave the rack) or, for the member's
+ * own chunk, when its allgather data arrives from the agent, or when the
+ * agent says it holds what the ToR sent (wrx_ack()). Lost contributions are
  * retransmitted (the ToR re-emits a completed slot's result); missing
  * allgather data is asked for from the agent with a NACK.
  */
@@ -267,7 +268,12 @@ static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
 		rina_bit_test_and_set(k->ovfmap, (uint32_t)(off / s->E));
 	k->got_ag++;
 	k->last_progress = rina_now_us();
-	if (id.chunk == own) {
+	/*
+	 * The rack's own chunk from the ToR completes the contribution only
+	 * once the agent says it holds the result too (wrx_ack()): until
+	 * then a retransmission is what makes the ToR send it again.
+	 */
+	if (id.chunk == own && !(h->flags & RINA_F_FROM_SWITCH)) {
 		uint32_t sr = rina_seq(s, id.block, id.chunk, id.pkt, 0);
 
 		if (k->ct_of_seq[sr])
@@ -276,18 +282,33 @@ static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
 	return 0;
 }
 
+/*
+ * ACKs the agent sends the rack: the downstream member's ACKs of the
+ * partials (reduce-scatter seqs), and, with AG_PHASE | OWN_FINAL, the
+ * own-chunk results it holds (allgather seqs).
+ */
 static void wrx_ack(struct wcall *k, const struct rina_hdr *h)
 {
 	const __be32 *seqs = (const __be32 *)(h + 1);
-	uint32_t j, n = ntohs(h->n_elem);
+	uint32_t j, n = ntohs(h->n_elem), own = rina_own_chunk(k->i, k->s.L);
+	bool held = h->flags & RINA_F_AG_PHASE;
+	struct rina_pkt_id id;
 
 	k->c->st.rx_acks++;
-	if (h->flags & RINA_F_AG_PHASE)
+	if (held && !(h->flags & RINA_F_OWN_FINAL))
 		return;
 	for (j = 0; j < n; j++) {
 		uint32_t seq = ntohl(seqs[j]);
 
-		if (seq < k->s.seqs && k->ct_of_seq[seq])
+		if (seq >= k->s.seqs)
+			continue;
+		if (held) {
+			rina_seq_decode(&k->s, seq, &id);
+			if (!id.ag || id.chunk != own)
+				continue;
+			seq = rina_seq(&k->s, id.block, id.chunk, id.pkt, 0);
+		}
+		if (k->ct_of_seq[seq])
 			contrib_done(k, k->ct_of_seq[seq] - 1);
 	}
 }
