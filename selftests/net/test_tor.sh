@@ -119,6 +119,13 @@ bench()
 		>"$tmp/$name.out" 2>&1
 }
 
+# tor_sum NAME COUNTER: COUNTER summed over every ToR's stats of run NAME
+tor_sum()
+{
+	cat "$tmp/$1.tor"/tor*.json 2>/dev/null | grep -o "\"$2\":[0-9]*" |
+		awk -F: '{s += $2} END {print s + 0}'
+}
+
 report()
 {
 	local name=$1 rc=$2 msg=$3 chk
@@ -211,8 +218,7 @@ for spec in "655 int32 1% 64K 256K" "6554 float32 10% 16K 32K"; do
 	bench "$name" 2x2 all --opt --tor-opt --opt "$drops" -- \
 		-d "$2" -b "$4" -e "$5" -f 4
 	rc=$?
-	d=$(cat "$tmp/$name.tor"/tor*.json 2>/dev/null |
-		grep -o '"drop_sim":[0-9]*' | awk -F: '{s += $2} END {print s + 0}')
+	d=$(tor_sum "$name" drop_sim)
 	[ "$d" -gt 0 ] || rc=98
 	report "$name" "$rc" \
 		"ToR drop simulator at $3 on every Rina opcode: exact, identical, $d dropped and recovered" \
@@ -229,8 +235,7 @@ name=drop-out-ag
 bench "$name" 2x2 all --opt --tor-opt --opt "--drop-out 0x13:19661" -- \
 	-d int32 -b 16K -e 64K -f 4
 rc=$?
-d=$(cat "$tmp/$name.tor"/tor*.json 2>/dev/null |
-	grep -o '"drop_sim_out":[0-9]*' | awk -F: '{s += $2} END {print s + 0}')
+d=$(tor_sum "$name" drop_sim_out)
 [ "$d" -gt 0 ] || rc=98
 report "$name" "$rc" \
 	"ToR egress drop simulator at 30% on AG_DATA copies: exact, identical, $d dropped and recovered" \
