@@ -225,7 +225,7 @@ for spec in "655 int32 1% 64K 256K" "6554 float32 10% 16K 32K"; do
 		"$name" 4 2
 done
 
-# the ToR's egress drop simulator drops each replica on its own: at 30%
+# 9: the ToR's egress drop simulator drops each replica on its own: at 30%
 # on AG_DATA, the agent's and the next member's copies of an own-chunk
 # result are both lost about once in eleven. The workers complete an
 # own-chunk ordinal only when the agent says it holds the result; their
@@ -241,7 +241,7 @@ report "$name" "$rc" \
 	"ToR egress drop simulator at 30% on AG_DATA copies: exact, identical, $d dropped and recovered" \
 	"$name" 4 2
 
-# librina's fault knobs on every rank and agent (sends dropped or sent
+# 10-11: librina's fault knobs on every rank and agent (sends dropped or sent
 # twice): contributions, partials, allgather data and ACKs of all roles
 for spec in "2x2 0 3 10000 10000 int32 1%-loss-1%-dup" \
 	    "3x2 all 3 50000 0 float32 5%-loss"; do
@@ -258,7 +258,7 @@ for spec in "2x2 0 3 10000 10000 int32 1%-loss-1%-dup" \
 		"$name" "$(( ${1%x*} * ${1#*x} ))" "$3"
 done
 
-# AF_XDP workers (rina-run --xdp): through the ToR, and with the agents
+# 12-13: AF_XDP workers (rina-run --xdp): through the ToR, and with the agents
 # adding in software (--tor off; the agent rank's worker reaches its own
 # agent through the kernel, AF_XDP frames cannot loop back)
 saved_transport=$transport
@@ -279,7 +279,7 @@ for spec in "on through rina-tor" "off with software agents"; do
 done
 transport=$saved_transport
 
-# 9: a ToR out of slots: a window of 4096 needs 2 x 4096 slots of the
+# 14: a ToR out of slots: a window of 4096 needs 2 x 4096 slots of the
 # ToR's 4096, so it refuses (status 2) and the agent adds the rack
 bench noslots 2x2 0 --opt --job-opt --opt 'window 4096' -- \
 	-d int32 -b 4K -e 64K -f 4
@@ -287,14 +287,14 @@ report noslots $? \
 	"ToR out of slots: refused (no slots left), the agent adds in software, exact" \
 	noslots 4 3 off:2 1
 
-# 10: no ToR running (RINA_TOR is a program that exits at once): the agent
+# 15: no ToR running (RINA_TOR is a program that exits at once): the agent
 # gets no answer and adds in software
 bench notor 2x2 0 RINA_TOR=/bin/true -- -d float32 -b 4K -e 64K -f 4
 report notor $? \
 	"ToR not running: no answer, the agent adds in software, exact" \
 	notor 4 3 off:4294967295 1
 
-# 12: bytes on the wire through the ToR: 2x3, rack 0 INA (m = 3, L = 4),
+# 16: bytes on the wire through the ToR: 2x3, rack 0 INA (m = 3, L = 4),
 # S = 2 MiB int32, 3 calls. Data: INA-rack worker S each way, ring member
 # and rack uplinks 2(L-1)/L S each way, padding packets included. ACK
 # frames are subtracted as the ranks count them (rina-bench's
@@ -378,7 +378,7 @@ else
 	ktap_fail "bytes per interface through the ToR" "rina-run $rc, check $brc"
 fi
 
-# two concurrent jobs on the same ToRs: job B numbers each rack's hosts
+# 17: two concurrent jobs on the same ToRs: job B numbers each rack's hosts
 # the other way round (its agent is another host, port 21057); rina-tor
 # holds both descriptions (--tor-job), each agent installs its own job.
 # Both exact and identical; each job's slots counted under its own entry.
@@ -440,7 +440,7 @@ else
 	ktap_fail "two concurrent jobs on the same ToR" "rina-run $rc, check $brc"
 fi
 
-# 11: a worker of the INA rack killed mid-allreduce: every other rank
+# 18: a worker of the INA rack killed mid-allreduce: every other rank
 # fails clearly within the deadline, and the agent removes the job from
 # the ToR on its way out
 start=$(date +%s)
