@@ -121,6 +121,26 @@ require_cmd()
 	done
 }
 
+# measure_retried FN OUT WHAT MSG: KTAP result MSG of FN, which measures
+# and returns 0 when the figures are within bounds. A loaded host can
+# stall a call into heavy retransmission (counted, but only roughly
+# attributable to a link), so FN gets up to three tries. OUT is FN's
+# rina-run output, whose tail is shown on failure.
+measure_retried()
+{
+	local fn=$1 out=$2 what=$3 msg=$4 attempt
+
+	for attempt in 1 2 3; do
+		echo "# $what, attempt $attempt"
+		if "$fn"; then
+			ktap_ok "$msg"
+			return 0
+		fi
+	done
+	tail -5 "$out" | sed 's/^/# /'
+	ktap_fail "$msg" "$what: out of bounds in 3 tries"
+}
+
 # iface_bytes OUT S CALLS [RINA-RUN-OPTION...]: a 2x3 cluster with rack 0
 # INA runs CALLS int32 allreduces of S bytes (rina-bench --json); OUT gets
 # the JSON rows, "eth0 RANK TX RX" per rank and "up R TX RX" per rack

@@ -365,18 +365,11 @@ sys.exit(bad)
 EOF
 brc=$?
 cat "$tmp/bytes.chk"
+echo "# rina-run $rc, check $brc"
+[ "$rc" -eq 0 ] && [ "$brc" -eq 0 ]
 }
-for attempt in 1 2 3; do
-	echo "# bytes on the wire through the ToR, attempt $attempt"
-	measure_bytes
-	[ "$rc" -eq 0 ] && [ "$brc" -eq 0 ] && break
-done
-if [ "$rc" -eq 0 ] && [ "$brc" -eq 0 ]; then
-	ktap_ok "bytes per interface through the ToR within 2%: INA worker S, member and uplinks 2(L-1)/L S"
-else
-	tail -5 "$tmp/bytes.out" | sed 's/^/# /'
-	ktap_fail "bytes per interface through the ToR" "rina-run $rc, check $brc"
-fi
+measure_retried measure_bytes "$tmp/bytes.out" "bytes on the wire through the ToR" \
+	"bytes per interface through the ToR within 2%: INA worker S, member and uplinks 2(L-1)/L S"
 
 # 17: two concurrent jobs on the same ToRs: job B numbers each rack's hosts
 # the other way round (its agent is another host, port 21057); rina-tor
