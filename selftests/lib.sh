@@ -141,6 +141,30 @@ measure_retried()
 	ktap_fail "$msg" "$what: out of bounds in 3 tries"
 }
 
+# kill_ina_worker OUT SIZE [RINA-RUN-OPTION...]: on 2x2 with rack 0 INA
+# (job timeout 2 s), rank 1, a worker of that rack but not its agent, is
+# killed 1.5 s into a long run of SIZE allreduces. OUT gets rina-run's
+# output. Prints "RC SECS ERRS": rina-run's status, the run's seconds and
+# how many of ranks 0, 2 and 3 reported a timeout or an abort.
+kill_ina_worker()
+{
+	local out=$1 size=$2 bin start rc
+	shift 2
+	bin=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/bin
+	start=$(date +%s)
+	"$bin/rina-run" "$@" --topo 2x2 --ina 0 --timeout 60 \
+		--job-opt 'timeout_ms 2000' -- sh -c '
+		if [ "$RINA_RANK" = 1 ]; then
+			exec timeout -s KILL 1.5 "$0" -d int32 -b "$1" -e "$1" \
+				-n 1000 -w 0
+		fi
+		exec "$0" -d int32 -b "$1" -e "$1" -n 1000 -w 0' \
+		"$bin/rina-bench" "$size" >"$out" 2>&1
+	rc=$?
+	echo "$rc $(( $(date +%s) - start ))" \
+	     "$(grep -cE '\[rank (0|2|3)\].*(timed out|aborted)' "$out")"
+}
+
 # iface_bytes OUT S CALLS [RINA-RUN-OPTION...]: a 2x3 cluster with rack 0
 # INA runs CALLS int32 allreduces of S bytes (rina-bench --json); OUT gets
 # the JSON rows, "eth0 RANK TX RX" per rank and "up R TX RX" per rack

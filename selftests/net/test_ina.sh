@@ -232,16 +232,7 @@ else
 fi
 
 # a worker of the INA rack killed mid-allreduce
-start=$(date +%s)
-"$run" --tor off --topo 2x2 --ina 0 --timeout 60 --job-opt 'timeout_ms 2000' -- sh -c '
-	if [ "$RINA_RANK" = 1 ]; then
-		exec timeout -s KILL 1.5 "$0" -d int32 -b 1M -e 1M -n 1000 -w 0
-	fi
-	exec "$0" -d int32 -b 1M -e 1M -n 1000 -w 0' "$bench" \
-	>"$tmp/kill.out" 2>&1
-rc=$?
-secs=$(( $(date +%s) - start ))
-errs=$(grep -cE '\[rank (0|2|3)\].*(timed out|aborted)' "$tmp/kill.out")
+read -r rc secs errs < <(kill_ina_worker "$tmp/kill.out" 1M --tor off)
 grep -E '\[rank (0|2|3)\].*(timed out|aborted)' "$tmp/kill.out" | head -3 | sed 's/^/# /'
 if [ "$rc" -ne 0 ] && [ "$errs" -eq 3 ] && [ "$secs" -lt 25 ]; then
 	ktap_ok "killed INA-rack worker: the other 3 ranks fail clearly in ${secs}s"

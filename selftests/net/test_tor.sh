@@ -436,16 +436,7 @@ fi
 # 18: a worker of the INA rack killed mid-allreduce: every other rank
 # fails clearly within the deadline, and the agent removes the job from
 # the ToR on its way out
-start=$(date +%s)
-"$run" --topo 2x2 --ina 0 --timeout 60 --job-opt 'timeout_ms 2000' -- sh -c '
-	if [ "$RINA_RANK" = 1 ]; then
-		exec timeout -s KILL 1.5 "$0" -d int32 -b 256K -e 256K -n 1000 -w 0
-	fi
-	exec "$0" -d int32 -b 256K -e 256K -n 1000 -w 0' "$bench" \
-	>"$tmp/kill.out" 2>&1
-rc=$?
-secs=$(( $(date +%s) - start ))
-errs=$(grep -cE '\[rank (0|2|3)\].*(timed out|aborted)' "$tmp/kill.out")
+read -r rc secs errs < <(kill_ina_worker "$tmp/kill.out" 256K)
 removed=$(grep -c '\[tor 0\].*removed' "$tmp/kill.out")
 grep -E '\[rank (0|2|3)\].*(timed out|aborted)|\[tor 0\].*removed' \
 	"$tmp/kill.out" | head -4 | sed 's/^/# /'
