@@ -38,7 +38,11 @@ ALL_TARGETS :=
 .PHONY: all deps check check-host check-vm demo bench install clean
 .DEFAULT_GOAL := all
 
-all: deps
+# A plain build needs no root: it only checks that the tools are there
+# (one line naming the package to install when one is not); installing
+# packages is what deps, check, demo and bench do.
+all:
+	$(Q)$(TOP)/scripts/install-deps.sh --check
 	$(Q)$(MAKE) --no-print-directory build-all
 
 deps:

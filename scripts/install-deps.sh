@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # Install the Debian 12 packages Rina needs to build, test and demo.
 # Idempotent: installs only what is missing; safe to run on every make.
+#   install-deps.sh           install what is missing (root)
+#   install-deps.sh --check   only say what is missing; never installs,
+#                             needs no root, fails if the build cannot run
 set -euo pipefail
 
 PKGS=(
@@ -12,6 +15,25 @@ PKGS=(
 	qemu-system-x86 linux-headers-cloud-amd64 linux-source-6.1 xz-utils
 	linux-headers-6.12-cloud-amd64 sparse
 )
+# What a plain `make` cannot do without: package -> a file it installs.
+BUILD_NEEDS=(
+	gcc:/usr/bin/gcc clang:/usr/bin/clang bpftool:/usr/sbin/bpftool
+	libbpf-dev:/usr/include/bpf/libbpf.h libxdp-dev:/usr/include/xdp/xsk.h
+	libelf-dev:/usr/include/libelf.h zlib1g-dev:/usr/include/zlib.h
+	libmnl-dev:/usr/include/libmnl/libmnl.h
+	libopenmpi-dev:/usr/bin/mpicc
+)
+
+if [ "${1:-}" = --check ]; then
+	bad=0
+	for e in "${BUILD_NEEDS[@]}"; do
+		[ -e "${e#*:}" ] && continue
+		echo "missing ${e#*:}: install the Debian package ${e%%:*}" \
+			"(or run 'make deps' as root)" >&2
+		bad=1
+	done
+	exit $bad
+fi
 
 missing=()
 for p in "${PKGS[@]}"; do
