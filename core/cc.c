@@ -97,7 +97,13 @@ static int delay_over(struct rina_cc *cc, __u64 rtt_us,
 
 	if (!rtt_us || !rtt || !rtt->base_us)
 		return 0;
-	target = rtt->base_us + cc->p.target_us;
+	/*
+	 * A queue of one base RTT keeps a slow link busy while an ACK
+	 * comes back (its packets' serialisation is in the base RTT), so
+	 * the target never asks for less.
+	 */
+	target = rtt->base_us + (cc->p.target_us > rtt->base_us ?
+				 cc->p.target_us : rtt->base_us);
 	if (rtt_us <= target)
 		return 0;
 	if (may_cut(cc, now_us)) {

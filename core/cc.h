@@ -9,8 +9,9 @@
  * - slow start from cc_init packets up to the first congestion signal,
  *   then additive increase (cc_ai packets per round trip);
  * - queueing delay (Swift): an RTT sample above base RTT + cc_target_us
- *   cuts the window by cc_beta_delay x (rtt - target) / rtt, at most
- *   cc_max_mdf, once per round trip;
+ *   (or + base RTT, if longer) cuts the window by
+ *   cc_beta_delay x (rtt - target) / rtt, at most cc_max_mdf, once per
+ *   round trip;
  * - ECN (DCTCP): alpha, the EWMA of the marked fraction per round trip,
  *   cuts the window by alpha / 2 in a round with marks;
  * - loss (RFC 5681): a loss cuts the window by cc_beta_loss, once per

@@ -138,6 +138,17 @@ static void test_delay(void)
 	ktap_result(rina_cc_window(&p.cc) == W && p.cc.st.cuts_delay == (__u64)r,
 		    "cc: once the queue drains it grows back to W");
 
+	/* a slow link: one packet's serialisation is most of the base RTT */
+	path_init(&p, RINA_CC_F_ALL);
+	for (r = 0; r < 10; r++)
+		round_acked(&p, 10 * RINA_CC_DEF_TARGET_US, 0);
+	for (r = 0; r < 5; r++)
+		round_acked(&p, 19 * RINA_CC_DEF_TARGET_US, 0);
+	ok = !p.cc.st.cuts_delay;
+	round_acked(&p, 30 * RINA_CC_DEF_TARGET_US, 0);
+	ktap_result(ok && p.cc.st.cuts_delay == 1,
+		    "cc: the delay target is at least one base RTT (slow links)");
+
 	path_init(&p, RINA_CC_F_LOSS);
 	for (r = 0; r < 20; r++)
 		round_acked(&p, BASE + 20 * RINA_CC_DEF_TARGET_US, 0);
@@ -220,7 +231,7 @@ static void test_rtt(void)
 
 int main(void)
 {
-	ktap_plan(18);
+	ktap_plan(19);
 	test_slow_start_and_cap();
 	test_loss();
 	test_delay();
