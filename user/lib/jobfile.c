@@ -185,7 +185,9 @@ int rina_jobfile_cc(const char *val, __u16 *cc)
 		*cc = RINA_JOB_CC_OFF;
 		return 0;
 	}
-	if (strlen(val) >= sizeof(buf))
+	/* every comma separates two signals */
+	if (!*val || strlen(val) >= sizeof(buf) || val[0] == ',' ||
+	    val[strlen(val) - 1] == ',' || strstr(val, ",,"))
 		return -1;
 	strcpy(buf, val);
 	for (tok = strtok_r(buf, ",", &save); tok;
