@@ -92,7 +92,8 @@ class Job:
 				c = (i - t) % L
 				for p in range(P):
 					if self.exists(count, P, b, c, p):
-						out.add(b * 2 * L * P + c * P + p)
+						out.add(b * 2 * L * P +
+							c * P + p)
 		return out
 
 	def ag_seqs(self, i, count, chunks=None):
@@ -125,7 +126,8 @@ def decode(lua, pcap):
 	pkts = []
 	for line in res.stdout.splitlines():
 		v = dict(zip(FIELDS, line.split("\t")))
-		for k in ("frame.number", "frame.len", "rina.hop", "udp.srcport", "udp.dstport",
+		for k in ("frame.number", "frame.len", "rina.hop",
+			  "udp.srcport", "udp.dstport",
 			  "rina.op", "rina.job_id", "rina.round",
 			  "rina.src_id", "rina.chunk", "rina.seq",
 			  "rina.n_elem", "rina.p_chunk", "rina.num_contrib",
@@ -188,10 +190,11 @@ def main():
 		got = [p for p in pkts if p["eth.src"] != mac[r]]
 		# every frame: accepted by the validator, no expert info
 		for p in pkts:
-			if p["rina.verdict"] != "ok" or p["_ws.expert.message"] \
-			   or p["rina.job_id"] != job.id:
-				ck.fail(names[0], "rank %d frame %s: %s %s job %s"
-					% (r, p["frame.number"],
+			if p["rina.verdict"] != "ok" or \
+			   p["_ws.expert.message"] or \
+			   p["rina.job_id"] != job.id:
+				ck.fail(names[0], "rank %d frame %s: %s %s "
+					"job %s" % (r, p["frame.number"],
 					   p["rina.verdict"],
 					   p["_ws.expert.message"],
 					   p["rina.job_id"]))
@@ -202,7 +205,8 @@ def main():
 				     (2, got, "got HELLO_ACK"),
 				     (5, got, "got BYE_ACK")):
 			if not ct(lst, t):
-				ck.fail(names[1], "rank %d never %s" % (r, what))
+				ck.fail(names[1], "rank %d never %s" %
+					(r, what))
 		for p in ct(pkts, 1) + ct(pkts, 2):
 			hashes.add(p["rina.ctrl.hash"])
 
@@ -212,7 +216,8 @@ def main():
 		rounds = sorted({p["rina.round"] for p in data})
 		if len(rounds) != iters or not rounds or \
 		   rounds != list(range(rounds[0], rounds[0] + iters)):
-			ck.fail(names[2], "rank %d data rounds %s" % (r, rounds))
+			ck.fail(names[2], "rank %d data rounds %s" %
+				(r, rounds))
 		for rnd in rounds:
 			mine = [p for p in data if p["rina.round"] == rnd]
 			if ina:
@@ -338,7 +343,8 @@ def main():
 		for rnd in rounds:
 			acked = set()
 			for p in sent:
-				if p["rina.op"] == 4 and p["ip.dst"] == prv and \
+				if p["rina.op"] == 4 and \
+				   p["ip.dst"] == prv and \
 				   p["rina.flags"] & F_AG_PHASE and \
 				   p["rina.round"] == rnd:
 					acked.update(p["acks"])

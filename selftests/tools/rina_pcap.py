@@ -90,7 +90,7 @@ def cases():
 			    exp=3)),
 		("ok", data(3, [0x7fffffff, -0x80000000], flags=0xc6,
 			    dtype_op=0x11, hop=1, src=0xf002)),
-		("ok", data(2, [5] * 1024)),		# RINA_MAX_ELEMS words
+		("ok", data(2, [5] * 1024)),	# RINA_MAX_ELEMS words
 		("ok", seqs(4, [10, 11, 12], flags=0x80)),
 		("ok", seqs(4, [3], dtype_op=0xff)),	# dtype: data only
 		("ok", seqs(5, [40, 41])),

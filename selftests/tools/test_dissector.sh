@@ -96,8 +96,8 @@ else
 		fi
 	done
 	n=$(wc -l <"$tmp/mut.c")
-	distinct=$(sort -u "$tmp/mut.c" | tr '\n' ' ')
-	echo "# $n mutants, verdicts: $distinct"
+	echo "# $n mutants, verdicts:" $(sort "$tmp/mut.c" | uniq -c |
+		awk '{ printf "%s %d, ", $2, $1 }')
 	if [ $bad -eq 0 ] && [ "$n" -eq 2000 ]; then
 		ktap_ok "crafted: dissector and core/wire.h agree"
 	else
@@ -123,7 +123,8 @@ for p in json.load(open(sys.argv[1])):
 bad = []
 def want(n, k, v):
 	if fr[n].get(k) != v:
-		bad.append("frame %d %s = %s, want %s" % (n, k, fr[n].get(k), v))
+		bad.append("frame %d %s = %s, want %s" %
+			   (n, k, fr[n].get(k), v))
 want(3, "rina.flags.from_switch", ["1"])
 want(3, "rina.flags.ag_phase", ["1"])
 want(3, "rina.flags.retx", ["0"])
@@ -230,8 +231,10 @@ for c in dumpcap ethtool; do
 	command -v $c >/dev/null 2>&1 || { runs_ok=0; skip="missing $c"; }
 done
 [ "$(id -u)" -eq 0 ] || { runs_ok=0; skip="needs root"; }
-[ -x "$top/build/bin/rina-bench" ] && [ -x "$top/build/bin/rina-tor" ] ||
-	{ runs_ok=0; skip="build first (make)"; }
+if [ ! -x "$top/build/bin/rina-bench" ] || [ ! -x "$top/build/bin/rina-tor" ]
+then
+	runs_ok=0; skip="build first (make)"
+fi
 if [ $runs_ok -eq 1 ]; then
 	capture "1x2" 5 --topo 1x2
 	capture "2x2 ina 0" 8 --topo 2x2 --ina 0

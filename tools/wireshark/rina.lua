@@ -11,7 +11,7 @@
 -- Wire format: include/uapi/linux/rina.h; fields: Documentation/protocol.md
 -- and Documentation/protocol-ina.md; usage: Documentation/wireshark.md.
 
-local rina = Proto("rina", "Rina in-network aggregation for Ring-AllReduce")
+local rina = Proto("rina", "Rina (Ring-AllReduce with in-network aggregation)")
 
 -- ---- constants (include/uapi/linux/rina.h) ---------------------------
 
