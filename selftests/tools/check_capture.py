@@ -17,13 +17,12 @@ import re
 import subprocess
 import sys
 
-OP = {"SR_CONTRIB": 1, "SR_PARTIAL": 2, "AG_DATA": 3, "ACK": 4, "NACK": 5,
-      "CTRL": 6}
-F_RETX, F_FROM_SWITCH, F_AG_PHASE, F_OWN_FINAL = 0x01, 0x40, 0x80, 0x04
+F_RETX, F_FROM_SWITCH, F_AG_PHASE = 0x01, 0x40, 0x80
 AGENT_PORT = 0x524f
-FIELDS = ["frame.number", "frame.len", "eth.src", "ip.src", "ip.dst",
-	  "udp.srcport", "udp.dstport", "rina.op", "rina.flags",
-	  "rina.job_id", "rina.round", "rina.hop", "rina.src_id", "rina.chunk",
+FIELDS = ["frame.number", "frame.len", "eth.src", "eth.dst", "ip.src",
+	  "ip.dst", "udp.srcport", "udp.dstport", "rina.op", "rina.flags",
+	  "rina.job_id", "rina.round", "rina.hop", "rina.src_id",
+	  "rina.chunk",
 	  "rina.seq", "rina.n_elem", "rina.p_chunk", "rina.num_contrib",
 	  "rina.verdict", "rina.ctrl.type", "rina.ctrl.status",
 	  "rina.ctrl.hash", "rina.ack.seq", "rina.tor.request_in",
@@ -186,8 +185,12 @@ def main():
 		i = job.member[r]
 		ina = job.ring[i][2]
 		agent = ina and job.ring[i][0] == r
-		sent = [p for p in pkts if p["eth.src"] == mac[r]]
-		got = [p for p in pkts if p["eth.src"] != mac[r]]
+		# the ToR's copies for the agent host come from the agent's
+		# own IP and MAC, to that MAC: what a host sends goes to
+		# another MAC
+		sent = [p for p in pkts if p["eth.src"] == mac[r] and
+			p["eth.dst"] != mac[r]]
+		got = [p for p in pkts if p not in sent]
 		# every frame: accepted by the validator, no expert info
 		for p in pkts:
 			if p["rina.verdict"] != "ok" or \
