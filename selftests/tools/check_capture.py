@@ -6,7 +6,7 @@ Wireshark dissector against the job and rina-bench's --json output.
   check_capture.py LUA OUTDIR ITERS
 
 OUTDIR holds job, rank<R>.pcap, mac<R> and bench.out (rina-run's stdout
-with rina-bench --json -d int32 -w 0 -n ITERS lines). The expected packets
+with rina-bench --json -w 0 -n ITERS lines, int32 or float32). The expected packets
 come from Documentation/protocol.md and protocol-ina.md (ring, schedule,
 seq numbers), computed here independently of librina. Prints one line per
 check, "ok NAME" or "fail NAME: WHY", always the same checks for a topology.
@@ -18,11 +18,13 @@ import subprocess
 import sys
 
 F_RETX, F_FROM_SWITCH, F_AG_PHASE = 0x01, 0x40, 0x80
+OPS = {1: "SR_CONTRIB", 2: "SR_PARTIAL", 3: "AG_DATA", 4: "ACK", 5: "NACK",
+       6: "CTRL"}
 AGENT_PORT = 0x524f
 FIELDS = ["frame.number", "frame.len", "eth.src", "eth.dst", "ip.src",
 	  "ip.dst", "udp.srcport", "udp.dstport", "rina.op", "rina.flags",
 	  "rina.job_id", "rina.round", "rina.hop", "rina.src_id",
-	  "rina.chunk",
+	  "rina.chunk", "rina.dtype_op",
 	  "rina.seq", "rina.n_elem", "rina.p_chunk", "rina.num_contrib",
 	  "rina.verdict", "rina.ctrl.type", "rina.ctrl.status",
 	  "rina.ctrl.hash", "rina.ack.seq", "rina.tor.request_in",
@@ -175,8 +177,13 @@ def main():
 	if len(bench) != job.N:
 		ck.fail("tx bytes = --json", "%d of %d ranks printed JSON" %
 			(len(bench), job.N))
-	count = next(iter(bench.values()))["count"] if bench else 4096
-	P, nb = job.sched(count)
+	b0 = next(iter(bench.values())) if bench else {}
+	count = b0.get("count", 4096)
+	# float32: every call is a raw int32 MAX pass over one exponent per
+	# E elements, then the fixed-point SUM (protocol.md section 7)
+	fp = b0.get("dtype") == "float"
+	per_call = 2 if fp else 1
+	cnt = {}		# round -> elements of that call
 	hashes = set()
 	any_retx = any(b.get("retransmits", 0) for b in bench.values())
 
@@ -213,21 +220,40 @@ def main():
 		for p in ct(pkts, 1) + ct(pkts, 2):
 			hashes.add(p["rina.ctrl.hash"])
 
+		tally = {}
+		for p in sent:
+			k = OPS[p["rina.op"]]
+			tally[k] = tally.get(k, 0) + 1
+		print("# rank %d (%s) sent: %s" % (r, bench.get(r, {}).get(
+			"role", "?"), ", ".join("%s %d" % (k, tally[k])
+						for k in sorted(tally))))
 		data = [p for p in sent if p["udp.srcport"] == port and
 			p["rina.op"] in (1, 2, 3) and
 			not p["rina.flags"] & F_RETX]
 		rounds = sorted({p["rina.round"] for p in data})
-		if len(rounds) != iters or not rounds or \
-		   rounds != list(range(rounds[0], rounds[0] + iters)):
+		nr = iters * per_call
+		if len(rounds) != nr or \
+		   rounds != list(range(rounds[0], rounds[0] + nr)):
 			ck.fail(names[2], "rank %d data rounds %s" %
 				(r, rounds))
 		for rnd in rounds:
+			pre = fp and (rnd - rounds[0]) % 2 == 0
+			cnt[rnd] = math.ceil(count / job.E) if pre else count
+			dt = {p["rina.dtype_op"] for p in data
+			      if p["rina.round"] == rnd}
+			want = {"0x11"} if pre else {"0x00"} if fp else \
+				{"0x10"}
+			if dt != want:
+				ck.fail(names[3], "rank %d round %d dtype_op "
+					"%s, want %s" % (r, rnd, dt, want))
+		for rnd in rounds:
 			mine = [p for p in data if p["rina.round"] == rnd]
+			n = cnt[rnd]
 			if ina:
-				exp = {1: job.sr_seqs(i, count, job.L)}
+				exp = {1: job.sr_seqs(i, n, job.L)}
 			else:
-				exp = {2: job.sr_seqs(i, count, job.L - 1),
-				       3: job.ag_seqs(i, count)}
+				exp = {2: job.sr_seqs(i, n, job.L - 1),
+				       3: job.ag_seqs(i, n)}
 			for op in (1, 2, 3):
 				seqs = [p["rina.seq"] for p in mine
 					if p["rina.op"] == op]
@@ -238,8 +264,9 @@ def main():
 						(r, rnd, op, len(seqs),
 						 len(want)))
 		# fields follow from the seq (protocol.md section 4)
-		LP = job.L * P
 		for p in data:
+			P = job.sched(cnt[p["rina.round"]])[0]
+			LP = job.L * P
 			s = p["rina.seq"] % (2 * LP)
 			ag = s >= LP
 			c = (s - LP if ag else s) // P
@@ -327,8 +354,9 @@ def main():
 			   p["rina.op"] in (2, 3) and
 			   not p["rina.flags"] & F_RETX]
 		for rnd in rounds:
-			for op, want in ((2, job.sr_seqs(i, count, job.L - 1)),
-					 (3, job.ag_seqs(i, count))):
+			n = cnt[rnd]
+			for op, want in ((2, job.sr_seqs(i, n, job.L - 1)),
+					 (3, job.ag_seqs(i, n))):
 				seqs = sorted(p["rina.seq"] for p in emitted
 					      if p["rina.op"] == op and
 					      p["rina.round"] == rnd)
@@ -351,7 +379,7 @@ def main():
 				   p["rina.flags"] & F_AG_PHASE and \
 				   p["rina.round"] == rnd:
 					acked.update(p["acks"])
-			want = job.ag_seqs(i, count,
+			want = job.ag_seqs(i, cnt[rnd],
 					   [c for c in range(job.L)
 					    if c != (i + 1) % job.L])
 			if acked != want:
