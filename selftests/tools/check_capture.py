@@ -6,10 +6,11 @@ Wireshark dissector against the job and rina-bench's --json output.
   check_capture.py LUA OUTDIR ITERS
 
 OUTDIR holds job, rank<R>.pcap, mac<R> and bench.out (rina-run's stdout
-with rina-bench --json -w 0 -n ITERS lines, int32 or float32). The expected
-packets come from Documentation/protocol.md and protocol-ina.md (ring, schedule,
-seq numbers), computed here independently of librina. Prints one line per
-check, "ok NAME" or "fail NAME: WHY", always the same checks for a topology.
+with rina-bench --json -w 0 -n ITERS lines, int32 or float32). The
+expected packets come from Documentation/protocol.md and protocol-ina.md
+(ring, schedule, seq numbers), computed here independently of librina.
+Prints one line per check, "ok NAME" or "fail NAME: WHY", always the same
+checks for a topology, after "# " lines of diagnostics.
 """
 import json
 import math
