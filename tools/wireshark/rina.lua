@@ -313,17 +313,17 @@ local function dissect_ctrl(tree, tvb, pinfo, cap, job)
 	if cap < base_off + 16 then
 		return nil
 	end
-	local type = tvb(base_off, 4):uint()
+	local ctype = tvb(base_off, 4):uint()
 	local arg = tvb(base_off + 4, 4):uint()
 	local hash = tvb(base_off + 8, 8):uint64()
-	local name = ctrl_types[type] or string.format("type %d", type)
-	local is_tor = type >= CTRL_TOR_INSTALL and type <= CTRL_TOR_REPLY
+	local name = ctrl_types[ctype] or string.format("type %d", ctype)
+	local is_tor = ctype >= CTRL_TOR_INSTALL and ctype <= CTRL_TOR_REPLY
 	local sub = tree:add(rina, tvb(base_off, 16))
 	sub:set_text(is_tor and "ToR control: " .. name or "Control: " .. name)
 	sub:add(f.ctrl_type, tvb(base_off, 4))
-	if type == CTRL_TOR_REPLY then
+	if ctype == CTRL_TOR_REPLY then
 		sub:add(f.ctrl_status, tvb(base_off + 4, 4))
-	elseif type == CTRL_ABORT then
+	elseif ctype == CTRL_ABORT then
 		sub:add(f.ctrl_result, tvb(base_off + 4, 4))
 	else
 		sub:add(f.ctrl_arg, tvb(base_off + 4, 4))
@@ -333,7 +333,7 @@ local function dissect_ctrl(tree, tvb, pinfo, cap, job)
 	if is_tor then
 		-- a reply answers the oldest unanswered request (INSTALL or
 		-- REMOVE) of that client for that job and hash
-		local req = type ~= CTRL_TOR_REPLY
+		local req = ctype ~= CTRL_TOR_REPLY
 		local key = tor_key(pinfo, job, hash, req)
 		if not pinfo.visited and not pinfo.in_error_pkt then
 			local q = tor_pairs[key] or {}
@@ -361,9 +361,9 @@ local function dissect_ctrl(tree, tvb, pinfo, cap, job)
 		end
 	end
 	local info = name
-	if type == CTRL_TOR_REPLY then
+	if ctype == CTRL_TOR_REPLY then
 		info = info .. " " .. (tor_status[arg] or tostring(arg))
-	elseif type == CTRL_ABORT then
+	elseif ctype == CTRL_ABORT then
 		info = info .. " " .. (results[arg] or tostring(arg))
 	end
 	return info
