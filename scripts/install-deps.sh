@@ -13,7 +13,7 @@ PKGS=(
 	libmnl-dev iproute2 ethtool iputils-ping kmod cpio busybox-static
 	openmpi-bin libopenmpi-dev python3 procps psmisc
 	qemu-system-x86 linux-headers-cloud-amd64 linux-source-6.1 xz-utils
-	linux-headers-6.12-cloud-amd64 sparse
+	linux-headers-6.12-cloud-amd64 sparse tshark
 )
 # What a plain `make` cannot do without: package -> a file it installs.
 BUILD_NEEDS=(
