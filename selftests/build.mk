@@ -23,6 +23,13 @@ $(SELFTEST_BIN)/test_%: $(TOP)/selftests/lib/test_%.c $(LIBDIR)/librina.a \
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(LIBDIR)/librina.a $(RINA_LDLIBS)
 
+# One rank of selftests/net/test_lifecycle.sh (run under rina-run).
+ALL_TARGETS += $(SELFTEST_BIN)/lifecycle
+$(SELFTEST_BIN)/lifecycle: $(TOP)/selftests/lib/lifecycle.c $(LIBDIR)/librina.a
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(LIBDIR)/librina.a $(RINA_LDLIBS)
+
 # libFuzzer target for the one header validator and the job-file parser
 $(SELFTEST_BIN)/fuzz_hdr: $(TOP)/selftests/core/fuzz_hdr.c \
 		$(TOP)/core/wire.h $(TOP)/user/lib/jobfile.c $(TOP)/core/plan.c

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/random.h>
 
 #include "rina_int.h"
 #include "jobfile.h"
@@ -184,6 +185,10 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	c->rx_drop_ppm = config_rx_drop_ppm(cfg);
 	c->rng = 0x9e3779b97f4a7c15ULL * (uint64_t)(c->rank + 1) ^
 		 rina_now_us();
+	/* tells this communicator's HELLOs from its predecessor's */
+	if (getrandom(&c->incarnation, sizeof(c->incarnation), 0) !=
+	    sizeof(c->incarnation))
+		c->incarnation = (uint32_t)(c->rng >> 17);
 	c->max_msg = RINA_HDR_LEN + (uint32_t)c->job.elems * 4;
 	if (c->max_msg < RINA_HDR_LEN + sizeof(struct rina_ctrl))
 		c->max_msg = RINA_HDR_LEN + sizeof(struct rina_ctrl);
@@ -211,6 +216,7 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	ret = rina_session_hello(c);
 	if (ret)
 		goto err_agent;
+	c->session = RINA_SESSION_OPEN;
 	*out = c;
 	return RINA_OK;
 

@@ -94,6 +94,11 @@ struct rina_comm {
 	uint32_t		slot_base;
 	int			broken;		/* enum rina_result, sticky */
 	bool			prev_said_bye;	/* upstream left the ring */
+	uint8_t			session;	/* enum rina_session_phase */
+	/* this communicator's incarnation, in HELLO (session.c) */
+	uint32_t		incarnation;
+	uint32_t		prev_inc;	/* upstream's, once greeted */
+	bool			prev_greeted;
 
 	struct rina_stats	st;
 
