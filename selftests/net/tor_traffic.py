@@ -7,6 +7,8 @@
 #   tor_traffic.py serve ME PREV TCP_BYTES READY_FILE
 #   tor_traffic.py send ME NEXT_IP TCP_BYTES
 #   tor_traffic.py arp NEXT_IP
+#   tor_traffic.py mtu SEND_IF RECV_IF     (a ToR with a small-MTU port)
+#   tor_traffic.py gso DST_IP              (a UDP GSO super-frame)
 import hashlib
 import random
 import socket
@@ -157,6 +159,71 @@ def arp(peer):
                   '3 probes for %s, %d replies' % (peer, replies))
 
 
+# A Rina frame of a job the ToR does not aggregate (job 0x63, from the
+# vector unknown_job.vec): switched untouched, by its MAC, to port h0.
+RINA_L2 = bytes.fromhex('02000000010b02000000010c0800')
+RINA_IP = '4500{len:04x}123440004011{csum:04x}c612010cc612010b'
+RINA_UDP = '5240524f{len:04x}0000'
+RINA_HDR = '110000630001000000020001000000000000{n:04x}0002000180100000'
+
+
+def ip_csum(h):
+    s = sum(struct.unpack('!10H', h))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def rina_frame(n):
+    rina = bytes.fromhex(RINA_HDR.format(n=n)) + \
+        b''.join(struct.pack('!I', i + 1) for i in range(n))
+    udp = bytes.fromhex(RINA_UDP.format(len=8 + len(rina)))
+    ip = bytes.fromhex(RINA_IP.format(len=28 + len(rina), csum=0))
+    ip = ip[:10] + struct.pack('!H', ip_csum(ip)) + ip[12:]
+    return RINA_L2 + ip + udp + rina
+
+
+def mtu(send_if, recv_if):
+    """
+    A 2070-byte Rina frame for a port whose MTU is 1500, then three small
+    ones: the big one never arrives, the small ones all do (a frame above
+    the MTU once wedged the port's transmit ring).
+    """
+    big, small = rina_frame(500), rina_frame(2)
+    r = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+    r.bind((recv_if, 3))
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((send_if, 0))
+    s.send(big)
+    time.sleep(0.1)
+    for _ in range(3):
+        s.send(small)
+    got = {'big': 0, 'small': 0, 'other': 0}
+    r.settimeout(0.2)
+    end = time.monotonic() + 1.5
+    while time.monotonic() < end:
+        try:
+            f = r.recv(65535)
+        except socket.timeout:
+            continue
+        k = 'big' if f == big else 'small' if f == small else 'other'
+        got[k] += 1
+    return result('mtu', got['big'] == 0 and got['small'] == 3,
+                  '%d-byte frame for a 1500-byte MTU port: %d arrived; '
+                  'then 3 of %d bytes: %d arrived' %
+                  (len(big), got['big'], len(small), got['small']))
+
+
+def gso(dst):
+    """One UDP GSO super-frame (20000 bytes, 1400 a segment) to a Rina
+    port: the ToR must count it whole as a giant."""
+    udp_segment = 103		# linux/udp.h UDP_SEGMENT
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_UDP, udp_segment, 1400)
+    s.sendto(bytes(20000), (dst, 0x5240))
+    return True
+
+
 def main():
     cmd = sys.argv[1] if len(sys.argv) > 1 else ''
     if cmd == 'serve' and len(sys.argv) == 6:
@@ -166,9 +233,14 @@ def main():
         ok = send(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]))
     elif cmd == 'arp' and len(sys.argv) == 3:
         ok = arp(sys.argv[2])
+    elif cmd == 'mtu' and len(sys.argv) == 4:
+        ok = mtu(sys.argv[2], sys.argv[3])
+    elif cmd == 'gso' and len(sys.argv) == 3:
+        ok = gso(sys.argv[2])
     else:
         sys.exit('usage: tor_traffic.py serve ME PREV BYTES READY | '
-                 'send ME NEXT_IP BYTES | arp NEXT_IP')
+                 'send ME NEXT_IP BYTES | arp NEXT_IP | '
+                 'mtu SEND_IF RECV_IF | gso DST_IP')
     sys.exit(0 if ok else 1)
 
 
