@@ -31,6 +31,29 @@ static int open_transport(struct rina_comm *c, const char *want)
 	return rina_transport_open(want, &tc, &c->tp);
 }
 
+/*
+ * Our own port could not be opened (held by another process, say): tell
+ * the other ranks from any port of ours, so that they do not wait for
+ * their timeout. Best effort; the error message stays the first one.
+ */
+static void abort_unbound(struct rina_comm *c, const char *want, int result)
+{
+	char saved[512];
+	uint16_t port = c->self.port;
+
+	if (want && !strcmp(want, "inproc"))
+		return;
+	snprintf(saved, sizeof(saved), "%s", rina_last_error());
+	c->self.port = 0;	/* any free port */
+	if (!open_transport(c, "udp")) {
+		rina_session_abort(c, result);
+		c->tp->ops->destroy(c->tp);
+	}
+	c->tp = NULL;
+	c->self.port = port;
+	rina_fail(result, "%s", saved);
+}
+
 /* The address a ring member is reached at: its agent's port if INA. */
 static void member_addr(const struct rina_comm *c, unsigned int member,
 			struct rina_addr *a)
@@ -202,8 +225,10 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	}
 	rina_reduce_select(getenv("RINA_REDUCE"));
 	ret = open_transport(c, cfg->transport);
-	if (ret)
+	if (ret) {
+		abort_unbound(c, cfg->transport, ret);
 		goto err_free;
+	}
 	ret = rina_kernel_attach(c);
 	if (ret)
 		goto err_tp;
@@ -223,6 +248,12 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 err_agent:
 	rina_agent_stop(c->agent, false);
 err_tp:
+	/*
+	 * The others would wait for us until their timeout: tell them now,
+	 * unless they told us (or disagree with us about the job anyway).
+	 */
+	if (ret != RINA_ERR_ABORTED && ret != RINA_ERR_MISMATCH)
+		rina_session_abort(c, ret);
 	rina_kernel_detach(c);
 	c->tp->ops->destroy(c->tp);
 err_free:
@@ -231,19 +262,21 @@ err_free:
 	return ret;
 }
 
-static int env_uint(const char *name, uint32_t *v)
+static int env_uint(const char *name, uint32_t *v, unsigned long max)
 {
 	const char *s = getenv(name);
 	char *end;
 	unsigned long x;
 
-	if (!s || !*s)
+	if (!s)
 		return 0;
 	errno = 0;
 	x = strtoul(s, &end, 10);
-	if (errno || *end || x > UINT32_MAX)
-		return rina_fail(RINA_ERR_INVALID, "%s=\"%s\" is not a number",
-				 name, s);
+	/* strtoul takes "", blanks and a sign: "-1" would be 4294967295 */
+	if (!*s || *s < '0' || *s > '9' || errno || *end || x > max)
+		return rina_fail(RINA_ERR_INVALID,
+				 "%s=\"%s\" is not a number in 0..%lu", name, s,
+				 max);
 	*v = (uint32_t)x;
 	return 0;
 }
@@ -261,15 +294,17 @@ int rina_comm_init_env(rina_comm_t **comm)
 		return rina_fail(RINA_ERR_INVALID, "RINA_JOB is not set");
 	if (!getenv("RINA_RANK"))
 		return rina_fail(RINA_ERR_INVALID, "RINA_RANK is not set");
-	ret = env_uint("RINA_RANK", &rank);
+	/* the job file's ranges (Documentation/job-file.md) */
+	ret = env_uint("RINA_RANK", &rank, RINA_MAX_RANKS - 1);
 	if (!ret)
-		ret = env_uint("RINA_TIMEOUT_MS", &cfg.timeout_ms);
+		ret = env_uint("RINA_TIMEOUT_MS", &cfg.timeout_ms, 3600000);
 	if (!ret)
-		ret = env_uint("RINA_FAULT_DROP_PPM", &cfg.drop_ppm);
+		ret = env_uint("RINA_FAULT_DROP_PPM", &cfg.drop_ppm, 1000000);
 	if (!ret)
-		ret = env_uint("RINA_FAULT_DUP_PPM", &cfg.dup_ppm);
+		ret = env_uint("RINA_FAULT_DUP_PPM", &cfg.dup_ppm, 1000000);
 	if (!ret)
-		ret = env_uint("RINA_FAULT_RX_DROP_PPM", &cfg.rx_drop_ppm);
+		ret = env_uint("RINA_FAULT_RX_DROP_PPM", &cfg.rx_drop_ppm,
+			       1000000);
 	if (ret)
 		return ret;
 	if (rank > RINA_MAX_RANKS)
