@@ -66,7 +66,7 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 		meta.drop = 0;
 		if (!hdr.ethernet.isValid()) {
 			meta.tor_ev = 1 << RINA_TS_L2_RUNT;
-		} else if (sm.packet_length > 9216) {
+		} else if (sm.packet_length > RINA_TOR_FRAME_MAX) {
 			meta.tor_ev = 1 << RINA_TS_GIANT;
 		} else if (meta.is_rina == 0) {
 			meta.tor_ev = 1 << RINA_TS_NON_RINA;
