@@ -148,3 +148,12 @@ p4-json-skip:
 
 ALL_TARGETS += p4-json-skip
 endif
+
+# rina-tor-bmv2: the control plane of a bmv2 ToR (rina-run --tor bmv2), a
+# Python program beside its module (p4/bmv2/): build/bin holds a link.
+$(BIN)/rina-tor-bmv2: $(TOP)/p4/bmv2/rina-tor-bmv2 $(TOP)/p4/bmv2/rina_bmv2.py
+	$(call msg,LN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)ln -sf $< $@
+
+ALL_TARGETS += $(BIN)/rina-tor-bmv2

@@ -17,6 +17,7 @@ import glob
 import io
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -82,6 +83,11 @@ def free_tcp_port():
     return port
 
 
+def _ignore_stop_signals():
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class PacketPort:
     """bmv2's nanomsg PAIR packet socket (--packet-in): messages of a
     {int type, int port, int len} header (host order) and the frame."""
@@ -133,7 +139,7 @@ class Switch:
     socket (ifaces None: self.ports) or on the given {port: ifname}."""
 
     def __init__(self, json_path, workdir, ifaces=None, log=False,
-                 thrift_port=None):
+                 thrift_port=None, pcap_dir=None):
         self.workdir = workdir
         self.thrift_port = thrift_port or free_tcp_port()
         self.ports = None
@@ -152,10 +158,15 @@ class Switch:
         if log:
             cmd += ["--log-file", os.path.join(workdir, "switch"),
                     "--log-flush"]
+        if pcap_dir:
+            cmd += ["--pcap", pcap_dir]
         cmd.append(json_path)
         self.log = open(os.path.join(workdir, "simple_switch.out"), "w")
+        # the switch ignores SIGTERM and SIGINT: whoever stops a run
+        # signals its owner, which reads the counters before it goes
         self.proc = subprocess.Popen(cmd, stdout=self.log,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT,
+                                     preexec_fn=_ignore_stop_signals)
         self._connect(json_path)
         if ifaces is None:
             self.ports = PacketPort(ipc)
@@ -208,10 +219,6 @@ class Switch:
         if self.ports:
             self.ports.close()
         if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            self.proc.kill()
+            self.proc.wait()
         self.log.close()
