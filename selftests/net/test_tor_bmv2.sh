@@ -210,9 +210,9 @@ mkdir -p "$tmp/two.tor"
 	--job-opt 'job 4242' -- sh -c '
 	m=2 r=$((RINA_RANK / 2)) i=$((RINA_RANK % 2))
 	RINA_JOB=$0 RINA_RANK=$((r * m + m - 1 - i)) \
-		"$1" -d int32 -b 16K -e 16K -n 1 -w 0 -c 1 --json |
+		"$1" -d int32 -b 4K -e 4K -n 1 -w 0 -c 1 --json |
 		sed "s/^{/{\"job\":\"B\",/" &
-	"$1" -d float32 -b 16K -e 16K -n 1 -w 0 -c 1 --json |
+	"$1" -d float32 -b 4K -e 4K -n 1 -w 0 -c 1 --json |
 		sed "s/^{/{\"job\":\"A\",/"
 	wait' "$tmp/jobB" "$bench" >"$tmp/two.out" 2>&1
 rc=$?
