@@ -123,11 +123,12 @@ ifndef P4C
 P4C		:= $(or $(shell command -v p4c-bm2-ss 2>/dev/null), \
 	$(wildcard /opt/p4tools/bin/p4c-bm2-ss))
 endif
+P4C_FOUND	:= $(if $(strip $(P4C)),$(shell command -v $(P4C) 2>/dev/null))
 P4_SRCS		:= $(wildcard $(TOP)/p4/*.p4)
 P4_JSON		:= $(BUILD)/p4/rina_tor.json
 P4_INFO		:= $(BUILD)/p4/rina_tor.p4info.txtpb
 
-ifneq ($(strip $(P4C)),)
+ifneq ($(P4C_FOUND),)
 $(P4_JSON): $(P4_SRCS)
 	$(call msg,P4C,$@)
 	$(Q)mkdir -p $(dir $@)
@@ -143,8 +144,9 @@ ALL_TARGETS += $(P4_JSON)
 else
 .PHONY: p4-json-skip
 p4-json-skip:
-	@echo "  SKIP     build/p4/rina_tor.json: no P4 compiler (p4c-bm2-ss):" \
-		"set P4C= or PATH, or run ../shared/p4tools/install.sh"
+	@echo "  SKIP     build/p4/rina_tor.json: no P4 compiler" \
+		"($(or $(P4C),p4c-bm2-ss) not found): set P4C= or PATH," \
+		"or run ../shared/p4tools/install.sh"
 
 ALL_TARGETS += p4-json-skip
 endif
