@@ -28,9 +28,8 @@ require_cmd ip ethtool
 
 ktap_plan $N
 why=$("$top/selftests/tor/bmv2_vectors.py" --missing)
-if [ -n "$why" ] || [ ! -x "$bench" ] ||
-   ! /usr/bin/python3 -c 'import scapy' 2>/dev/null; then
-	[ -n "$why" ] || why="rina-bench not built, or no python3-scapy"
+if [ -n "$why" ] || [ ! -x "$bench" ]; then
+	[ -n "$why" ] || why="rina-bench not built"
 	for j in $(seq $N); do
 		ktap_skip "bmv2 ToR case $j" "$why"
 	done
