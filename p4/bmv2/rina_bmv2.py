@@ -11,6 +11,7 @@ even one shorter than Ethernet, deterministically, no veth needed).
 Run it with /usr/bin/python3: the CLI needs Debian's python3-thrift.
 """
 import contextlib
+import errno
 import ctypes
 import ctypes.util
 import glob
@@ -67,7 +68,7 @@ def missing_tools():
     if not cli_pythonpath(cli):
         return "sswitch_CLI.py not found for " + cli
     try:
-        import thrift  # noqa: F401
+        import thrift  # noqa: F401 (the CLI needs it)
     except ImportError:
         return "python3-thrift not installed (for simple_switch_CLI)"
     if not ctypes.util.find_library("nanomsg"):
@@ -105,8 +106,9 @@ class PacketPort:
         self.timeout_ms = None
 
     def _send(self, msg):
-        if self.nn.nn_send(self.s, msg, len(msg), 0) != len(msg):
-            raise OSError(ctypes.get_errno(), "nanomsg send")
+        while self.nn.nn_send(self.s, msg, len(msg), 0) != len(msg):
+            if ctypes.get_errno() != errno.EINTR:	# a signal came
+                raise OSError(ctypes.get_errno(), "nanomsg send")
 
     def add_port(self, port):
         self._send(self.HDR.pack(self.PORT_ADD, port, 0))

@@ -168,7 +168,7 @@ report mixed "$rc" \
 	mixed 4
 
 # 3: 2x2, both racks INA: two bmv2 ToRs exchange partials
-bench all 2x2 all -- -d int32 -b 16K -e 32K -f 2
+bench all 2x2 all -- -d int32 -b 16K -e 16K
 report all $? "2x2 both racks through bmv2: int32 exact" all 4
 
 # 4: the ingress drop simulator at 3% of the contributions (1966/65536);
