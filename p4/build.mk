@@ -63,7 +63,7 @@ ALL_TARGETS += $(TOR_TEST_DIR)/tor_ring
 $(TOR_TEST_DIR)/p4_lockstep: $(TOP)/selftests/tor/p4_lockstep.c $(TOR_MODEL_HDRS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOR_CFLAGS) $< -o $@
+	$(Q)$(CC) $(TOR_CFLAGS) $< -o $@ -ljansson
 
 ALL_TARGETS += $(TOR_TEST_DIR)/p4_lockstep
 
@@ -112,3 +112,50 @@ $(TOR_TEST_DIR)/tor_ctrl: $(TOP)/selftests/tor/tor_ctrl.c $(TOP)/core/plan.c \
 		$(TOP)/user/lib/jobfile.c -o $@
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_ctrl
+
+# The P4 program compiled for bmv2 (simple_switch): build/p4/rina_tor.json
+# and its P4Info, once per change of a .p4 file. The compiler is $(P4C),
+# else p4c-bm2-ss on PATH, else /opt/p4tools/bin (../shared/p4tools);
+# without one the build says so in one line and the bmv2 tests skip.
+# The compiler's output is kept in rina_tor.p4c.log: the tor_p4c test
+# fails on any warning in it.
+ifndef P4C
+P4C		:= $(or $(shell command -v p4c-bm2-ss 2>/dev/null), \
+	$(wildcard /opt/p4tools/bin/p4c-bm2-ss))
+endif
+P4C_FOUND	:= $(if $(strip $(P4C)),$(shell command -v $(P4C) 2>/dev/null))
+P4_SRCS		:= $(wildcard $(TOP)/p4/*.p4)
+P4_JSON		:= $(BUILD)/p4/rina_tor.json
+P4_INFO		:= $(BUILD)/p4/rina_tor.p4info.txtpb
+
+ifneq ($(P4C_FOUND),)
+$(P4_JSON): $(P4_SRCS)
+	$(call msg,P4C,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(P4C) --std p4-16 --arch v1model -o $@.tmp \
+		--p4runtime-files $(P4_INFO) $(TOP)/p4/rina_tor.p4 \
+		>$(BUILD)/p4/rina_tor.p4c.log 2>&1 || \
+		{ cat $(BUILD)/p4/rina_tor.p4c.log; rm -f $@.tmp; exit 1; }
+	$(Q)cat $(BUILD)/p4/rina_tor.p4c.log
+	$(Q)echo "$(P4C)" >$(BUILD)/p4/rina_tor.p4c
+	$(Q)mv $@.tmp $@
+
+ALL_TARGETS += $(P4_JSON)
+else
+.PHONY: p4-json-skip
+p4-json-skip:
+	@echo "  SKIP     build/p4/rina_tor.json: no P4 compiler" \
+		"($(or $(P4C),p4c-bm2-ss) not found): set P4C= or PATH," \
+		"or run ../shared/p4tools/install.sh"
+
+ALL_TARGETS += p4-json-skip
+endif
+
+# rina-tor-bmv2: the control plane of a bmv2 ToR (rina-run --tor bmv2), a
+# Python program beside its module (p4/bmv2/): build/bin holds a link.
+$(BIN)/rina-tor-bmv2: $(TOP)/p4/bmv2/rina-tor-bmv2 $(TOP)/p4/bmv2/rina_bmv2.py
+	$(call msg,LN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)ln -sf $< $@
+
+ALL_TARGETS += $(BIN)/rina-tor-bmv2

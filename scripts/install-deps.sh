@@ -14,6 +14,7 @@ PKGS=(
 	openmpi-bin libopenmpi-dev python3 procps psmisc
 	qemu-system-x86 linux-headers-cloud-amd64 linux-source-6.1 xz-utils
 	linux-headers-6.12-cloud-amd64 sparse tshark
+	libjansson-dev python3-thrift
 )
 # What a plain `make` cannot do without: package -> a file it installs.
 BUILD_NEEDS=(
@@ -21,6 +22,7 @@ BUILD_NEEDS=(
 	libbpf-dev:/usr/include/bpf/libbpf.h libxdp-dev:/usr/include/xdp/xsk.h
 	libelf-dev:/usr/include/libelf.h zlib1g-dev:/usr/include/zlib.h
 	libmnl-dev:/usr/include/libmnl/libmnl.h
+	libjansson-dev:/usr/include/jansson.h
 	libopenmpi-dev:/usr/bin/mpicc
 )
 

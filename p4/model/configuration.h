@@ -15,6 +15,8 @@
 #define RINA_TOR_MAX_WORKERS	31	/* local bits 0..30, bit m <= 31 */
 #define RINA_TOR_MAX_PORTS	64	/* ports 0..63 */
 #define RINA_TOR_L2_SIZE	1024	/* l2_fwd table size */
+/* rina_worker table size: every job's local bits and its upstream bit */
+#define RINA_TOR_WORKER_SIZE	(RINA_TOR_MAX_JOBS * (RINA_TOR_MAX_WORKERS + 1))
 #define RINA_TOR_MAX_GROUPS	64	/* multicast groups */
 #define RINA_TOR_MAX_NODES	1024	/* multicast nodes */
 #define RINA_TOR_RID_SIZE	1024	/* replica table size */
