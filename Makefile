@@ -48,6 +48,10 @@ all:
 deps:
 	$(Q)$(TOP)/scripts/install-deps.sh
 
+# The shared core's sources (also read by Kbuild and build-kmod.sh).
+include $(TOP)/core/sources.mk
+CORE_SRC_PATHS := $(addprefix $(TOP)/core/,$(CORE_SRCS))
+
 include $(sort $(wildcard $(TOP)/*/build.mk))
 
 build-all: $(ALL_TARGETS)

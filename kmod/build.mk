@@ -5,8 +5,7 @@
 
 KMOD_KVERS := $(shell $(TOP)/scripts/vm/kernels.sh headers 2>/dev/null)
 KMOD_SRCS := $(wildcard $(TOP)/kmod/*.c $(TOP)/kmod/*.h) \
-	$(TOP)/core/plan.c $(TOP)/core/agg.c $(TOP)/core/keymap.c \
-	$(TOP)/core/agent.c $(wildcard $(TOP)/core/*.h) \
+	$(CORE_SRC_PATHS) $(TOP)/core/sources.mk $(wildcard $(TOP)/core/*.h) \
 	$(TOP)/include/uapi/linux/rina.h $(TOP)/Kbuild
 KMOD_KOS := $(foreach k,$(KMOD_KVERS),$(BUILD)/kmod/$(k)/rina.ko)
 
