@@ -51,6 +51,9 @@ deps:
 # The shared core's sources (also read by Kbuild and build-kmod.sh).
 include $(TOP)/core/sources.mk
 CORE_SRC_PATHS := $(addprefix $(TOP)/core/,$(CORE_SRCS))
+# The core and the job-file parser, compiled once (user/build.mk) and
+# linked by every program that needs them.
+LIBRINA_CORE_A := $(LIBDIR)/librina_core.a
 
 include $(sort $(wildcard $(TOP)/*/build.mk))
 

@@ -6,7 +6,10 @@
 TOR_MODEL_SRCS	:= $(wildcard $(TOP)/p4/model/*.c) $(TOP)/core/agg.c
 TOR_MODEL_HDRS	:= $(wildcard $(TOP)/p4/model/*.h) $(TOP)/core/slot.h \
 	$(TOP)/core/wire.h $(TOP)/core/agg.h $(TOP)/include/uapi/linux/rina.h
-TOR_MODEL_OBJS	:= $(patsubst $(TOP)/%.c,$(OBJ)/p4model/%.o,$(TOR_MODEL_SRCS))
+# the model's own objects, and core/agg.o as librina builds it (the model
+# library stays self-contained for whoever links it)
+TOR_MODEL_OBJS	:= $(patsubst $(TOP)/%.c,$(OBJ)/p4model/%.o,\
+	$(filter $(TOP)/p4/%,$(TOR_MODEL_SRCS))) $(OBJ)/core/agg.o
 TOR_MODEL_LIB	:= $(LIBDIR)/librina_tor_model.a
 TOR_CFLAGS	:= $(USER_CFLAGS) -I$(TOP)/p4/model
 TOR_TEST_DIR	:= $(BUILD)/selftests/tor
@@ -28,7 +31,9 @@ $(TOR_TEST_DIR)/tor_vectors: $(TOP)/selftests/tor/tor_vectors.c \
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(TOR_CFLAGS) $< $(TOR_MODEL_LIB) -o $@
 
-# libFuzzer + ASan/UBSan build of the whole model from source.
+# libFuzzer + ASan/UBSan build of the whole model from source: the
+# sanitizers must instrument every object, so this one recompiles the
+# sources with clang instead of linking the libraries.
 $(TOR_TEST_DIR)/fuzz_tor: $(TOP)/selftests/tor/fuzz_tor.c $(TOR_MODEL_SRCS) \
 		$(TOR_MODEL_HDRS)
 	$(call msg,CLANG,$@)
@@ -38,25 +43,32 @@ $(TOR_TEST_DIR)/fuzz_tor: $(TOP)/selftests/tor/fuzz_tor.c $(TOR_MODEL_SRCS) \
 		-fno-sanitize-recover=undefined \
 		$< $(TOR_MODEL_SRCS) -o $@
 
-P4CFG_SRCS	:= $(TOP)/p4/cfg/rina-p4cfg.c $(TOP)/p4/cfg/p4cfg.c $(TOP)/core/plan.c \
-	$(TOP)/user/lib/jobfile.c
+# p4cfg.o: the command generator, linked by rina-p4cfg, rina-tor and
+# tor_ring; plan.o and jobfile.o come from librina_core.a.
+P4CFG_OBJ	:= $(OBJ)/p4/cfg/p4cfg.o
 
-$(BIN)/rina-p4cfg: $(P4CFG_SRCS) $(TOP)/core/plan.h $(TOP)/user/lib/jobfile.h \
-		$(TOP)/p4/model/configuration.h $(TOP)/p4/cfg/p4cfg.h
+$(OBJ)/p4/cfg/%.o: $(TOP)/p4/cfg/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOR_CFLAGS) -I$(TOP)/user/lib $(P4CFG_SRCS) -o $@
+	$(Q)$(CC) $(TOR_CFLAGS) -I$(TOP)/user/lib -MMD -MP -c $< -o $@
+
+-include $(P4CFG_OBJ:.o=.d) $(OBJ)/p4/cfg/rina-p4cfg.d
+
+$(BIN)/rina-p4cfg: $(OBJ)/p4/cfg/rina-p4cfg.o $(P4CFG_OBJ) $(LIBRINA_CORE_A)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $^ -o $@
 
 ALL_TARGETS += $(TOR_MODEL_LIB) $(TOR_TEST_DIR)/tor_vectors \
 	$(TOR_TEST_DIR)/fuzz_tor $(BIN)/rina-p4cfg
 
-$(TOR_TEST_DIR)/tor_ring: $(TOP)/selftests/tor/tor_ring.c $(TOP)/p4/cfg/p4cfg.c \
-		$(TOP)/core/plan.c $(TOR_MODEL_LIB) $(TOR_MODEL_HDRS) \
-		$(TOP)/p4/cfg/p4cfg.h $(TOP)/core/schedule.h
+$(TOR_TEST_DIR)/tor_ring: $(TOP)/selftests/tor/tor_ring.c $(P4CFG_OBJ) \
+		$(TOR_MODEL_LIB) $(LIBRINA_CORE_A) $(TOR_MODEL_HDRS) \
+		$(TOP)/p4/cfg/p4cfg.h $(TOP)/core/schedule.h $(TOP)/core/plan.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOR_CFLAGS) -I$(TOP)/p4/cfg $< $(TOP)/p4/cfg/p4cfg.c \
-		$(TOP)/core/plan.c $(TOR_MODEL_LIB) -o $@
+	$(Q)$(CC) $(TOR_CFLAGS) -I$(TOP)/p4/cfg $< $(P4CFG_OBJ) \
+		$(TOR_MODEL_LIB) $(LIBRINA_CORE_A) -o $@
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_ring
 
@@ -84,15 +96,14 @@ $(RINA_TOR_TC_SKEL): $(RINA_TOR_TC_OBJ)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)bpftool gen skeleton $< name rina_tor_tc > $@
 
-RINA_TOR_SRCS	:= $(TOP)/p4/tor/rina-tor.c $(TOP)/p4/cfg/p4cfg.c \
-	$(TOP)/core/plan.c $(TOP)/user/lib/jobfile.c
-
-$(RINA_TOR_BIN): $(RINA_TOR_SRCS) $(TOR_MODEL_LIB) $(TOR_MODEL_HDRS) \
-		$(TOP)/p4/cfg/p4cfg.h $(RINA_TOR_TC_SKEL)
+$(RINA_TOR_BIN): $(TOP)/p4/tor/rina-tor.c $(P4CFG_OBJ) $(TOR_MODEL_LIB) \
+		$(LIBRINA_CORE_A) $(TOR_MODEL_HDRS) $(TOP)/p4/cfg/p4cfg.h \
+		$(TOP)/user/lib/jobfile.h $(RINA_TOR_TC_SKEL)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOR_CFLAGS) -I$(TOP)/p4/cfg -I$(TOP)/user/lib \
-		$(RINA_TOR_SRCS) $(TOR_MODEL_LIB) -o $@ -lbpf -lelf -lz
+	$(Q)$(CC) $(TOR_CFLAGS) -I$(TOP)/p4/cfg -I$(TOP)/user/lib $< \
+		$(P4CFG_OBJ) $(TOR_MODEL_LIB) $(LIBRINA_CORE_A) -o $@ \
+		-lbpf -lelf -lz
 
 ALL_TARGETS += $(RINA_TOR_BIN)
 
@@ -104,11 +115,10 @@ $(TOR_TEST_DIR)/tor_replay: $(TOP)/selftests/tor/tor_replay.c \
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_replay
 
-$(TOR_TEST_DIR)/tor_ctrl: $(TOP)/selftests/tor/tor_ctrl.c $(TOP)/core/plan.c \
-		$(TOP)/user/lib/jobfile.c $(TOP)/core/plan.h
+$(TOR_TEST_DIR)/tor_ctrl: $(TOP)/selftests/tor/tor_ctrl.c $(LIBRINA_CORE_A) \
+		$(TOP)/core/plan.h $(TOP)/user/lib/jobfile.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(USER_CFLAGS) -I$(TOP)/user/lib $< $(TOP)/core/plan.c \
-		$(TOP)/user/lib/jobfile.c -o $@
+	$(Q)$(CC) $(USER_CFLAGS) -I$(TOP)/user/lib $< $(LIBRINA_CORE_A) -o $@
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_ctrl

@@ -23,7 +23,9 @@ $(SELFTEST_BIN)/test_%: $(TOP)/selftests/lib/test_%.c $(LIBDIR)/librina.a \
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(LIBDIR)/librina.a $(RINA_LDLIBS)
 
-# libFuzzer target for the one header validator and the job-file parser
+# libFuzzer target for the one header validator and the job-file parser;
+# built from source with clang's sanitizers, which must instrument every
+# object, instead of linking librina_core.a.
 $(SELFTEST_BIN)/fuzz_hdr: $(TOP)/selftests/core/fuzz_hdr.c \
 		$(TOP)/core/wire.h $(TOP)/user/lib/jobfile.c $(TOP)/core/plan.c
 	$(call msg,CLANG,$@)

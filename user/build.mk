@@ -15,10 +15,13 @@ RINA_LDLIBS := -lxdp -lbpf -lelf -lz -lmnl -lm -lpthread
 
 LIB_CFLAGS := -O3 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib
 
+LIBRINA_CORE_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(CORE_SRC_PATHS)) \
+	$(OBJ)/user/lib/jobfile.o
+
 RINACTL_SRCS := $(wildcard $(TOP)/user/rinactl/*.c)
 RINACTL_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(RINACTL_SRCS))
 
-ALL_TARGETS += $(LIBRINA_A) $(LIBRINA_SO) $(BIN)/rinactl $(BIN)/rina-bench
+ALL_TARGETS += $(LIBRINA_CORE_A) $(LIBRINA_A) $(LIBRINA_SO) $(BIN)/rinactl $(BIN)/rina-bench
 
 $(OBJ)/user/%.o: $(TOP)/user/%.c | $(BPF_SKELS)
 	$(call msg,CC,$@)
@@ -53,6 +56,11 @@ $(OBJ)/core/agg_avx2.pic.o: $(TOP)/core/agg.c
 	$(Q)$(CC) $(LIB_CFLAGS) $(AVX2_FLAGS) -fPIC -MMD -MP -c $< -o $@
 
 $(LIBRINA_A): $(LIBRINA_OBJS)
+	$(call msg,AR,$@)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIBRINA_CORE_A): $(LIBRINA_CORE_OBJS)
 	$(call msg,AR,$@)
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^
