@@ -27,6 +27,57 @@ Q	:= @
 msg	= @printf '  %-8s %s\n' "$(1)" "$(patsubst $(TOP)/%,%,$(2))";
 endif
 
+# Recipes every fragment uses, as $(call NAME,ARGS) in a rule:
+#   cc-obj FLAGS		compile $< into the object $@
+#   cc-prog FLAGS,INPUTS,LIBS[,COMPILER,LABEL]
+#				compile and link INPUTS into the program $@
+#   clang-fuzz FLAGS,INPUTS	a libFuzzer + ASan/UBSan program from sources
+#   ld-prog LIBS		link the objects and archives among $^ into $@
+#   ar-lib			archive $^ into the static library $@
+#   bpf-obj FLAGS		compile the BPF program $< into $@ with clang
+#   gen-skel NAME		bpftool's libbpf skeleton of $< into $@
+define cc-obj
+$(call msg,CC,$@)
+$(Q)mkdir -p $(@D)
+$(Q)$(CC) $(1) -c $< -o $@
+endef
+
+define cc-prog
+$(call msg,$(or $(5),CC),$@)
+$(Q)mkdir -p $(@D)
+$(Q)$(or $(4),$(CC)) $(1) $(2) -o $@ $(3)
+endef
+
+define clang-fuzz
+$(call msg,CLANG,$@)
+$(Q)mkdir -p $(@D)
+$(Q)$(CLANG) -fsanitize=fuzzer,address,undefined $(1) $(2) -o $@
+endef
+
+define ld-prog
+$(call msg,LD,$@)
+$(Q)mkdir -p $(@D)
+$(Q)$(CC) -o $@ $(filter %.o %.a,$^) $(1)
+endef
+
+define ar-lib
+$(call msg,AR,$@)
+$(Q)mkdir -p $(@D)
+$(Q)rm -f $@ && ar rcs $@ $^
+endef
+
+define bpf-obj
+$(call msg,BPF,$@)
+$(Q)mkdir -p $(@D)
+$(Q)$(CLANG) $(1) -c $< -o $@
+endef
+
+define gen-skel
+$(call msg,GEN-SKEL,$@)
+$(Q)mkdir -p $(@D)
+$(Q)bpftool gen skeleton $< name $(1) > $@
+endef
+
 COMMON_CFLAGS := -std=gnu11 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 	-I$(TOP)/include/uapi -I$(TOP)/include -I$(TOP)/core -I$(BUILD)/include
 USER_CFLAGS := -O2 $(COMMON_CFLAGS)

@@ -11,14 +11,10 @@ BPF_SKELS	:= $(BUILD)/include/rina_xdp.skel.h
 
 $(BPF_OBJ): $(TOP)/bpf/rina_xdp.bpf.c $(TOP)/bpf/rina_xdp.h \
 		$(TOP)/core/wire.h $(TOP)/include/uapi/linux/rina.h
-	$(call msg,BPF,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(call bpf-obj,$(BPF_CFLAGS))
 
 $(BUILD)/include/%.skel.h: $(BUILD)/bpf/%.bpf.o
-	$(call msg,GEN-SKEL,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)bpftool gen skeleton $< name $* > $@
+	$(call gen-skel,$*)
 
 # Selftests: C programs built against the skeleton and libbpf/libxdp.
 BPFTEST_DIR	:= $(BUILD)/selftests/bpf
@@ -27,23 +23,17 @@ BPFTEST_PROGS	:= $(BPFTEST_DIR)/test_xdp_prog $(BPFTEST_DIR)/bench_xdp_prog
 
 $(BPFTEST_DIR)/test_xdp_prog: $(TOP)/selftests/bpf/test_xdp_prog.c \
 		$(TOP)/selftests/bpf/pkt.h $(BPF_SKELS)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(BPFTEST_CFLAGS) $< -o $@ -lbpf -lelf -lz
+	$(call cc-prog,$(BPFTEST_CFLAGS),$<,-lbpf -lelf -lz)
 
 $(BPFTEST_DIR)/bench_xdp_prog: $(TOP)/selftests/bpf/bench_xdp_prog.c \
 		$(TOP)/selftests/bpf/pkt.h $(BPF_SKELS)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(BPFTEST_CFLAGS) $< -o $@ -lbpf -lelf -lz
+	$(call cc-prog,$(BPFTEST_CFLAGS),$<,-lbpf -lelf -lz)
 
 $(BPFTEST_DIR)/test_xsk_transport: $(TOP)/selftests/bpf/test_xsk_transport.c \
 		$(TOP)/user/lib/xdp_transport.c $(TOP)/user/lib/xdp_transport.h \
 		$(TOP)/user/lib/transport.h $(TOP)/bpf/rina_xdp.h
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(BPFTEST_CFLAGS) $< $(TOP)/user/lib/xdp_transport.c -o $@ \
-		-lxdp -lbpf -lelf -lz -lpthread
+	$(call cc-prog,$(BPFTEST_CFLAGS),$< $(TOP)/user/lib/xdp_transport.c,\
+		-lxdp -lbpf -lelf -lz -lpthread)
 
 BPFTEST_PROGS	+= $(BPFTEST_DIR)/test_xsk_transport
 
@@ -52,9 +42,7 @@ ALL_TARGETS += $(BPF_OBJ) $(BPF_SKELS) $(BPFTEST_PROGS)
 # Transport bench: links librina (both transports).
 $(BPFTEST_DIR)/bench_transport: $(TOP)/selftests/bpf/bench_transport.c \
 		$(LIBDIR)/librina.a
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(BPFTEST_CFLAGS) $< $(LIBDIR)/librina.a -o $@ \
-		-lxdp -lbpf -lelf -lz -lmnl -lm -lpthread
+	$(call cc-prog,$(BPFTEST_CFLAGS),$< $(LIBDIR)/librina.a,\
+		-lxdp -lbpf -lelf -lz -lmnl -lm -lpthread)
 
 ALL_TARGETS += $(BPFTEST_DIR)/bench_transport

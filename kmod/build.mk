@@ -32,8 +32,6 @@ vm-tests: $(VMTEST_BIN) $(KMOD_KOS) $(BIN)/rinactl $(BIN)/rina-bench
 $(VMTEST_BIN): $(TOP)/selftests/vm/rina_kmod_test.c \
 		$(TOP)/user/rinactl/rgenl.c $(TOP)/user/rinactl/rgenl.h \
 		$(TOP)/include/uapi/linux/rina.h
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(USER_CFLAGS) -I$(TOP)/user/rinactl -o $@ \
-		$(TOP)/selftests/vm/rina_kmod_test.c \
-		$(TOP)/user/rinactl/rgenl.c -lmnl
+	$(call cc-prog,$(USER_CFLAGS) -I$(TOP)/user/rinactl,\
+		$(TOP)/selftests/vm/rina_kmod_test.c $(TOP)/user/rinactl/rgenl.c,\
+		-lmnl)

@@ -13,24 +13,17 @@ TEST_CFLAGS := -O2 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib
 
 $(SELFTEST_BIN)/test_%: $(TOP)/selftests/core/test_%.c $(LIBDIR)/librina.a \
 		$(TOP)/selftests/ktap.h
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(LIBDIR)/librina.a $(RINA_LDLIBS)
+	$(call cc-prog,$(TEST_CFLAGS),$< $(LIBDIR)/librina.a,$(RINA_LDLIBS))
 
 $(SELFTEST_BIN)/test_%: $(TOP)/selftests/lib/test_%.c $(LIBDIR)/librina.a \
 		$(TOP)/selftests/ktap.h
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(LIBDIR)/librina.a $(RINA_LDLIBS)
+	$(call cc-prog,$(TEST_CFLAGS),$< $(LIBDIR)/librina.a,$(RINA_LDLIBS))
 
 # libFuzzer target for the one header validator and the job-file parser;
 # built from source with clang's sanitizers, which must instrument every
 # object, instead of linking librina_core.a.
 $(SELFTEST_BIN)/fuzz_hdr: $(TOP)/selftests/core/fuzz_hdr.c \
 		$(TOP)/core/wire.h $(TOP)/user/lib/jobfile.c $(TOP)/core/plan.c
-	$(call msg,CLANG,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \
-		-I$(TOP)/include/uapi -I$(TOP)/core -I$(TOP)/user/lib \
-		-I$(TOP)/user/include -D_GNU_SOURCE -o $@ $< \
-		$(TOP)/user/lib/jobfile.c $(TOP)/core/plan.c
+	$(call clang-fuzz,-g -O1 -I$(TOP)/include/uapi -I$(TOP)/core \
+		-I$(TOP)/user/lib -I$(TOP)/user/include -D_GNU_SOURCE,\
+		$< $(TOP)/user/lib/jobfile.c $(TOP)/core/plan.c)

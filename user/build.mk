@@ -24,46 +24,30 @@ RINACTL_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(RINACTL_SRCS))
 ALL_TARGETS += $(LIBRINA_CORE_A) $(LIBRINA_A) $(LIBRINA_SO) $(BIN)/rinactl $(BIN)/rina-bench
 
 $(OBJ)/user/%.o: $(TOP)/user/%.c | $(BPF_SKELS)
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+	$(call cc-obj,$(LIB_CFLAGS) -MMD -MP)
 
 $(OBJ)/user/%.pic.o: $(TOP)/user/%.c | $(BPF_SKELS)
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+	$(call cc-obj,$(LIB_CFLAGS) -fPIC -MMD -MP)
 
 $(OBJ)/core/%.o: $(TOP)/core/%.c
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+	$(call cc-obj,$(LIB_CFLAGS) -MMD -MP)
 
 $(OBJ)/core/%.pic.o: $(TOP)/core/%.c
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+	$(call cc-obj,$(LIB_CFLAGS) -fPIC -MMD -MP)
 
 # The same reference loops, vectorised for AVX2 (chosen at run time).
 AVX2_FLAGS := -mavx2 '-DRINA_AGG_NAME(x)=x\#\#_avx2'
 $(OBJ)/core/agg_avx2.o: $(TOP)/core/agg.c
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(LIB_CFLAGS) $(AVX2_FLAGS) -MMD -MP -c $< -o $@
+	$(call cc-obj,$(LIB_CFLAGS) $(AVX2_FLAGS) -MMD -MP)
 
 $(OBJ)/core/agg_avx2.pic.o: $(TOP)/core/agg.c
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(LIB_CFLAGS) $(AVX2_FLAGS) -fPIC -MMD -MP -c $< -o $@
+	$(call cc-obj,$(LIB_CFLAGS) $(AVX2_FLAGS) -fPIC -MMD -MP)
 
 $(LIBRINA_A): $(LIBRINA_OBJS)
-	$(call msg,AR,$@)
-	@mkdir -p $(@D)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(call ar-lib)
 
 $(LIBRINA_CORE_A): $(LIBRINA_CORE_OBJS)
-	$(call msg,AR,$@)
-	@mkdir -p $(@D)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(call ar-lib)
 
 $(LIBRINA_SO): $(LIBRINA_PIC_OBJS)
 	$(call msg,LD,$@)
@@ -72,14 +56,10 @@ $(LIBRINA_SO): $(LIBRINA_PIC_OBJS)
 	$(Q)ln -sf librina.so.1 $(LIBDIR)/librina.so
 
 $(BIN)/rinactl: $(RINACTL_OBJS) $(LIBRINA_A)
-	$(call msg,LD,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) -o $@ $(RINACTL_OBJS) $(LIBRINA_A) $(RINA_LDLIBS)
+	$(call ld-prog,$(RINA_LDLIBS))
 
 $(BIN)/rina-bench: $(OBJ)/user/bench/rina-bench.o $(LIBRINA_A)
-	$(call msg,LD,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) -o $@ $^ $(RINA_LDLIBS)
+	$(call ld-prog,$(RINA_LDLIBS))
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
@@ -98,6 +78,4 @@ install: all
 
 ALL_TARGETS += $(BIN)/rina-train-demo
 $(BIN)/rina-train-demo: $(OBJ)/user/examples/rina-train-demo.o $(LIBRINA_A)
-	$(call msg,LD,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) -o $@ $^ $(RINA_LDLIBS)
+	$(call ld-prog,$(RINA_LDLIBS))
