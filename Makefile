@@ -102,11 +102,27 @@ deps:
 # The shared core's sources (also read by Kbuild and build-kmod.sh).
 include $(TOP)/core/sources.mk
 CORE_SRC_PATHS := $(addprefix $(TOP)/core/,$(CORE_SRCS))
-# The core and the job-file parser, compiled once (user/build.mk) and
-# linked by every program that needs them.
-LIBRINA_CORE_A := $(LIBDIR)/librina_core.a
 
-include $(sort $(wildcard $(TOP)/*/build.mk))
+# What one part builds and others link or build into, named here so that
+# no fragment depends on the order the fragments are read in. A fragment
+# that names another's lists in a prerequisite writes $$(NAME): the
+# second expansion happens after every fragment is read.
+LIBRINA_A	:= $(LIBDIR)/librina.a
+LIBRINA_SO	:= $(LIBDIR)/librina.so.1
+RINA_LDLIBS	:= -lxdp -lbpf -lelf -lz -lmnl -lm -lpthread
+# the core and the job-file parser, compiled once (user/build.mk) and
+# linked by every program that needs them
+LIBRINA_CORE_A	:= $(LIBDIR)/librina_core.a
+TOR_MODEL_LIB	:= $(LIBDIR)/librina_tor_model.a
+BPF_SKELS	:= $(BUILD)/include/rina_xdp.skel.h
+SELFTEST_BIN	:= $(BUILD)/selftests
+TOR_TEST_DIR	:= $(SELFTEST_BIN)/tor
+
+.SECONDEXPANSION:
+
+# Each part's fragment, then each test directory's (selftests/*/).
+include $(sort $(wildcard $(TOP)/*/build.mk)) \
+	$(sort $(wildcard $(TOP)/selftests/*/build.mk))
 
 build-all: $(ALL_TARGETS)
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # rina.ko for every Debian cloud kernel whose headers are installed
 # (scripts/vm/kernels.sh resolves them from the meta packages), built
-# warning-free at W=1 and sparse-clean (C=1), plus `make check-vm`.
+# warning-free at W=1 and sparse-clean (C=1), plus `make check-vm`. The
+# guest's test program: selftests/vm/build.mk.
 
 KMOD_KVERS := $(shell $(TOP)/scripts/vm/kernels.sh headers 2>/dev/null)
 KMOD_SRCS := $(wildcard $(TOP)/kmod/*.c $(TOP)/kmod/*.h) \
@@ -21,17 +22,3 @@ $(BUILD)/kmod/%/rina.ko: $(KMOD_SRCS) $(TOP)/scripts/vm/build-kmod.sh
 check-vm: deps
 	$(Q)$(MAKE) --no-print-directory build-all
 	$(Q)$(TOP)/scripts/vm/run-vm-tests.sh
-
-# The guest's C test of every genl op and ioctl (shared libmnl client).
-VMTEST_BIN := $(BUILD)/selftests/vm/rina_kmod_test
-ALL_TARGETS += $(VMTEST_BIN)
-
-.PHONY: vm-tests
-vm-tests: $(VMTEST_BIN) $(KMOD_KOS) $(BIN)/rinactl $(BIN)/rina-bench
-
-$(VMTEST_BIN): $(TOP)/selftests/vm/rina_kmod_test.c \
-		$(TOP)/user/rinactl/rgenl.c $(TOP)/user/rinactl/rgenl.h \
-		$(TOP)/include/uapi/linux/rina.h
-	$(call cc-prog,$(USER_CFLAGS) -I$(TOP)/user/rinactl,\
-		$(TOP)/selftests/vm/rina_kmod_test.c $(TOP)/user/rinactl/rgenl.c,\
-		-lmnl)

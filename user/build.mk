@@ -9,9 +9,7 @@ endif
 LIBRINA_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(LIBRINA_SRCS)) \
 	$(OBJ)/core/agg_avx2.o
 LIBRINA_PIC_OBJS := $(LIBRINA_OBJS:.o=.pic.o)
-LIBRINA_A := $(LIBDIR)/librina.a
-LIBRINA_SO := $(LIBDIR)/librina.so.1
-RINA_LDLIBS := -lxdp -lbpf -lelf -lz -lmnl -lm -lpthread
+# LIBRINA_A, LIBRINA_SO, LIBRINA_CORE_A and RINA_LDLIBS: top Makefile
 
 LIB_CFLAGS := -O3 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib
 
