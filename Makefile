@@ -4,7 +4,8 @@
 #   make            build everything into build/
 #   make check      install what is missing, build, run every test
 #   make demo       run the demo allreduce on an emulated cluster
-#   make bench      rina-bench side by side with its baselines
+#   make bench      rina-bench side by side with its baselines, then the
+#                   XDP and transport micro-benchmarks (scripts/bench_micro.sh)
 #   make check-vm   kernel module tests in qemu (part of make check)
 #   make install    binaries, library and header under $(PREFIX)
 #
@@ -137,6 +138,7 @@ demo: deps
 bench: deps
 	$(Q)$(MAKE) --no-print-directory build-all
 	$(Q)$(TOP)/scripts/bench.sh
+	$(Q)$(TOP)/scripts/bench_micro.sh
 
 clean:
 	$(Q)rm -rf $(BUILD)
