@@ -2,7 +2,8 @@
 /*
  * Minimal KTAP emitter for C tests: ktap_plan(n), ktap_result(ok, fmt...),
  * ktap_skip(fmt...), ktap_skip_reason(name, fmt...), ktap_finish() -> exit
- * status (0, 1, or 4 if all skipped). Diagnostics go out as "# " lines.
+ * status (0, 1, or 4 if all skipped); ktap_skip_all(fmt...) when nothing
+ * can run. Diagnostics go out as "# " lines.
  * A test whose count is known only at the end starts with ktap_start()
  * instead of ktap_plan(); ktap_finish() then prints the plan last, as KTAP
  * allows.
@@ -77,6 +78,21 @@ static inline void ktap_skip_reason(const char *name, const char *fmt, ...)
 	va_end(ap);
 	printf("\n");
 	fflush(stdout);
+}
+
+/* Nothing can run: "1..0 # SKIP REASON"; returns the exit status, 4. */
+__attribute__((format(printf, 1, 2)))
+static inline int ktap_skip_all(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("1..0 # SKIP ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	return 4;
 }
 
 #define ktap_diag(...)	do { printf("# " __VA_ARGS__); printf("\n"); } while (0)

@@ -7,16 +7,17 @@ BPFTEST_CFLAGS	:= $(USER_CFLAGS) -I$(TOP)/bpf -I$(TOP)/user/lib
 BPFTEST_PROGS	:= $(BPFTEST_DIR)/test_xdp_prog $(BPFTEST_DIR)/bench_xdp_prog
 
 $(BPFTEST_DIR)/test_xdp_prog: $(TOP)/selftests/bpf/test_xdp_prog.c \
-		$(TOP)/selftests/bpf/pkt.h $(BPF_SKELS)
+		$(TOP)/selftests/bpf/pkt.h $(TOP)/selftests/ktap.h $(BPF_SKELS)
 	$(call cc-prog,$(BPFTEST_CFLAGS),$<,-lbpf -lelf -lz)
 
 $(BPFTEST_DIR)/bench_xdp_prog: $(TOP)/selftests/bpf/bench_xdp_prog.c \
-		$(TOP)/selftests/bpf/pkt.h $(BPF_SKELS)
+		$(TOP)/selftests/bpf/pkt.h $(TOP)/selftests/ktap.h $(BPF_SKELS)
 	$(call cc-prog,$(BPFTEST_CFLAGS),$<,-lbpf -lelf -lz)
 
 $(BPFTEST_DIR)/test_xsk_transport: $(TOP)/selftests/bpf/test_xsk_transport.c \
 		$(TOP)/user/lib/xdp_transport.c $(TOP)/user/lib/xdp_transport.h \
-		$(TOP)/user/lib/transport.h $(TOP)/bpf/rina_xdp.h
+		$(TOP)/user/lib/transport.h $(TOP)/bpf/rina_xdp.h \
+		$(TOP)/selftests/ktap.h
 	$(call cc-prog,$(BPFTEST_CFLAGS),$< $(TOP)/user/lib/xdp_transport.c,\
 		-lxdp -lbpf -lelf -lz -lpthread)
 
@@ -26,7 +27,7 @@ ALL_TARGETS += $(BPFTEST_PROGS)
 
 # Transport bench: links librina (both transports).
 $(BPFTEST_DIR)/bench_transport: $(TOP)/selftests/bpf/bench_transport.c \
-		$(LIBRINA_A)
+		$(TOP)/selftests/ktap.h $(LIBRINA_A)
 	$(call cc-prog,$(BPFTEST_CFLAGS),$< $(LIBRINA_A),\
 		$(RINA_LDLIBS))
 
