@@ -12,7 +12,7 @@ vm-tests: $(VMTEST_BIN) $$(KMOD_KOS) $(BIN)/rinactl $(BIN)/rina-bench
 
 $(VMTEST_BIN): $(TOP)/selftests/vm/rina_kmod_test.c \
 		$(TOP)/user/rinactl/rgenl.c $(TOP)/user/rinactl/rgenl.h \
-		$(TOP)/include/uapi/linux/rina.h
+		$(TOP)/include/uapi/linux/rina.h $(TOP)/selftests/ktap.h
 	$(call cc-prog,$(USER_CFLAGS) -I$(TOP)/user/rinactl,\
 		$(TOP)/selftests/vm/rina_kmod_test.c $(TOP)/user/rinactl/rgenl.c,\
 		-lmnl)
