@@ -29,7 +29,8 @@ $(TOR_TEST_DIR)/tor_ring: $(TOP)/selftests/tor/tor_ring.c $$(P4CFG_OBJ) \
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_ring
 
-$(TOR_TEST_DIR)/p4_lockstep: $(TOP)/selftests/tor/p4_lockstep.c $$(TOR_MODEL_HDRS)
+$(TOR_TEST_DIR)/p4_lockstep: $(TOP)/selftests/tor/p4_lockstep.c \
+		$(TOP)/selftests/ktap.h $$(TOR_MODEL_HDRS)
 	$(call cc-prog,$(TOR_CFLAGS),$<)
 
 ALL_TARGETS += $(TOR_TEST_DIR)/p4_lockstep

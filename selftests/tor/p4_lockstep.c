@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rina_tor_model.h"
+#include "../ktap.h"
 
 struct c_const {
 	const char *name;
@@ -61,7 +62,7 @@ int main(int argc, char **argv)
 {
 	unsigned int i, n = sizeof(consts) / sizeof(consts[0]);
 	int seen[sizeof(consts) / sizeof(consts[0])] = { 0 };
-	int bad = 0, extra = 0, t = 0;
+	int bad = 0, extra = 0;
 	char line[512], name[128];
 	long long v;
 	FILE *f;
@@ -70,7 +71,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: p4_lockstep p4/configuration.p4\n");
 		return 2;
 	}
-	printf("TAP version 13\n1..3\n");
+	ktap_plan(3);
 	while (fgets(line, sizeof(line), f)) {
 		char val[64];
 
@@ -94,17 +95,14 @@ int main(int argc, char **argv)
 		}
 	}
 	fclose(f);
-	printf("%sok %d every P4 constant has the C value\n", bad ? "not " : "",
-	       ++t);
-	printf("%sok %d no P4 constant unknown to the model\n",
-	       extra ? "not " : "", ++t);
+	ktap_result(!bad, "every P4 constant has the C value");
+	ktap_result(!extra, "no P4 constant unknown to the model");
 	for (i = 0; i < n; i++)
 		if (!seen[i]) {
 			printf("# %s missing from the P4 program\n",
 			       consts[i].name);
 			extra = 2;
 		}
-	printf("%sok %d every C constant is in the P4 program\n",
-	       extra == 2 ? "not " : "", ++t);
-	return bad || extra;
+	ktap_result(extra != 2, "every C constant is in the P4 program");
+	return ktap_finish();
 }
