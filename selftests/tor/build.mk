@@ -5,7 +5,7 @@
 # rina-tor (p4/build.mk builds the model, p4cfg.o and rina-tor).
 
 $(TOR_TEST_DIR)/tor_vectors: $(TOP)/selftests/tor/tor_vectors.c \
-		$(TOP)/selftests/tor/vec_hex.h \
+		$(TOP)/selftests/tor/vec_hex.h $(TOP)/selftests/ktap.h \
 		$(TOR_MODEL_LIB) $$(TOR_MODEL_HDRS)
 	$(call cc-prog,$(TOR_CFLAGS),$< $(TOR_MODEL_LIB))
 

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include "rina_tor_model.h"
 #include "vec_hex.h"
+#include "../ktap.h"
 
 static struct rina_tor sw;
 static struct rina_tor_out out;
@@ -156,18 +157,16 @@ static int run_file(const char *file, unsigned int *npkts)
 
 int main(int argc, char **argv)
 {
-	int i, failed = 0;
+	int i;
 
-	printf("TAP version 13\n1..%d\n", argc - 1);
+	ktap_plan(argc - 1);
 	for (i = 1; i < argc; i++) {
 		const char *name = strrchr(argv[i], '/');
 		unsigned int npkts = 0;
 		int bad = run_file(argv[i], &npkts);
 
 		name = name ? name + 1 : argv[i];
-		printf("%sok %d %s # %u packets\n", bad ? "not " : "", i, name,
-		       npkts);
-		failed |= bad;
+		ktap_result(!bad, "%s # %u packets", name, npkts);
 	}
-	return failed;
+	return ktap_finish();
 }
