@@ -36,7 +36,7 @@ $(TOR_TEST_DIR)/p4_lockstep: $(TOP)/selftests/tor/p4_lockstep.c \
 ALL_TARGETS += $(TOR_TEST_DIR)/p4_lockstep
 
 $(TOR_TEST_DIR)/tor_replay: $(TOP)/selftests/tor/tor_replay.c \
-		$(TOP)/selftests/tor/vec_hex.h
+		$(TOP)/selftests/tor/vec_hex.h $(TOP)/selftests/ktap.h
 	$(call cc-prog,$(USER_CFLAGS),$<)
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_replay
