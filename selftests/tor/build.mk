@@ -23,7 +23,8 @@ ALL_TARGETS += $(TOR_TEST_DIR)/fuzz_tor
 
 $(TOR_TEST_DIR)/tor_ring: $(TOP)/selftests/tor/tor_ring.c $$(P4CFG_OBJ) \
 		$(TOR_MODEL_LIB) $(LIBRINA_CORE_A) $$(TOR_MODEL_HDRS) \
-		$(TOP)/p4/cfg/p4cfg.h $(TOP)/core/schedule.h $(TOP)/core/plan.h
+		$(TOP)/p4/cfg/p4cfg.h $(TOP)/core/schedule.h $(TOP)/core/plan.h \
+		$(TOP)/selftests/ktap.h
 	$(call cc-prog,$(TOR_CFLAGS) -I$(TOP)/p4/cfg,\
 		$< $(P4CFG_OBJ) $(TOR_MODEL_LIB) $(LIBRINA_CORE_A))
 
