@@ -14,11 +14,12 @@ $(BPFTEST_DIR)/bench_xdp_prog: $(TOP)/selftests/bpf/bench_xdp_prog.c \
 		$(TOP)/selftests/bpf/pkt.h $(TOP)/selftests/ktap.h $(BPF_SKELS)
 	$(call cc-prog,$(BPFTEST_CFLAGS),$<,-lbpf -lelf -lz)
 
+# (librina's own xdp_transport.o: the transport under test, compiled once)
 $(BPFTEST_DIR)/test_xsk_transport: $(TOP)/selftests/bpf/test_xsk_transport.c \
-		$(TOP)/user/lib/xdp_transport.c $(TOP)/user/lib/xdp_transport.h \
+		$(OBJ)/user/lib/xdp_transport.o $(TOP)/user/lib/xdp_transport.h \
 		$(TOP)/user/lib/transport.h $(TOP)/bpf/rina_xdp.h \
 		$(TOP)/selftests/ktap.h
-	$(call cc-prog,$(BPFTEST_CFLAGS),$< $(TOP)/user/lib/xdp_transport.c,\
+	$(call cc-prog,$(BPFTEST_CFLAGS),$< $(OBJ)/user/lib/xdp_transport.o,\
 		-lxdp -lbpf -lelf -lz -lpthread)
 
 BPFTEST_PROGS	+= $(BPFTEST_DIR)/test_xsk_transport

@@ -10,9 +10,9 @@ ALL_TARGETS += $(VMTEST_BIN)
 .PHONY: vm-tests
 vm-tests: $(VMTEST_BIN) $$(KMOD_KOS) $(BIN)/rinactl $(BIN)/rina-bench
 
+# (rinactl's own rgenl.o, compiled once)
 $(VMTEST_BIN): $(TOP)/selftests/vm/rina_kmod_test.c \
-		$(TOP)/user/rinactl/rgenl.c $(TOP)/user/rinactl/rgenl.h \
+		$(OBJ)/user/rinactl/rgenl.o $(TOP)/user/rinactl/rgenl.h \
 		$(TOP)/include/uapi/linux/rina.h $(TOP)/selftests/ktap.h
 	$(call cc-prog,$(USER_CFLAGS) -I$(TOP)/user/rinactl,\
-		$(TOP)/selftests/vm/rina_kmod_test.c $(TOP)/user/rinactl/rgenl.c,\
-		-lmnl)
+		$< $(OBJ)/user/rinactl/rgenl.o,-lmnl)
