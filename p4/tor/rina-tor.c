@@ -108,6 +108,8 @@ struct port {
 #define MAX_TOR_JOBS	8
 
 static struct rina_job_desc jobs[MAX_TOR_JOBS];
+/* each job's hash as its file says it, before MACs are resolved */
+static __u64 job_hash[MAX_TOR_JOBS];
 static int n_jobs;
 static struct rina_tor *sw;
 static struct rina_tor_out out;
@@ -542,7 +544,7 @@ static int control(int pi, __u8 *f, unsigned int len)
 	for (k = 0; k < n_jobs; k++)
 		if (jobs[k].job_id == rd16(f + 44))
 			break;
-	if (k < n_jobs && rina_job_hash(&jobs[k]) != hash)
+	if (k < n_jobs && job_hash[k] != hash)
 		st = RINA_TOR_ST_BAD_PARAMS;
 	else if (k < n_jobs && type == RINA_CTRL_TOR_INSTALL)
 		st = installed[k] ? RINA_TOR_ST_OK : (__u32)install_one(k);
@@ -926,6 +928,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "rina-tor: %s\n", err);
 			return 1;
 		}
+		job_hash[i] = rina_job_hash(&jobs[i]);
 	}
 	sw = calloc(1, sizeof(*sw));
 	if (!sw)

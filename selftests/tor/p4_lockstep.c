@@ -14,6 +14,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "rina_tor_model.h"
+#include "../ktap.h"
 
 struct c_const {
 	const char *name;
@@ -63,8 +64,6 @@ static const struct c_const consts[] = {
 	{ "RINA_LCG_MUL", 1664525 }, { "RINA_LCG_INC", 1013904223 },
 };
 
-static int t;
-
 /* The three source checks: configuration.p4 against the C headers. */
 static int check_sources(FILE *f)
 {
@@ -96,18 +95,15 @@ static int check_sources(FILE *f)
 			bad = 1;
 		}
 	}
-	printf("%sok %d every P4 constant has the C value\n", bad ? "not " : "",
-	       ++t);
-	printf("%sok %d no P4 constant unknown to the model\n",
-	       extra ? "not " : "", ++t);
+	ktap_result(!bad, "every P4 constant has the C value");
+	ktap_result(!extra, "no P4 constant unknown to the model");
 	for (i = 0; i < n; i++)
 		if (!seen[i]) {
 			printf("# %s missing from the P4 program\n",
 			       consts[i].name);
 			extra = 2;
 		}
-	printf("%sok %d every C constant is in the P4 program\n",
-	       extra == 2 ? "not " : "", ++t);
+	ktap_result(extra != 2, "every C constant is in the P4 program");
 	return bad || extra;
 }
 
@@ -219,11 +215,11 @@ static int check_json(const char *path)
 			fclose(f);
 			printf("# %s:%d: %s\n", path, jerr.line, jerr.text);
 			for (i = 0; i < 3; i++)
-				printf("not ok %d %s\n", ++t, names[i]);
+				ktap_result(0, "%s", names[i]);
 			return 1;
 		}
 		for (i = 0; i < 3; i++)
-			printf("ok %d %s # SKIP %s\n", ++t, names[i], why);
+			ktap_skip_reason(names[i], "%s", why);
 		return 0;
 	}
 	for (i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
@@ -239,25 +235,24 @@ static int check_json(const char *path)
 			missing = 1;
 		}
 	json_decref(root);
-	printf("%sok %d %s\n", bad ? "not " : "", ++t, names[0]);
-	printf("%sok %d %s\n", missing ? "not " : "", ++t, names[1]);
-	printf("%sok %d %s\n", unknown ? "not " : "", ++t, names[2]);
+	ktap_result(!bad, "%s", names[0]);
+	ktap_result(!missing, "%s", names[1]);
+	ktap_result(!unknown, "%s", names[2]);
 	return bad || missing || unknown;
 }
 
 int main(int argc, char **argv)
 {
 	FILE *f;
-	int bad;
 
 	if (argc < 2 || argc > 3 || !(f = fopen(argv[1], "r"))) {
 		fprintf(stderr, "usage: p4_lockstep p4/configuration.p4 "
 			"[build/p4/rina_tor.json]\n");
 		return 2;
 	}
-	printf("TAP version 13\n1..6\n");
-	bad = check_sources(f);
+	ktap_plan(6);
+	check_sources(f);
 	fclose(f);
-	bad |= check_json(argc == 3 ? argv[2] : NULL);
-	return bad;
+	check_json(argc == 3 ? argv[2] : NULL);
+	return ktap_finish();
 }

@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include "rina_tor_model.h"
 #include "vec_hex.h"
+#include "../ktap.h"
 
 static struct rina_tor sw;
 static struct rina_tor_out out;
@@ -188,22 +189,20 @@ static int run_file(const char *file, unsigned int *npkts)
 
 int main(int argc, char **argv)
 {
-	int i, first = 1, failed = 0;
+	int i, first = 1;
 
 	if (argc > 1 && !strcmp(argv[1], "--replay")) {
 		replay = 1;
 		first = 2;
 	}
-	printf("TAP version 13\n1..%d\n", argc - first);
+	ktap_plan(argc - first);
 	for (i = first; i < argc; i++) {
 		const char *name = strrchr(argv[i], '/');
 		unsigned int npkts = 0;
 		int bad = run_file(argv[i], &npkts);
 
 		name = name ? name + 1 : argv[i];
-		printf("%sok %d %s # %u packets\n", bad ? "not " : "",
-		       i - first + 1, name, npkts);
-		failed |= bad;
+		ktap_result(!bad, "%s # %u packets", name, npkts);
 	}
-	return failed;
+	return ktap_finish();
 }
