@@ -5,7 +5,7 @@
 SELFTEST_BIN := $(BUILD)/selftests
 SELFTEST_CORE := $(SELFTEST_BIN)/test_core $(SELFTEST_BIN)/test_jobfile \
 	$(SELFTEST_BIN)/test_agent
-SELFTEST_LIB := $(SELFTEST_BIN)/test_allreduce
+SELFTEST_LIB := $(SELFTEST_BIN)/test_allreduce $(SELFTEST_BIN)/test_async
 ALL_TARGETS += $(SELFTEST_CORE) $(SELFTEST_LIB) $(SELFTEST_BIN)/fuzz_hdr
 
 # (this fragment is read before user/build.mk: name librina by its path)

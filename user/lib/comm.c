@@ -344,6 +344,7 @@ int rina_comm_destroy(rina_comm_t *c)
 
 	if (!c)
 		return RINA_ERR_INVALID;
+	rina_async_stop(c);
 	if (getenv("RINA_DEBUG"))
 		fprintf(stderr, "rank %d srtt %llu rttvar %llu rto %llu\n", c->rank, (unsigned long long)c->srtt_us, (unsigned long long)c->rttvar_us, (unsigned long long)rina_rto(c));
 	rina_ring_linger(c);
@@ -497,6 +498,9 @@ int rina_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 {
 	int ret;
 
+	if (rina_dtype_converted(dtype))	/* widened to float32 */
+		return rina_convert_allreduce(sendbuf, recvbuf, count, dtype,
+					      op, c);
 	ret = check_call(sendbuf, recvbuf, count, dtype, op, c);
 	if (ret)
 		return ret;
