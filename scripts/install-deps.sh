@@ -14,6 +14,7 @@ PKGS=(
 	openmpi-bin libopenmpi-dev python3 procps psmisc
 	qemu-system-x86 linux-headers-cloud-amd64 linux-source-6.1 xz-utils
 	linux-headers-6.12-cloud-amd64 sparse
+	python3-numpy python3-torch python3-setuptools python3-pip
 )
 # What a plain `make` cannot do without: package -> a file it installs.
 BUILD_NEEDS=(

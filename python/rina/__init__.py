@@ -298,11 +298,12 @@ class Communicator:
                    dup_ppm=num("RINA_FAULT_DUP_PPM"),
                    rx_drop_ppm=num("RINA_FAULT_RX_DROP_PPM"))
         ws = env.get("WORLD_SIZE")
-        if ws and ws.isdigit() and int(ws) != comm.size:
+        size = comm.size
+        if ws and ws.isdigit() and int(ws) != size:
             comm.close()
             raise RinaError(Result.ERR_MISMATCH,
                             "WORLD_SIZE=%s but the job has %d ranks"
-                            % (ws, comm.size))
+                            % (ws, size))
         return comm
 
     def _h(self):

@@ -28,17 +28,29 @@ def allreduce_hook(comm, bucket):
 
 def allreduce(comm, tensor, op="sum"):
     """Start an in-place allreduce of a CPU tensor; a torch.futures.Future
-    whose value is the tensor."""
-    fut = torch.futures.Future()
+    whose value is the tensor, or which raises the rina.RinaError.
 
-    def done(req):
-        if req.exception is not None:
-            fut.set_exception(req.exception)
-        else:
-            fut.set_result(tensor)
+    A failure reaches DDP's C++ reducer as an error of the Future (raised
+    in a then() callback): Future.set_exception in torch 1.13 only stores
+    the exception as the value, which the reducer cannot read."""
+    done = torch.futures.Future()
+
+    def finish(req):
+        done.set_result(req)
 
     try:
-        comm.allreduce_async(tensor, op=op, callback=done)
-    except Exception as e:
-        fut.set_exception(e)
-    return fut
+        comm.allreduce_async(tensor, op=op, callback=finish)
+    except Exception as e:		# not started: fail the same way
+        done.set_result(_Failed(e))
+    return done.then(lambda fut: _unwrap(fut.value(), tensor))
+
+
+class _Failed:
+    def __init__(self, exc):
+        self.exception = exc
+
+
+def _unwrap(req, tensor):
+    if req.exception is not None:
+        raise req.exception
+    return tensor
