@@ -240,6 +240,11 @@ class Request:
         return self._buf.obj
 
 
+# where launchers put the rank, first found wins
+_RANK_VARS = ("RINA_RANK", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+              "SLURM_PROCID")
+
+
 def _destroy(handle):
     _lib.rina_comm_destroy(handle)
 
@@ -271,17 +276,18 @@ class Communicator:
 
     @classmethod
     def from_env(cls):
-        """From what launchers set: RINA_JOB (job file), RINA_RANK or else
-        torch's RANK, RINA_TRANSPORT, RINA_TIMEOUT_MS and the fault knobs
+        """From what launchers set: RINA_JOB (job file), the rank from
+        RINA_RANK, else torch's RANK, OpenMPI's OMPI_COMM_WORLD_RANK,
+        PMI_RANK or Slurm's SLURM_PROCID; RINA_TRANSPORT, RINA_TIMEOUT_MS and the fault knobs
         RINA_FAULT_DROP_PPM, RINA_FAULT_DUP_PPM, RINA_FAULT_RX_DROP_PPM."""
         env = os.environ
         job = env.get("RINA_JOB")
         if not job:
             raise RinaError(Result.ERR_INVALID, "RINA_JOB is not set")
-        rank = env.get("RINA_RANK", env.get("RANK"))
+        rank = next((env[v] for v in _RANK_VARS if env.get(v)), None)
         if rank is None:
             raise RinaError(Result.ERR_INVALID,
-                            "neither RINA_RANK nor RANK is set")
+                            "no rank: set one of " + ", ".join(_RANK_VARS))
 
         def num(name):
             v = env.get(name, "0") or "0"
