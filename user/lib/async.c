@@ -53,13 +53,6 @@ struct rina_async {
 /* First use on a communicator: only one thread may create its state. */
 static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Results after which the communicator is unusable (comm.c's rule). */
-static bool breaks_comm(int result)
-{
-	return result && result != RINA_ERR_INVALID &&
-	       result != RINA_ERR_NONFINITE && result != RINA_ERR_OVERFLOW;
-}
-
 /* Drop a reference, as->lock held; unlocks it, frees as on the last. */
 static void put_async(struct rina_async *as)
 {
@@ -127,7 +120,8 @@ static void *progress_main(void *arg)
 				     r->dtype, r->op, as->c);
 		snprintf(err, sizeof(err), "%s", ret ? rina_last_error() : "");
 		pthread_mutex_lock(&as->lock);
-		if (breaks_comm(ret) && !as->failed) {
+		/* rina_allreduce marks the communicator broken or not */
+		if (ret && as->c->broken && !as->failed) {
 			as->failed = ret;
 			snprintf(as->failed_err, sizeof(as->failed_err), "%s",
 				 err);
