@@ -360,6 +360,15 @@ class Communicator:
         non-contiguous ones through a copy); returns x."""
         return self.allreduce_async(x, op, dtype=dtype).wait()
 
+    def eventfd(self):
+        """A file descriptor (rina_comm_eventfd) that polls readable when
+        requests completed (read 8 bytes: how many), for event loops;
+        owned by the communicator."""
+        fd = _lib.rina_comm_eventfd(self._h())
+        if fd < 0:
+            _check(Result.ERR_SYSTEM)
+        return fd
+
     def stats(self):
         """librina's counters (struct rina_stats) as a dict."""
         st = _lib.Stats(size=ctypes.sizeof(_lib.Stats))

@@ -176,6 +176,18 @@ class Async(unittest.TestCase):
                 np.testing.assert_array_equal(a, ref)
 
 
+    def test_eventfd_counts_completions(self):
+        def fn(comm):
+            fd = comm.eventfd()
+            reqs = [comm.allreduce_async(values(comm.rank, 50))
+                    for _ in range(5)]
+            for q in reqs:
+                q.wait()
+            n = int.from_bytes(os.read(fd, 8), sys.byteorder)
+            return n
+        self.assertEqual(run_ranks(2, fn), [5, 5])
+
+
 class Errors(unittest.TestCase):
     def test_bad_job(self):
         with self.assertRaises(rina.RinaError) as cm:
