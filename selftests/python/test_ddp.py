@@ -121,10 +121,6 @@ class DDP(unittest.TestCase):
         self.assertEqual(R[0]["stats"]["agent_tor"], 0)
         self.assertGreater(R[0]["stats"]["agent_contrib_in"], 0)
 
-    @unittest.skip("known bug outside the bindings: with rina-tor on, any "
-                   "TCP exchange between two hosts of a rack (Gloo's) "
-                   "leaves the ring's HELLOs unanswered; rina-bench alone "
-                   "reproduces it")
     def test_rina_hook_ina_tor(self):
         R = self.trained("rina", "--ina", "all", "--tor", "on")
         self.check_rina(R)
