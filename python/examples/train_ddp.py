@@ -29,7 +29,7 @@ def main():
     args = ap.parse_args()
 
     dist.init_process_group("gloo")		# DDP's own set-up traffic
-    rank, world = dist.get_rank(), dist.get_world_size()
+    rank = dist.get_rank()
     torch.manual_seed(0)			# the same initial model
     model = torch.nn.Sequential(
         torch.nn.Linear(64, args.hidden), torch.nn.ReLU(),

@@ -278,7 +278,8 @@ class Communicator:
     def from_env(cls):
         """From what launchers set: RINA_JOB (job file), the rank from
         RINA_RANK, else torch's RANK, OpenMPI's OMPI_COMM_WORLD_RANK,
-        PMI_RANK or Slurm's SLURM_PROCID; RINA_TRANSPORT, RINA_TIMEOUT_MS and the fault knobs
+        PMI_RANK or Slurm's SLURM_PROCID; RINA_TRANSPORT, RINA_TIMEOUT_MS
+        and the fault knobs
         RINA_FAULT_DROP_PPM, RINA_FAULT_DUP_PPM, RINA_FAULT_RX_DROP_PPM."""
         env = os.environ
         job = env.get("RINA_JOB")
