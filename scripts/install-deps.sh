@@ -15,6 +15,7 @@ PKGS=(
 	qemu-system-x86 linux-headers-cloud-amd64 linux-source-6.1 xz-utils
 	linux-headers-6.12-cloud-amd64 sparse tshark
 	libjansson-dev python3-thrift
+	python3-numpy python3-torch python3-setuptools python3-pip
 )
 # What a plain `make` cannot do without: package -> a file it installs.
 BUILD_NEEDS=(

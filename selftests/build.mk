@@ -6,7 +6,7 @@
 # own fragments: selftests/*/build.mk.
 SELFTEST_CORE := $(SELFTEST_BIN)/test_core $(SELFTEST_BIN)/test_jobfile \
 	$(SELFTEST_BIN)/test_agent $(SELFTEST_BIN)/test_cc
-SELFTEST_LIB := $(SELFTEST_BIN)/test_allreduce
+SELFTEST_LIB := $(SELFTEST_BIN)/test_allreduce $(SELFTEST_BIN)/test_async
 ALL_TARGETS += $(SELFTEST_CORE) $(SELFTEST_LIB) $(SELFTEST_BIN)/fuzz_hdr
 
 TEST_CFLAGS := -O2 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib

@@ -322,6 +322,7 @@ int rina_comm_destroy(rina_comm_t *c)
 
 	if (!c)
 		return RINA_ERR_INVALID;
+	rina_async_stop(c);
 	rina_session_linger(c);
 	rina_agent_stop(c->agent, !c->broken);
 	rina_kernel_detach(c);
@@ -473,6 +474,9 @@ int rina_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 {
 	int ret;
 
+	if (rina_dtype_converted(dtype))	/* widened to float32 */
+		return rina_convert_allreduce(sendbuf, recvbuf, count, dtype,
+					      op, c);
 	ret = check_call(sendbuf, recvbuf, count, dtype, op, c);
 	if (ret)
 		return ret;
