@@ -71,8 +71,11 @@ install: all
 		$(DESTDIR)$(PREFIX)/include/linux/
 	-ldconfig
 
--include $(LIBRINA_OBJS:.o=.d) $(RINACTL_OBJS:.o=.d) \
-	$(OBJ)/user/bench/rina-bench.d
+# librina.so's objects too: without theirs, a changed header left the
+# shared library built from stale objects (and Python's bindings, which
+# load it, read a communicator of another layout)
+-include $(LIBRINA_OBJS:.o=.d) $(LIBRINA_PIC_OBJS:.o=.d) \
+	$(RINACTL_OBJS:.o=.d) $(OBJ)/user/bench/rina-bench.d
 
 ALL_TARGETS += $(BIN)/rina-train-demo
 $(BIN)/rina-train-demo: $(OBJ)/user/examples/rina-train-demo.o $(LIBRINA_A)
