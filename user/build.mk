@@ -47,10 +47,12 @@ $(LIBRINA_A): $(LIBRINA_OBJS)
 $(LIBRINA_CORE_A): $(LIBRINA_CORE_OBJS)
 	$(call ar-lib)
 
-$(LIBRINA_SO): $(LIBRINA_PIC_OBJS)
+$(LIBRINA_SO): $(LIBRINA_PIC_OBJS) $(TOP)/user/lib/librina.map
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) -shared -Wl,-soname,librina.so.1 -o $@ $^ $(RINA_LDLIBS)
+	$(Q)$(CC) -shared -Wl,-soname,librina.so.1 \
+		-Wl,--version-script=$(TOP)/user/lib/librina.map -o $@ \
+		$(LIBRINA_PIC_OBJS) $(RINA_LDLIBS)
 	$(Q)ln -sf librina.so.1 $(LIBDIR)/librina.so
 
 $(BIN)/rinactl: $(RINACTL_OBJS) $(LIBRINA_A)
