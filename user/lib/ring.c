@@ -383,8 +383,9 @@ static int mismatch(struct call *k, const struct rina_hdr *h,
 		    const char *what)
 {
 	return rina_fail(RINA_ERR_MISMATCH,
-			 "rank %u called allreduce with a different %s than rank %d (call %u)",
-			 ntohs(h->src_id), what, k->c->rank, k->round);
+			 "rank %u called allreduce with a different %s than rank %d (call %llu)",
+			 ntohs(h->src_id), what, k->c->rank,
+			 (unsigned long long)k->c->st.calls);
 }
 
 static int rx_data(struct call *k, const struct rina_hdr *h,
@@ -598,8 +599,9 @@ static int describe_stall(struct call *k)
 	struct rina_comm *c = k->c;
 
 	return rina_fail(RINA_ERR_TIMEOUT,
-			 "rank %d: no progress for %u ms in call %u: %llu of %llu packets from rank %d, %llu of %llu acks from rank %d",
-			 c->rank, c->timeout_ms, k->round,
+			 "rank %d: no progress for %u ms in call %llu: %llu of %llu packets from rank %d, %llu of %llu acks from rank %d",
+			 c->rank, c->timeout_ms,
+			 (unsigned long long)c->st.calls,
 			 (unsigned long long)k->got_rx,
 			 (unsigned long long)k->expect_rx, c->prev_rank,
 			 (unsigned long long)k->got_ack,
@@ -706,8 +708,8 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 		     j++)
 			if (k->ovfmap[j])
 				ret = rina_fail(RINA_ERR_OVERFLOW,
-						"int32 sum wrapped around (call %u)",
-						k->round);
+						"int32 sum wrapped around (call %llu)",
+						(unsigned long long)c->st.calls);
 	}
 	c->slot_base += (uint32_t)(k->s.nblocks * k->s.L * k->s.P);
 out:
