@@ -15,6 +15,9 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
+. "$top/selftests/net/tor_bench.sh"
+TOR_RUN_OPTS=(--tor bmv2)
+TOR_BENCH_ITERS=(-n 1 -w 0)
 
 transport=${1:-udp}
 run=$top/build/bin/rina-run
@@ -35,28 +38,6 @@ if [ -n "$why" ] || [ ! -x "$bench" ]; then
 	done
 	ktap_finish
 fi
-
-# bench NAME TOPO INA [ENV=VAL...] [--opt RINA-RUN-OPT]... -- ARGS
-bench()
-{
-	local name=$1 topo=$2 ina=$3 envs=() opts=()
-	shift 3
-	while [ "$1" != "--" ]; do
-		if [ "$1" = --opt ]; then
-			opts+=("$2")
-			shift 2
-			continue
-		fi
-		envs+=("$1")
-		shift
-	done
-	shift
-	mkdir -p "$tmp/$name.tor"
-	env "${envs[@]}" "$run" --topo "$topo" --ina "$ina" --timeout 150 \
-		--tor bmv2 --tor-stats "$tmp/$name.tor" "${opts[@]}" -- \
-		"$bench" --transport "$transport" --json -c 1 -n 1 -w 0 "$@" \
-		>"$tmp/$name.out" 2>&1
-}
 
 # check NAME NRANKS [MIN_DROPS]: every row exact, one hash per size, every
 # agent on its ToR with nothing added in software, every ToR aggregating
@@ -113,21 +94,6 @@ for b in bad[:5]:
     print('# ' + b)
 sys.exit(1 if bad else 0)
 EOF
-}
-
-report()
-{
-	local name=$1 rc=$2 msg=$3 chk crc
-	chk=$(check "${@:4}")
-	crc=$?
-	echo "$chk"
-	if [ "$rc" -eq 0 ] && [ "$crc" -eq 0 ]; then
-		ktap_ok "$msg"
-	else
-		grep -v '^\[rank .*\] {' "$tmp/$name.out" | tail -5 |
-			sed 's/^/# /'
-		ktap_fail "$msg" "rina-run $rc"
-	fi
 }
 
 # same_hashes A B: runs A and B produced the same result hash per size

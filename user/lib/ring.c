@@ -274,6 +274,13 @@ static int pump(struct call *k)
 
 	/* the congestion window, at most W (core/cc.h) */
 	k->cwnd = rina_path_window(&k->c->to_next);
+	/*
+	 * Towards an INA member, a chunk's P packets are one step of the
+	 * racks' lock-step: a window below P + 1 can leave the rack waiting
+	 * for a partial we may not send (seen in the simulator).
+	 */
+	if (k->ordwin && k->cwnd < k->s.P + 1)
+		k->cwnd = k->s.P + 1 < k->W ? k->s.P + 1 : k->W;
 	while (k->nout < k->cwnd) {
 		if (k->fwd_head != k->fwd_tail)
 			seq = k->fwdq[k->fwd_head++];
