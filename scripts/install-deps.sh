@@ -14,6 +14,7 @@ PKGS=(
 	openmpi-bin libopenmpi-dev python3 procps psmisc
 	qemu-system-x86 linux-headers-cloud-amd64 linux-source-6.1 xz-utils
 	linux-headers-6.12-cloud-amd64 sparse
+	libns3-dev ns3 python3-matplotlib
 )
 # What a plain `make` cannot do without: package -> a file it installs.
 BUILD_NEEDS=(

@@ -229,8 +229,11 @@ void host_send(Host &h, const uint8_t *f, unsigned len)
 {
 	unsigned pl = data_payload(f, len);
 
-	if (!h.server)
+	if (!h.server) {
 		g_st.host_tx[h.id] += pl;
+		if (f_flags(f) & RINA_F_RETX)
+			g_st.host_tx_retx[h.id] += pl;
+	}
 	dev_send(h.dev, h.server ? LC_PS_UP : LC_HOST_UP, f, len);
 }
 
@@ -240,14 +243,19 @@ void tor_send(unsigned rack, unsigned port, const uint8_t *f, unsigned len)
 
 	if (port >= s.ports.size())
 		return;
-	if (port == 0)
+	if (port == 0) {
 		g_st.rack_up[rack] += data_payload(f, len);
+		if (len >= kPay && (f_flags(f) & RINA_F_RETX))
+			g_st.rack_up_retx[rack] += data_payload(f, len);
+	}
 	dev_send(s.ports[port].dev, s.ports[port].cls, f, len);
 }
 
 void spine_send_rack(unsigned rack, const uint8_t *f, unsigned len)
 {
 	g_st.rack_down[rack] += data_payload(f, len);
+	if (len >= kPay && (f_flags(f) & RINA_F_RETX))
+		g_st.rack_down_retx[rack] += data_payload(f, len);
 	dev_send(g_spine.ports[rack].dev, LC_RACK_DOWN, f, len);
 }
 
@@ -306,8 +314,13 @@ void rank_done(unsigned)
 {
 	g_st.done++;
 	g_st.t_done_us = now_us_f();
+	/*
+	 * The result is complete everywhere; let what is in flight (the
+	 * last ACKs, padding packets after the last element) arrive so
+	 * that the byte counts are those of the whole allreduce.
+	 */
 	if (g_st.done == g_N)
-		Simulator::Stop();
+		Simulator::Stop(MicroSeconds(path_floor_us(g_cfg.W)));
 }
 
 /* ---- receive paths ----------------------------------------------------- */
@@ -330,8 +343,16 @@ static void host_rx(Host *h, Ptr<NetDevice>, Ptr<const Packet> p, uint16_t,
 	bool ce;
 	unsigned len = copy_in(p, &ce);
 
-	if (!h->server)
-		g_st.host_rx[h->id] += data_payload(g_buf, len);
+	/* the agent's own copies (its port) are counted apart */
+	if (!h->server && len >= kPay && f_dport(g_buf) == RINA_UDP_PORT_AGENT)
+		g_st.agent_rx += data_payload(g_buf, len);
+	else if (!h->server) {
+		unsigned pl = data_payload(g_buf, len);
+
+		g_st.host_rx[h->id] += pl;
+		if (len >= kPay && (f_flags(g_buf) & RINA_F_RETX))
+			g_st.host_rx_retx[h->id] += pl;
+	}
 	if (h->ep)
 		h->ep->Rx(g_buf, len, ce);
 }
@@ -404,6 +425,10 @@ static void build_topology()
 	g_st.host_tx.assign(g_N, 0);
 	g_st.host_rx.assign(g_N, 0);
 	g_st.rack_up.assign(k, 0);
+	g_st.host_tx_retx.assign(g_N, 0);
+	g_st.host_rx_retx.assign(g_N, 0);
+	g_st.rack_up_retx.assign(k, 0);
+	g_st.rack_down_retx.assign(k, 0);
 	g_st.rack_down.assign(k, 0);
 	g_spine.node = CreateObject<Node>();
 	for (r = 0; r < k; r++) {
@@ -605,6 +630,8 @@ static int parse_args(int argc, char **argv)
 			g_cfg.verify = true;
 		} else if (a == "--trace") {
 			g_cfg.trace = true;
+		} else if (a == "--fault-result") {
+			g_cfg.fault_result = true;
 		} else {
 			has = true;
 		}
@@ -842,9 +869,22 @@ static void report(double wall_s, uint64_t events)
 	printf("],\"uplink_rx_by_rack\":[");
 	for (c = 0; c < g_cfg.k; c++)
 		printf("%s%" PRIu64, c ? "," : "", g_st.rack_down[c]);
-	printf("],\"drops\":%" PRIu64 ",\"ecn_marks\":%" PRIu64
-	       ",\"retransmissions\":%" PRIu64 ",\"timeouts\":%" PRIu64 ",",
-	       g_st.drops, g_st.ecn_marks, g_st.retx, g_st.timeouts);
+	printf("],\"retx_payload\":{\"worker_tx_by_rank\":[");
+	for (c = 0; c < g_N; c++)
+		printf("%s%" PRIu64, c ? "," : "", g_st.host_tx_retx[c]);
+	printf("],\"worker_rx_by_rank\":[");
+	for (c = 0; c < g_N; c++)
+		printf("%s%" PRIu64, c ? "," : "", g_st.host_rx_retx[c]);
+	printf("],\"uplink_tx_by_rack\":[");
+	for (c = 0; c < g_cfg.k; c++)
+		printf("%s%" PRIu64, c ? "," : "", g_st.rack_up_retx[c]);
+	printf("],\"uplink_rx_by_rack\":[");
+	for (c = 0; c < g_cfg.k; c++)
+		printf("%s%" PRIu64, c ? "," : "", g_st.rack_down_retx[c]);
+	printf("]},\"drops\":%" PRIu64 ",\"ecn_marks\":%" PRIu64
+	       ",\"retransmissions\":%" PRIu64 ",\"timeouts\":%" PRIu64
+	       ",\"agent_port_rx\":%" PRIu64 ",", g_st.drops, g_st.ecn_marks,
+	       g_st.retx, g_st.timeouts, g_st.agent_rx);
 	printf("\"tor_slots_done\":%" PRIu64 ",\"tor_collisions\":%" PRIu64
 	       ",\"agent_sw_slots\":%" PRIu64 ",\"atp_fallback\":%" PRIu64
 	       ",", g_st.tor_slots_done, g_st.tor_collisions,
@@ -909,6 +949,9 @@ int main(int argc, char **argv)
 	for (auto f : g_at_end)
 		f();
 	if (g_cfg.verify) {
+		/* a test of the check itself: one wrong element */
+		if (g_cfg.fault_result && g_cfg.size)
+			g_result[g_N - 1][g_cfg.size / 8]++;
 		for (unsigned r = 0; r < g_N; r++)
 			for (uint64_t i = 0; i < g_cfg.size / 4; i++)
 				check_elem(g_N, i, g_result[r][i]);

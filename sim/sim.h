@@ -66,6 +66,7 @@ struct Cfg {
 	bool verify = true;		/* carry and check real int32 sums */
 	bool json = false;
 	bool trace = false;
+	bool fault_result = false;	/* tests: corrupt one element */
 	double limit_s = 60.0;		/* simulated time limit */
 	unsigned rto_us = 0;		/* timer floor (0: from the path) */
 	unsigned cc_target_us = 0;	/* queueing-delay target (0: auto) */
@@ -76,8 +77,12 @@ struct Stats {
 	uint64_t bytes[LC_MAX] = {}, pkts[LC_MAX] = {}, payload[LC_MAX] = {};
 	std::vector<uint64_t> host_tx, host_rx;		/* payload, by rank */
 	std::vector<uint64_t> rack_up, rack_down;	/* payload, by rack */
+	/* of which retransmitted (RETX: resent, or re-emitted by a ToR) */
+	std::vector<uint64_t> host_tx_retx, host_rx_retx;
+	std::vector<uint64_t> rack_up_retx, rack_down_retx;
 	uint64_t drops_cls[LC_MAX] = {};
 	uint64_t drops = 0, ecn_marks = 0, retx = 0, timeouts = 0;
+	uint64_t agent_rx = 0;		/* payload to agent ports */
 	uint64_t done = 0;		/* ranks holding the whole result */
 	double t_start_us = 0, t_done_us = 0;
 	uint64_t verify_errors = 0, elems_checked = 0;
