@@ -73,6 +73,9 @@ def sim_args(scheme, k, m, size, rate="100gbit", uplink=None, ina="all",
         a += ["--ina", ina]
     if k * m * size > 256 * MiB:
         a += ["--no-verify"]
+    # deep (shared-buffer-like) queues: see evaluation.md on 1000 packets
+    if "--queue" not in extra:
+        a += ["--queue", "10000"]
     return a + list(extra)
 
 
@@ -284,7 +287,7 @@ def plot_all():
     import matplotlib.pyplot as plt
 
     topos = [(8, 8, 4 * MiB)] if QUICK else [(8, 8, 4 * MiB),
-                                             (16, 16, 4 * MiB)]
+                                             (16, 16, 2 * MiB)]
     ratios = (1, 4)
     table = []
     fig, axes = plt.subplots(len(topos), len(ratios),
