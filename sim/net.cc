@@ -528,8 +528,21 @@ void Flow::init(unsigned W, uint64_t floor)
 
 uint64_t Flow::rto() const
 {
-	return rina_rtt_rto(&rtt, floor_us, floor_us > 50000 ? 2 * floor_us :
-			    50000);
+	uint64_t r;
+
+	/* before the first sample: conservative, as RFC 6298's 1 s */
+	if (!rtt.srtt_us)
+		return 10 * floor_us;
+	r = rina_rtt_rto(&rtt, floor_us, floor_us > 50000 ? 2 * floor_us :
+			 50000);
+
+	/*
+	 * The simulated paths have almost no jitter, so RTTVAR goes to zero
+	 * and srtt + 4 rttvar sits just above the mean: one burst of
+	 * allgather data in the NIC then fires every timer of the window.
+	 * At least two round trips, as a real stack's coarse timers give.
+	 */
+	return r < 2 * rtt.srtt_us ? 2 * rtt.srtt_us : r;
 }
 
 /* ---- command line --------------------------------------------------------- */
@@ -598,7 +611,7 @@ static void usage(FILE *f)
 "                [--uplink-rate RATE] [--delay US] [--json]\n"
 "                [--elems E] [--window W] [--ps N] [--queue PKTS]\n"
 "                [--ecn-k PKTS] [--rto US] [--no-verify] [--limit S]\n"
-"                [--cc loss,ecn,delay|all|fixed]\n"
+"                [--cc loss,ecn,delay|all|fixed] [--agent-copy-local]\n"
 "  SIZE: bytes of int32 per worker, K/M/G suffixes (1M = 1 MiB)\n"
 "  RATE: tc syntax (10gbit, 25mbit)\n");
 }
@@ -630,6 +643,8 @@ static int parse_args(int argc, char **argv)
 			g_cfg.verify = true;
 		} else if (a == "--trace") {
 			g_cfg.trace = true;
+		} else if (a == "--agent-copy-local") {
+			g_cfg.agent_local = true;
 		} else if (a == "--fault-result") {
 			g_cfg.fault_result = true;
 		} else {
@@ -827,11 +842,12 @@ static void report(double wall_s, uint64_t events)
 	printf("{\"scheme\":\"%s\",\"topo\":\"%ux%u\",\"k\":%u,\"m\":%u,"
 	       "\"ina\":\"%s\",\"x\":%u,\"size\":%" PRIu64 ",\"elems\":%u,"
 	       "\"window\":%u,\"link_rate\":\"%s\",\"uplink_rate\":\"%s\","
-	       "\"delay_us\":%.3f,\"ps\":%u,", g_cfg.scheme.c_str(), g_cfg.k,
+	       "\"delay_us\":%.3f,\"ps\":%u,\"agent_copy_local\":%s,",
+	       g_cfg.scheme.c_str(), g_cfg.k,
 	       g_cfg.m, g_cfg.k, g_cfg.m, ina.c_str(), x, g_cfg.size, g_cfg.E, g_cfg.W,
 	       rate_str(g_cfg.B).c_str(),
 	       rate_str(g_cfg.U ? g_cfg.U : g_cfg.B).c_str(), g_cfg.delay_us,
-	       g_cfg.ps);
+	       g_cfg.ps, g_cfg.agent_local ? "true" : "false");
 	printf("\"time_us\":%.3f,\"algbw_GBps\":%.6f,\"busbw_GBps\":%.6f,"
 	       "\"done\":%" PRIu64 ",\"ranks\":%u,", t, algbw, busbw,
 	       g_st.done, g_N);

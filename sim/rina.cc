@@ -100,6 +100,8 @@ struct RingPart {
 	std::vector<uint16_t> onc;
 	std::vector<uint8_t> sr_have, ag_have, agst, aghop;
 	std::vector<uint64_t> agsent;
+	std::vector<uint8_t> agtries;
+	struct rina_rtt agrtt = {};	/* allgather hop: its own estimator */
 	uint32_t lo = 0, scanned = 0, acked = 0, nsend = 0;
 	std::deque<uint32_t> fifo, agfifo;
 	EventId timer, agtimer, nack_timer;
@@ -141,6 +143,22 @@ struct RingPart {
 			return r;
 		r *= 2;
 		return r < 10 * R->jd->rto_us ? 10 * R->jd->rto_us : r;
+	}
+	/*
+	 * Allgather data are forwarded as they come (not windowed) and wait
+	 * in the NIC behind the reduce-scatter window: their timer follows
+	 * their own round trips.
+	 */
+	uint64_t ag_rto() const
+	{
+		uint64_t f = fl.floor_us;
+
+		uint64_t r;
+
+		if (!agrtt.srtt_us)
+			return 10 * f;
+		r = rina_rtt_rto(&agrtt, f, f > 50000 ? 2 * f : 50000);
+		return r < 2 * agrtt.srtt_us ? 2 * agrtt.srtt_us : r;
 	}
 	void init();
 	void start();
@@ -193,6 +211,7 @@ void RingPart::init()
 	agst.assign(s->seqs, 0);
 	aghop.assign(s->seqs, 0);
 	agsent.assign(s->seqs, 0);
+	agtries.assign(s->seqs, 0);
 	fl.init(R->jd->window, R->jd->rto_us);
 	for (o = 0; o < R->nord; o++) {
 		b = o / ((uint64_t)L * s->P);
@@ -366,8 +385,11 @@ void RingPart::on_timer()
 			continue;	/* resent since */
 		if (g_cfg.trace)
 			fprintf(stderr, "%.3f rank %u timeout ordinal %u (lo %u "
-				"scanned %u win %u) chunk %u\n", now_us_f(), g,
-				o, lo, scanned, win(),
+				"scanned %u win %u rto %lu srtt %lu age %lu st %u) "
+				"chunk %u\n", now_us_f(), g,
+				o, lo, scanned, win(), (unsigned long)r,
+				(unsigned long)fl.rtt.srtt_us,
+				(unsigned long)(now - tsent[o]), ost[o],
 				rina_sr_chunk(sm, (o / R->s.P) % R->s.L,
 					      R->s.L));
 		if (!fired) {
@@ -432,8 +454,11 @@ void RingPart::ag_send(uint32_t seq, bool retx)
 	member_addr(R, next, &dip, &dport);
 	len = build_frame(g_tx, h->ip, RINA_UDP_PORT_WORKER, dip, dport, r,
 			  g_cfg.verify ? words : nullptr);
-	if (retx)
+	if (retx) {
 		g_st.retx++;
+		if (agtries[seq] < 255)
+			agtries[seq]++;
+	}
 	agsent[seq] = now_us();
 	agfifo.push_back(seq);
 	host_send(*h, g_tx, len);
@@ -446,7 +471,7 @@ void RingPart::ag_arm()
 
 	if (agtimer.IsRunning() || agfifo.empty())
 		return;
-	at = agsent[agfifo.front()] + fl.rto();
+	at = agsent[agfifo.front()] + ag_rto();
 	agtimer = Simulator::Schedule(MicroSeconds(at > now_us() ?
 				      at - now_us() : 0),
 				      &RingPart::on_agtimer, this);
@@ -454,7 +479,7 @@ void RingPart::ag_arm()
 
 void RingPart::on_agtimer()
 {
-	uint64_t now = now_us(), r = fl.rto();
+	uint64_t now = now_us(), r = ag_rto();
 	unsigned n = 0;
 
 	while (!agfifo.empty() && n < 64) {
@@ -622,6 +647,9 @@ void RingPart::rx(const uint8_t *f, unsigned len, bool ce)
 					}
 				} else if (sq < s->seqs && agst[sq] == 1) {
 					agst[sq] = 2;
+					if (!agtries[sq])
+						rina_rtt_update(&agrtt,
+							now - agsent[sq], now);
 				}
 			} else {
 				sr_acked(sq, cee, now);
@@ -996,6 +1024,21 @@ void RinaHost::Rx(const uint8_t *f, unsigned len, bool ce)
 		tick_soon(1);
 		return;
 	}
+	/*
+	 * --agent-copy local: the agent takes the ToR's allgather data from
+	 * its rank's copy, in the host, instead of a second copy on the link.
+	 */
+	if (agent && g_cfg.agent_local && f_op(f) == RINA_OP_AG_DATA &&
+	    (f_flags(f) & RINA_F_FROM_SWITCH) && f_sip(f) == h->ip &&
+	    f_sport(f) == RINA_UDP_PORT_AGENT) {
+		struct rina_agent_addr from;
+
+		from.ip = htonl(f_sip(f));
+		from.port = htons(RINA_UDP_PORT_AGENT);
+		from.pad = 0;
+		rina_agent_core_rx(agent, f + kRina, len - kRina, &from);
+		tick_soon(1);
+	}
 	job = f_job(f);
 	for (auto *p : parts)
 		if (p->R->job == job) {
@@ -1059,9 +1102,16 @@ bool TorApp::Rx(unsigned port, const uint8_t *f, unsigned len, bool)
 			"chunk %u seq %u slot %u n %u -> %u out\n", now_us_f(),
 			rack, port, f_op(f), f_flags(f), f_src(f), f_chunk(f),
 			f_seq(f), get16(f + 58), f_n(f), g_tor_out.n);
-	for (i = 0; i < g_tor_out.n; i++)
-		tor_send(rack, g_tor_out.pkt[i].port, g_tor_out.pkt[i].data,
-			 g_tor_out.pkt[i].len);
+	for (i = 0; i < g_tor_out.n; i++) {
+		const uint8_t *o = g_tor_out.pkt[i].data;
+
+		/* --agent-copy local: no agent replica on the wire */
+		if (g_cfg.agent_local && g_tor_out.pkt[i].len >= kPay &&
+		    f_op(o) == RINA_OP_AG_DATA &&
+		    f_dport(o) == RINA_UDP_PORT_AGENT && f_dip(o) == agent_ip)
+			continue;
+		tor_send(rack, g_tor_out.pkt[i].port, o, g_tor_out.pkt[i].len);
+	}
 	return true;
 }
 

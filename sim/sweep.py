@@ -272,13 +272,16 @@ def sweep_x(k, m, size, ratio):
     """algbw vs x for Rina and ATP; ratio = B*m/U (oversubscription)."""
     B = 100
     U = "%dgbit" % (B * m // ratio)
-    xs = sorted(set([0, 1, k // 4, k // 2, 3 * k // 4, k]))
+    xs = sorted(set([0, 1, k // 4, k // 2, 3 * k // 4, k])) if k <= 8 \
+        else [0, k // 4, k // 2, k]
     a = []
     for x in xs:
         a.append(sim_args("rina", k, m, size, uplink=U, ina=ina_list(x, k)))
+        a.append(sim_args("rina", k, m, size, uplink=U, ina=ina_list(x, k),
+                          extra=("--agent-copy-local",)))
         a.append(sim_args("atp", k, m, size, uplink=U, ina=ina_list(x, k)))
     res = runs(a)
-    return xs, res[0::2], res[1::2]
+    return xs, res[0::3], res[2::3], res[1::3]
 
 
 def plot_all():
@@ -287,17 +290,19 @@ def plot_all():
     import matplotlib.pyplot as plt
 
     topos = [(8, 8, 4 * MiB)] if QUICK else [(8, 8, 4 * MiB),
-                                             (16, 16, 2 * MiB)]
+                                             (16, 16, 1 * MiB)]
     ratios = (1, 4)
     table = []
     fig, axes = plt.subplots(len(topos), len(ratios),
                              figsize=(10, 4 * len(topos)), squeeze=False)
     for ti, (k, m, size) in enumerate(topos):
         for ri, ratio in enumerate(ratios):
-            xs, rr, aa = sweep_x(k, m, size, ratio)
+            xs, rr, aa, ll = sweep_x(k, m, size, ratio)
             ax = axes[ti][ri]
             ax.plot(xs, [d["algbw_GBps"] if d else 0 for d in rr], "o-",
-                    label="Rina")
+                    label="Rina (agent replica on the link)")
+            ax.plot(xs, [d["algbw_GBps"] if d else 0 for d in ll], "^-",
+                    label="Rina, agent copy in the host")
             ax.plot(xs, [d["algbw_GBps"] if d else 0 for d in aa], "s--",
                     label="ATP (PS-based INA, 1 PS)")
             ax.set_title("%d workers (%dx%d), %d MiB, oversub. %d:1" %
@@ -306,10 +311,10 @@ def plot_all():
             ax.set_ylabel("algbw (GB/s)")
             ax.grid(True, alpha=0.3)
             ax.legend()
-            for x, r, a in zip(xs, rr, aa):
-                if r and a:
+            for x, r, a, lc in zip(xs, rr, aa, ll):
+                if r and a and lc:
                     table.append((k * m, ratio, x, r["algbw_GBps"],
-                                  a["algbw_GBps"]))
+                                  a["algbw_GBps"], lc["algbw_GBps"]))
     fig.tight_layout()
     fig.savefig(os.path.join(OUT, "throughput_vs_ina.png"), dpi=110)
     plt.close(fig)
@@ -317,10 +322,13 @@ def plot_all():
     # same hardware cost: Rina / ATP with the same number of INA switches
     fig, ax = plt.subplots(figsize=(6, 4))
     for n, ratio in sorted(set((t[0], t[1]) for t in table)):
-        pts = [(t[2], t[3] / t[4]) for t in table
+        pts = [(t[2], t[3] / t[4], t[5] / t[4]) for t in table
                if t[0] == n and t[1] == ratio and t[4] > 0]
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-",
-                label="%d workers, %d:1" % (n, ratio))
+        ln = ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-",
+                     label="%d workers, %d:1" % (n, ratio))
+        ax.plot([p[0] for p in pts], [p[2] for p in pts], "^:",
+                color=ln[0].get_color(),
+                label="%d workers, %d:1, agent copy in host" % (n, ratio))
     ax.axhline(1.5, color="gray", ls=":", label="1.5x (paper: >50%)")
     ax.set_xlabel("INA switches (racks) x")
     ax.set_ylabel("Rina / ATP throughput")
@@ -365,11 +373,13 @@ def plot_all():
     plt.close(fig)
 
     with open(os.path.join(OUT, "comparison.md"), "w") as f:
-        f.write("| workers | oversub | x | Rina GB/s | ATP GB/s | Rina/ATP |\n"
-                "|---|---|---|---|---|---|\n")
-        for n, ratio, x, r, a in table:
-            f.write("| %d | %d:1 | %d | %.3f | %.3f | %.2f |\n" %
-                    (n, ratio, x, r, a, r / a if a else 0))
+        f.write("| workers | oversub | x | Rina GB/s | Rina, agent copy "
+                "in host | ATP GB/s | Rina/ATP | (host copy)/ATP |\n"
+                "|---|---|---|---|---|---|---|---|\n")
+        for n, ratio, x, r, a, lc in table:
+            f.write("| %d | %d:1 | %d | %.3f | %.3f | %.3f | %.2f | %.2f |\n"
+                    % (n, ratio, x, r, lc, a, r / a if a else 0,
+                       lc / a if a else 0))
         for ratio, rows in base:
             f.write("\n| scheme (64 workers, %d:1) | algbw GB/s |\n"
                     "|---|---|\n" % ratio)
