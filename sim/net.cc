@@ -455,7 +455,8 @@ static void build_topology()
 			h.node = CreateObject<Node>();
 			h.dev = new_dev(h.node, g_cfg.B, g_cfg.host_q, ~0u,
 					 LC_HOST_UP);
-			td = new_dev(t.node, g_cfg.B, g_cfg.qpkts, g_cfg.ecn_k,
+			td = new_dev(t.node, g_cfg.Bdown ? g_cfg.Bdown :
+				     g_cfg.B, g_cfg.qpkts, g_cfg.ecn_k,
 				     LC_HOST_DOWN);
 			link(h.dev, td);
 			t.ports.push_back({ td, LC_HOST_DOWN });
@@ -612,6 +613,7 @@ static void usage(FILE *f)
 "                [--elems E] [--window W] [--ps N] [--queue PKTS]\n"
 "                [--ecn-k PKTS] [--rto US] [--no-verify] [--limit S]\n"
 "                [--cc loss,ecn,delay|all|fixed] [--agent-copy-local]\n"
+"                [--host-down-rate RATE]\n"
 "  SIZE: bytes of int32 per worker, K/M/G suffixes (1M = 1 MiB)\n"
 "  RATE: tc syntax (10gbit, 25mbit)\n");
 }
@@ -669,6 +671,9 @@ static int parse_args(int argc, char **argv)
 		} else if (a == "--link-rate") {
 			if (parse_rate(v, &g_cfg.B))
 				return fail("bad --link-rate", v);
+		} else if (a == "--host-down-rate") {
+			if (parse_rate(v, &g_cfg.Bdown))
+				return fail("bad --host-down-rate", v);
 		} else if (a == "--uplink-rate") {
 			if (parse_rate(v, &g_cfg.U))
 				return fail("bad --uplink-rate", v);

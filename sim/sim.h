@@ -56,6 +56,7 @@ struct Cfg {
 	uint64_t size = 1 << 20;	/* bytes of int32 per worker */
 	uint64_t B = 10000000000ULL;	/* host link, bit/s */
 	uint64_t U = 0;			/* rack uplink, bit/s (0: B) */
+	uint64_t Bdown = 0;		/* ToR -> host (0: B) */
 	double delay_us = 1.0;		/* per link */
 	unsigned E = 0;			/* elements per packet (0: default) */
 	unsigned W = 256;		/* job window, packets */
