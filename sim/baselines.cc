@@ -211,6 +211,7 @@ struct Agtr {
 	bool used = false, done = false;
 	uint32_t seq = 0, count = 0, bitmap = 0;
 	std::vector<uint32_t> val;
+	std::vector<uint64_t> racks;	/* second level: racks added */
 };
 
 static unsigned agtr_idx(uint64_t j, unsigned A)
@@ -373,6 +374,89 @@ bool AggTor::Rx(unsigned port, const uint8_t *f, unsigned len, bool)
 	return true;
 }
 
+/*
+ * ATP's second level (every rack INA, --two-level): the switch in front of
+ * the servers (here the spine) adds the k rack aggregates of a packet and
+ * sends one to the server; the server's result comes back to the spine
+ * (address SPINE_IP), which sends it to the k ToRs, which multicast it.
+ */
+static const uint32_t SPINE_IP = 198u << 24 | 19u << 16 | 1;
+static const unsigned ALL_RACKS = 0xfff;
+
+class SpineAgg : public SwitchApp {
+public:
+	std::vector<Agtr> a;
+	bool Rx(unsigned port, const uint8_t *f, unsigned len,
+		bool ce) override;
+};
+
+bool SpineAgg::Rx(unsigned, const uint8_t *f, unsigned len, bool)
+{
+	static uint8_t b[RINA_TOR_FRAME_MAX];
+	unsigned src, r, n, l;
+	uint64_t j;
+	Agtr *e;
+
+	if (len < kPay || f_job(f) != 9)
+		return false;
+	j = f_seq(f);
+	if (j >= g_npk)
+		return false;
+	e = &a[agtr_idx(j, (unsigned)a.size())];
+	if (f_op(f) == RINA_OP_AG_DATA && f_dip(f) == SPINE_IP) {
+		if (e->used && e->seq == j)
+			e->used = e->done = false;
+		for (r = 0; r < g_cfg.k; r++) {
+			memcpy(b, f, len);
+			ip_mac(tor_ip(r), b);
+			put32(b + kEthIp + 16, tor_ip(r));
+			spine_send_rack(r, b, len);
+		}
+		return true;
+	}
+	src = f_src(f);
+	if (f_op(f) != RINA_OP_SR_CONTRIB || (src & 0xf000) != RINA_SRC_SWITCH ||
+	    (f_flags(f) & RINA_F_RETX))
+		return false;
+	r = src & 0xfff;
+	if (e->used && e->seq != j) {
+		g_st.atp_fallback++;
+		return false;
+	}
+	if (!e->used) {
+		e->used = true;
+		e->done = false;
+		e->seq = (uint32_t)j;
+		e->count = 0;
+		e->bitmap = 0;
+		e->racks.assign((g_cfg.k + 63) / 64, 0);
+	}
+	if (e->done || (e->racks[r / 64] >> (r % 64) & 1))
+		return true;
+	n = f_n(f);
+	add_words(e->val, f, n, !e->count);
+	e->racks[r / 64] |= 1ULL << (r % 64);
+	if (++e->count < g_cfg.k)
+		return true;
+	e->done = true;
+	{
+		Hdr h;
+
+		h.op = RINA_OP_SR_CONTRIB;
+		h.flags = RINA_F_FROM_SWITCH;
+		h.job = 9;
+		h.src = (uint16_t)(RINA_SRC_SWITCH | ALL_RACKS);
+		h.seq = (uint32_t)j;
+		h.n = (uint16_t)n;
+		h.nc = (uint16_t)g_N;
+		l = build_frame(b, SPINE_IP, RINA_UDP_PORT_WORKER, f_dip(f),
+				RINA_UDP_PORT_WORKER, h,
+				g_cfg.verify ? e->val.data() : nullptr);
+		spine_send_server((unsigned)(j % g_cfg.ps), b, l);
+	}
+	return true;
+}
+
 /* ---- the parameter server ------------------------------------------------------ */
 
 class PsServer : public Endpoint {
@@ -385,6 +469,7 @@ public:
 		std::vector<uint64_t> who;	/* ranks counted */
 		std::vector<uint64_t> racks;	/* rack aggregates */
 		std::vector<uint32_t> val;
+		bool all = false;	/* from the second level */
 	};
 	std::vector<Ent> ent;			/* by j / P */
 	void Start() override {}
@@ -399,6 +484,10 @@ public:
 		unsigned r, i;
 
 		e.done = true;
+		if (e.all) {
+			reply(j, e, SPINE_IP);
+			return;
+		}
 		for (r = 0; r < g_cfg.k; r++) {
 			if (e.racks[r / 64] >> (r % 64) & 1) {
 				reply(j, e, tor_ip(r));
@@ -426,7 +515,15 @@ public:
 			e->who.assign((g_N + 63) / 64, 0);
 			e->racks.assign((g_cfg.k + 63) / 64, 0);
 		}
-		if ((src & 0xf000) == RINA_SRC_SWITCH) {
+		if (src == (RINA_SRC_SWITCH | ALL_RACKS)) {
+			if (e->count || e->done)
+				return;	/* a rack came alone: dropped */
+			add_words(e->val, f, n, true);
+			for (i = 0; i < e->who.size(); i++)
+				e->who[i] = ~0ULL;
+			e->count = g_N;
+			e->all = true;
+		} else if ((src & 0xf000) == RINA_SRC_SWITCH) {
 			r = src & 0xfff;
 			for (i = 0; i < g_cfg.m; i++) {
 				unsigned rk = r * g_cfg.m + i;
@@ -483,6 +580,18 @@ int ps_setup()
 			p->ent.resize((g_npk + g_cfg.ps - 1) / g_cfg.ps);
 			g_hosts[g_N + i].ep = p;
 		}
+	if (g_cfg.scheme == "atp" && g_cfg.two_level) {
+		SpineAgg *sa = new SpineAgg();
+
+		for (r = 0; r < g_cfg.k; r++)
+			if (!g_cfg.ina[r]) {
+				fprintf(stderr, "rina-sim: --two-level needs "
+					"every rack INA (--ina all)\n");
+				return 2;
+			}
+		sa->a.resize(4 * g_cfg.W);
+		set_spine_app(sa);
+	}
 	for (r = 0; r < g_cfg.k; r++) {
 		AggTor *t;
 

@@ -613,7 +613,7 @@ static void usage(FILE *f)
 "                [--elems E] [--window W] [--ps N] [--queue PKTS]\n"
 "                [--ecn-k PKTS] [--rto US] [--no-verify] [--limit S]\n"
 "                [--cc loss,ecn,delay|all|fixed] [--agent-copy-local]\n"
-"                [--host-down-rate RATE]\n"
+"                [--host-down-rate RATE] [--two-level]\n"
 "  SIZE: bytes of int32 per worker, K/M/G suffixes (1M = 1 MiB)\n"
 "  RATE: tc syntax (10gbit, 25mbit)\n");
 }
@@ -645,6 +645,8 @@ static int parse_args(int argc, char **argv)
 			g_cfg.verify = true;
 		} else if (a == "--trace") {
 			g_cfg.trace = true;
+		} else if (a == "--two-level") {
+			g_cfg.two_level = true;
 		} else if (a == "--agent-copy-local") {
 			g_cfg.agent_local = true;
 		} else if (a == "--fault-result") {
@@ -847,12 +849,13 @@ static void report(double wall_s, uint64_t events)
 	printf("{\"scheme\":\"%s\",\"topo\":\"%ux%u\",\"k\":%u,\"m\":%u,"
 	       "\"ina\":\"%s\",\"x\":%u,\"size\":%" PRIu64 ",\"elems\":%u,"
 	       "\"window\":%u,\"link_rate\":\"%s\",\"uplink_rate\":\"%s\","
-	       "\"delay_us\":%.3f,\"ps\":%u,\"agent_copy_local\":%s,",
-	       g_cfg.scheme.c_str(), g_cfg.k,
+	       "\"delay_us\":%.3f,\"ps\":%u,\"agent_copy_local\":%s,"
+	       "\"two_level\":%s,", g_cfg.scheme.c_str(), g_cfg.k,
 	       g_cfg.m, g_cfg.k, g_cfg.m, ina.c_str(), x, g_cfg.size, g_cfg.E, g_cfg.W,
 	       rate_str(g_cfg.B).c_str(),
 	       rate_str(g_cfg.U ? g_cfg.U : g_cfg.B).c_str(), g_cfg.delay_us,
-	       g_cfg.ps, g_cfg.agent_local ? "true" : "false");
+	       g_cfg.ps, g_cfg.agent_local ? "true" : "false",
+	       g_cfg.two_level ? "true" : "false");
 	printf("\"time_us\":%.3f,\"algbw_GBps\":%.6f,\"busbw_GBps\":%.6f,"
 	       "\"done\":%" PRIu64 ",\"ranks\":%u,", t, algbw, busbw,
 	       g_st.done, g_N);

@@ -293,8 +293,10 @@ def sweep_x(k, m, size, ratio):
         a.append(sim_args("rina", k, m, size, uplink=U, ina=ina_list(x, k),
                           extra=("--agent-copy-local",)))
         a.append(sim_args("atp", k, m, size, uplink=U, ina=ina_list(x, k)))
+    a.append(sim_args("atp", k, m, size, uplink=U, ina="all",
+                      extra=("--two-level",)))
     res = runs(a)
-    return xs, res[0::3], res[2::3], res[1::3]
+    return xs, res[0:-1:3], res[2:-1:3], res[1:-1:3], res[-1]
 
 
 def plot_all():
@@ -305,13 +307,14 @@ def plot_all():
     topos = [(8, 8, 4 * MiB)] if QUICK else [(8, 8, 4 * MiB),
                                              (16, 16, 1 * MiB)]
     table = []
+    two = []
     fig, axes = plt.subplots(len(topos), 2,
                              figsize=(10, 4 * len(topos)), squeeze=False)
     # 1:1, and U = B (m:1): a ring puts one stream on an uplink, so only
     # U < m*B... U <= B shows oversubscription in a ring
     for ti, (k, m, size) in enumerate(topos):
         for ri, ratio in enumerate((1, m)):
-            xs, rr, aa, ll = sweep_x(k, m, size, ratio)
+            xs, rr, aa, ll, tl = sweep_x(k, m, size, ratio)
             ax = axes[ti][ri]
             ax.plot(xs, [d["algbw_GBps"] if d else 0 for d in rr], "o-",
                     label="Rina (agent replica on the link)")
@@ -319,6 +322,10 @@ def plot_all():
                     label="Rina, agent copy in the host")
             ax.plot(xs, [d["algbw_GBps"] if d else 0 for d in aa], "s--",
                     label="ATP (PS-based INA, 1 PS)")
+            if tl:
+                ax.plot([k], [tl["algbw_GBps"]], "*", ms=12, color="C2",
+                        label="ATP two-level (k + 1 INA switches)")
+                two.append((k * m, ratio, tl["algbw_GBps"]))
             ax.set_title("%d workers (%dx%d), %d MiB, oversub. %d:1" %
                          (k * m, k, m, size // MiB, ratio))
             ax.set_xlabel("INA racks x")
@@ -394,6 +401,10 @@ def plot_all():
             f.write("| %d | %d:1 | %d | %.3f | %.3f | %.3f | %.2f | %.2f |\n"
                     % (n, ratio, x, r, lc, a, r / a if a else 0,
                        lc / a if a else 0))
+        f.write("\n| workers | oversub | ATP two-level (x = k, plus the "
+                "server's switch) GB/s |\n|---|---|---|\n")
+        for n, ratio, v in two:
+            f.write("| %d | %d:1 | %.3f |\n" % (n, ratio, v))
         for ratio, rows in base:
             f.write("\n| scheme (64 workers, %d:1) | algbw GB/s |\n"
                     "|---|---|\n" % ratio)

@@ -121,7 +121,7 @@ elif sch in ("ps", "atp", "switchml"):
             n = 1 if sch == "atp" and ina[r] else m
             streams += n
             up_tx[r] = up_rx[r] = n * S
-        ps_in = streams * S
+        ps_in = S if d.get("two_level") else streams * S
 else:
     sys.exit("unknown scheme %s" % sch)
 

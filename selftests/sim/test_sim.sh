@@ -24,6 +24,7 @@ cases=(
 	"har 4x2 none 512K 64"
 	"ps 2x4 none 1M 256"
 	"atp 2x4 0 1M 256"
+	"atp 4x4 all 1M 256 --two-level"
 	"switchml 1x4 all 1M 256"
 )
 ktap_plan $(( ${#cases[@]} * 2 + 4 ))
@@ -36,9 +37,10 @@ fi
 
 for c in "${cases[@]}"; do
 	set -- $c
-	name="${1}_${2}_ina_${3//,/_}_$4"
+	name="${1}_${2}_ina_${3//,/_}_$4${6:+_${6#--}}"
+	# shellcheck disable=SC2086
 	if timeout 60 "$SIM" --topo "$2" --scheme "$1" --ina "$3" --size "$4" \
-		--link-rate 10gbit --window "$5" --queue 100000 --json \
+		--link-rate 10gbit --window "$5" --queue 100000 --json ${6:-} \
 		>"$T/out" 2>"$T/err"; then
 		ktap_ok "${name}_exact_result"
 	else
