@@ -747,7 +747,7 @@ Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job,
 	Ring *R = new Ring();
 	struct rina_job_desc *jd = (struct rina_job_desc *)calloc(1,
 								 sizeof(*jd));
-	unsigned i, k, x = 0;
+	unsigned i, x = 0;
 	std::vector<int> rack_of(g_cfg.k, -1);
 
 	R->job = job;
@@ -797,7 +797,6 @@ Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job,
 	}
 	R->s.pad = R->ina;
 	R->nord = (uint32_t)(R->s.nblocks * R->s.L * R->s.P);
-	(void)k;
 	g_rings.push_back(R);
 	return R;
 }
