@@ -9,8 +9,17 @@
 #include "compat.h"
 #include "wire.h"
 
+/*
+ * The simulator models a larger switch (more elements per pass, a pool
+ * sized for one job) by defining these two on its command line; every
+ * other build uses the values of p4/configuration.p4.
+ */
+#ifndef RINA_TOR_ELEMS
 #define RINA_TOR_ELEMS		64	/* int32 elements added per pass (E) */
+#endif
+#ifndef RINA_TOR_POOL_SIZE
 #define RINA_TOR_POOL_SIZE	4096	/* slots per shadow set, all jobs */
+#endif
 #define RINA_TOR_MAX_JOBS	16	/* rina_job table size */
 #define RINA_TOR_MAX_WORKERS	31	/* local bits 0..30, bit m <= 31 */
 #define RINA_TOR_MAX_PORTS	64	/* ports 0..63 */
