@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # Back-to-back communicators: every rank destroys its communicator and
 # creates the next one on the same job and ports at once, 100 times, on
-# plain and INA topologies (software agents). Neighbours then meet each other's previous
-# and next incarnations (a BYE of the old one reaching the new, a HELLO
-# of the new one reaching the old); every cycle must pass, exact, and no
-# descriptor may leak.
+# plain and INA topologies (software agents). Neighbours then meet each
+# other's previous and next incarnations (a BYE of the old one reaching
+# the new, a HELLO of the new one reaching the old); every cycle must
+# pass, exact, and no descriptor may leak.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 
