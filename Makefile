@@ -61,6 +61,7 @@ demo: deps
 	$(Q)$(TOP)/scripts/demo.sh
 
 bench: deps
+	$(Q)$(TOP)/scripts/install-deps.sh --bench
 	$(Q)$(MAKE) --no-print-directory build-all
 	$(Q)$(TOP)/scripts/bench.sh
 
