@@ -347,7 +347,7 @@ int main(int argc, char **argv)
 	for (bytes = o.min_bytes;; bytes = next_size(bytes, &o)) {
 		size_t count = bytes / 4, wrong = 0;
 		double t, algbw, busbw, theory, tx, rx;
-		double npkt, retx, wire, effic = 0;
+		double npkt, retx, wire, effic = 0, cpu0, wall0, cpu_util;
 		char effic_s[24];
 
 		for (i = 0; i < o.warmup; i++) {
@@ -359,6 +359,8 @@ int main(int argc, char **argv)
 		}
 		rina_comm_get_stats(comm, &s0);
 		bench_wire_read(&w0);
+		cpu0 = bench_cpu_s();
+		wall0 = now_s();
 		for (i = 0; i < o.iters; i++) {
 			double t0;
 
@@ -371,6 +373,7 @@ int main(int argc, char **argv)
 			if (ret)
 				goto fail;
 		}
+		cpu_util = (bench_cpu_s() - cpu0) / (now_s() - wall0);
 		rina_comm_get_stats(comm, &s1);
 		bench_wire_read(&w1);
 		if (o.check)
@@ -457,8 +460,8 @@ int main(int argc, char **argv)
 				       o.link_rate, o.link_bps);
 			else
 				printf(",\"link_rate\":null,\"link_rate_bps\":null");
-			printf(",\"wire_tx_bytes\":%.0f,\"efficiency\":%s,\"retx_bytes\":%.0f}\n",
-			       wire, effic_s, retx);
+			printf(",\"wire_tx_bytes\":%.0f,\"efficiency\":%s,\"retx_bytes\":%.0f,\"cpu_util\":%.3f}\n",
+			       wire, effic_s, retx, cpu_util);
 		} else if (rank == 0) {
 			printf("  %10zu %12zu %8s %6s %10.1f %8.3f %8.3f %7zu %12.0f %12.0f %6.3f %10.0f %6s\n",
 			       count * 4, count, tname,

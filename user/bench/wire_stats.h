@@ -4,7 +4,8 @@
  * efficiency: bytes the devices transmitted (after the qdisc, so a frame
  * a shaped link's queue dropped is not counted) and TCP's retransmitted
  * segments, both of the caller's network namespace (rina-run gives each
- * rank its own). Shared by rina-bench and mpi-bench.
+ * rank its own); and the process's CPU time. Shared by rina-bench and
+ * mpi-bench.
  */
 #ifndef RINA_BENCH_WIRE_STATS_H
 #define RINA_BENCH_WIRE_STATS_H
@@ -12,6 +13,7 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 struct bench_wire {
 	unsigned long long tx_bytes;	/* all devices but lo */
@@ -87,6 +89,21 @@ static inline void bench_wire_read(struct bench_wire *w)
 			w->mtu = (unsigned int)v;
 	}
 	closedir(dir);
+}
+
+/*
+ * CPU seconds this process used (all threads, user and system), for the
+ * share of a core a rank needed during the timed calls (cpu_util): far
+ * below 1 shows the CPU was not the limit.
+ */
+static inline double bench_cpu_s(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 }
 
 #endif /* RINA_BENCH_WIRE_STATS_H */
