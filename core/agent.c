@@ -152,34 +152,16 @@ static void to_workers(struct rina_agent_core *a, const void *pkt, __u32 len)
 	a->st.mcast_out += a->cfg.n_local;
 }
 
-static void rtt_sample(struct rina_agent_core *a, __u64 rtt)
-{
-	if (!a->srtt_us) {
-		a->srtt_us = rtt;
-		a->rttvar_us = rtt / 2;
-		return;
-	}
-	a->rttvar_us = (3 * a->rttvar_us +
-			(rtt > a->srtt_us ? rtt - a->srtt_us :
-			 a->srtt_us - rtt)) / 4;
-	a->srtt_us = (7 * a->srtt_us + rtt) / 8;
-}
-
 static __u64 rto(const struct rina_agent_core *a)
 {
-	__u64 r;
+	__u64 r = rina_rtt_rto(&a->rtt, a->cfg.rto_us, RINA_AGENT_RTO_MAX_US);
 
-	if (!a->srtt_us)
-		return a->cfg.rto_us;
-	r = a->srtt_us + 4 * a->rttvar_us;
 	/*
 	 * The downstream agent ACKs from a busy host thread: its delay has a
 	 * long tail that rttvar (first transmissions only) does not see.
 	 */
-	if (r < 3 * a->srtt_us)
-		r = 3 * a->srtt_us;
-	if (r < a->cfg.rto_us)
-		r = a->cfg.rto_us;
+	if (r < 3 * a->rtt.srtt_us)
+		r = 3 * a->rtt.srtt_us;
 	return r > RINA_AGENT_RTO_MAX_US ? RINA_AGENT_RTO_MAX_US : r;
 }
 
@@ -305,7 +287,7 @@ static void ag_send_down(struct rina_agent_core *a, struct rina_agent_ag *e,
  */
 static __u64 ag_retransmit(struct rina_agent_core *a)
 {
-	__u64 now = a->ops->now_us(a->ctx), reo = a->srtt_us / 4;
+	__u64 now = a->ops->now_us(a->ctx), reo = a->rtt.srtt_us / 4;
 	int timer_used = 0;
 
 	while (a->fifo_head != a->fifo_tail) {
@@ -659,7 +641,7 @@ static void ack_from_downstream(struct rina_agent_core *a,
 			e->acked = 1;
 			a->timer = 0;	/* news: restart the timer */
 			if (!e->tries)
-				rtt_sample(a, now - e->t_sent);
+				rina_rtt_update(&a->rtt, now - e->t_sent, now);
 			if (e->t_sent > a->rack_ts)
 				a->rack_ts = e->t_sent;
 		}

@@ -25,6 +25,7 @@
 #define RINA_CORE_AGENT_H
 
 #include "compat.h"
+#include "rtt.h"
 #include <linux/rina.h>
 #include "keymap.h"
 
@@ -131,7 +132,7 @@ struct rina_agent_core {
 	__u64			rack_ts;
 	__u64			timer;	/* retransmission timer, 0: stopped */
 	__u32			backoff;
-	__u64			srtt_us, rttvar_us;
+	struct rina_rtt		rtt;		/* downstream (rtt.h) */
 	__u16			max_round;
 
 	/* session */

@@ -38,12 +38,26 @@ struct rina_job_desc {
 	__u16	n_racks;
 	__u16	elems;		/* E: int32 elements per packet */
 	__u16	window;		/* W: packets in flight per hop, power of 2 */
-	__u16	pad;
+	__u16	cc;		/* RINA_JOB_CC_*: congestion signals used */
 	__u32	timeout_ms;	/* no progress for this long: error */
 	__u32	rto_us;		/* initial retransmission timeout */
+	/* congestion control knobs (cc.h); 0: the default */
+	__u32	cc_target_us;	/* queueing delay target */
+	__u16	cc_init;	/* initial window, packets */
+	__u16	cc_ai;		/* additive increase, 1/1024 packet per RTT */
+	__u16	cc_beta;	/* loss decrease, 1/1024 */
+	__u16	cc_pad;
 	struct rina_rank_desc ranks[RINA_MAX_RANKS];	/* index = rank */
 	struct rina_rack_desc racks[RINA_MAX_RACKS];
 };
+
+/*
+ * rina_job_desc.cc: 0 is the default (every signal); otherwise the
+ * signals of core/cc.h (RINA_CC_F_*), or RINA_JOB_CC_OFF for a fixed
+ * window of W packets. Per sender: ranks may differ, so it is not part
+ * of the job hash.
+ */
+#define RINA_JOB_CC_OFF		0x8000
 
 enum rina_job_err {
 	RINA_JOB_OK = 0,

@@ -15,7 +15,7 @@ PKGS=(
 	libmnl-dev iproute2 ethtool iputils-ping kmod cpio busybox-static
 	openmpi-bin libopenmpi-dev python3 procps psmisc
 	qemu-system-x86 linux-headers-cloud-amd64 linux-source-6.1 xz-utils
-	linux-headers-6.12-cloud-amd64 sparse iperf3
+	linux-headers-6.12-cloud-amd64 sparse tshark iperf3
 )
 # make bench only: torch.distributed's Gloo baseline and the PNG plots
 BENCH_PKGS=(python3-torch python3-matplotlib)

@@ -4,7 +4,7 @@
 
 SELFTEST_BIN := $(BUILD)/selftests
 SELFTEST_CORE := $(SELFTEST_BIN)/test_core $(SELFTEST_BIN)/test_jobfile \
-	$(SELFTEST_BIN)/test_agent
+	$(SELFTEST_BIN)/test_agent $(SELFTEST_BIN)/test_cc
 SELFTEST_LIB := $(SELFTEST_BIN)/test_allreduce
 ALL_TARGETS += $(SELFTEST_CORE) $(SELFTEST_LIB) $(SELFTEST_BIN)/fuzz_hdr
 

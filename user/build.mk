@@ -2,7 +2,7 @@
 # librina, rinactl and rina-bench.
 
 # xdp_fallback.c stands in only while the AF_XDP transport is absent
-LIBRINA_SRCS := $(wildcard $(TOP)/user/lib/*.c) $(TOP)/core/plan.c \
+LIBRINA_SRCS := $(wildcard $(TOP)/user/lib/*.c) $(TOP)/core/plan.c $(TOP)/core/cc.c \
 	$(TOP)/core/agg.c $(TOP)/core/agent.c $(TOP)/core/keymap.c
 ifneq ($(wildcard $(TOP)/user/lib/xdp_transport.c),)
 LIBRINA_SRCS := $(filter-out %/xdp_fallback.c,$(LIBRINA_SRCS))

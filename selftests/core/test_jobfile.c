@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "jobfile.h"
+#include "cc.h"
 #include "../ktap.h"
 
 static const char good[] =
@@ -46,7 +47,33 @@ static const struct {
 	{ "job 7\nrack 0 plain\n", "the job has no ranks" },
 	{ "job 7\ntimeout_ms 10\nrto_us 20000\nrack 0 plain\nrank 0 198.18.0.1 rack 0\n", "retransmission timeout out of range" },
 	{ "job -1\n", ":1: job: value \"-1\" is not a number" },
+	{ "job 7\ncc fast\n", ":2: cc: \"fast\": expected off, all, or signals" },
+	{ "job 7\ncc loss,\n", ":2: cc: \"loss,\"" },
+	{ "job 7\ncc_beta 2000\n", ":2: cc_beta: value \"2000\" is not a number in 1..1024" },
 };
+
+/* The congestion-control directives land in the job description. */
+static bool cc_knobs(void)
+{
+	static const char text[] =
+		"job 7\ncc loss,delay\ncc_target_us 500\ncc_init 4\n"
+		"cc_ai 2048\ncc_beta 256\nrack 0 plain\n"
+		"rank 0 198.18.0.1 rack 0\n";
+	struct rina_job_desc job;
+	char err[256];
+	__u16 v = 0;
+	bool ok;
+
+	ok = !rina_jobfile_parse_text(text, "cc", &job, err, sizeof(err)) &&
+	     job.cc == (RINA_CC_F_LOSS | RINA_CC_F_DELAY) &&
+	     job.cc_target_us == 500 && job.cc_init == 4 &&
+	     job.cc_ai == 2048 && job.cc_beta == 256;
+	ok &= !rina_jobfile_cc("off", &v) && v == RINA_JOB_CC_OFF;
+	ok &= !rina_jobfile_cc("all", &v) && v == RINA_CC_F_ALL;
+	ok &= !rina_jobfile_cc("ecn", &v) && v == RINA_CC_F_ECN;
+	ok &= rina_jobfile_cc("", &v) && rina_jobfile_cc(",", &v);
+	return ok;
+}
 
 int main(void)
 {
@@ -55,7 +82,8 @@ int main(void)
 	unsigned int i;
 	bool ok;
 
-	ktap_plan(2 + (int)(sizeof(bad) / sizeof(bad[0])));
+	ktap_plan(3 + (int)(sizeof(bad) / sizeof(bad[0])));
+	ktap_result(cc_knobs(), "cc, cc_target_us, cc_init, cc_ai, cc_beta parse");
 	ok = !rina_jobfile_parse_text(good, "good", &job, err, sizeof(err));
 	if (!ok)
 		ktap_diag("%s", err);

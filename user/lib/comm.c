@@ -16,84 +16,6 @@
 #include "jobfile.h"
 #include "schedule.h"
 
-static __thread char last_error[512];
-
-int rina_fail(int result, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
-	va_end(ap);
-	return result;
-}
-
-const char *rina_last_error(void)
-{
-	return last_error;
-}
-
-uint64_t rina_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
-static const char *const result_names[__RINA_RESULT_MAX] = {
-	[RINA_OK]		= "success",
-	[RINA_ERR_INVALID]	= "invalid argument",
-	[RINA_ERR_JOBFILE]	= "bad job description",
-	[RINA_ERR_SYSTEM]	= "system call failed",
-	[RINA_ERR_NOMEM]	= "out of memory",
-	[RINA_ERR_TIMEOUT]	= "timed out waiting for a peer",
-	[RINA_ERR_ABORTED]	= "aborted by another rank",
-	[RINA_ERR_MISMATCH]	= "ranks disagree on the job or the call",
-	[RINA_ERR_OVERFLOW]	= "int32 sum overflowed",
-	[RINA_ERR_NONFINITE]	= "NaN or infinity in the input",
-	[RINA_ERR_TRANSPORT]	= "transport failure",
-	[RINA_ERR_BROKEN]	= "communicator failed earlier",
-};
-
-const char *rina_strerror(int result)
-{
-	if (result < 0 || result >= __RINA_RESULT_MAX)
-		return "unknown result";
-	return result_names[result];
-}
-
-int rina_transport_open(const char *want, const struct rina_transport_cfg *tc,
-			struct rina_transport **out)
-{
-	char err[256] = "";
-	int ret;
-
-	if (!want || !*want)
-		want = "auto";
-	if (!strcmp(want, "inproc"))
-		ret = rina_inproc_transport_create(tc, out, err, sizeof(err));
-	else if (!strcmp(want, "xdp"))
-		ret = rina_xdp_transport_create(tc, out, err, sizeof(err));
-	else if (!strcmp(want, "udp"))
-		ret = rina_udp_transport_create(tc, out, err, sizeof(err));
-	else if (!strcmp(want, "auto")) {
-		/* AF_XDP when the Rina XDP program is attached, else UDP */
-		ret = rina_xdp_transport_create(tc, out, err, sizeof(err));
-		if (ret)
-			ret = rina_udp_transport_create(tc, out, err,
-							sizeof(err));
-	} else {
-		return rina_fail(RINA_ERR_INVALID,
-				 "unknown transport \"%s\" (auto, udp, xdp, inproc)",
-				 want);
-	}
-	if (ret)
-		return rina_fail(RINA_ERR_TRANSPORT, "%s transport: %s", want,
-				 err);
-	return RINA_OK;
-}
-
 static int open_transport(struct rina_comm *c, const char *want)
 {
 	struct rina_transport_cfg tc = {
@@ -158,36 +80,47 @@ static void place_in_ring(struct rina_comm *c, bool use_ina)
 	c->self.port = c->job.ranks[c->rank].port;
 }
 
-int rina_call_sched(const struct rina_comm *c, struct rina_sched *s,
-		    size_t count)
-{
-	uint32_t cap = c->job.window;
-
-	/*
-	 * Towards an aggregator an ordinal completes only when the next
-	 * member's slot does, which waits on that member's own window: with
-	 * P = W - 1 the racks advance one ordinal per round trip in lock-step.
-	 * Chunks of at most W/4 packets keep several steps in flight.
-	 */
-	if (c->pad && cap >= 8)
-		cap /= 4;
-	if (rina_sched_init(s, count, c->L, c->job.elems, cap))
-		return rina_fail(RINA_ERR_INVALID,
-				 "count %zu needs more than 2^32 packets", count);
-	s->pad = c->pad;
-	return RINA_OK;
-}
-
-int rina_run_call(struct rina_comm *c, int32_t *acc, size_t count,
-		  uint8_t dtype_op)
-{
-	if (c->ina_local)
-		return rina_ina_worker_run(c, acc, count, dtype_op);
-	return rina_ring_run(c, acc, count, dtype_op);
-}
-
 /* The first struct rina_config (up to flags); later fields are optional. */
 #define RINA_CONFIG_SIZE_V1	(offsetof(struct rina_config, flags) + 4)
+
+/*
+ * The congestion controller's knobs: the job's cc_* directives over the
+ * defaults; RINA_CC (off, all, or loss,delay,ecn) overrides the job's
+ * signals for this rank, for comparisons.
+ */
+static int cc_setup(struct rina_comm *c)
+{
+	struct rina_cc_params *p = &c->cc_params;
+	const struct rina_job_desc *j = &c->job;
+	const char *env = getenv("RINA_CC");
+	unsigned int cc = j->cc;
+
+	rina_cc_params_default(p, j->window);
+	if (env && *env) {
+		__u16 v;
+
+		if (rina_jobfile_cc(env, &v))
+			return rina_fail(RINA_ERR_INVALID,
+					 "RINA_CC=%s: expected off, all, or signals from loss,delay,ecn",
+					 env);
+		cc = v;
+	}
+	if (cc & RINA_JOB_CC_OFF)
+		p->flags = 0;
+	else if (cc)
+		p->flags = cc & RINA_CC_F_ALL;
+	if (j->cc_target_us)
+		p->target_us = j->cc_target_us;
+	if (j->cc_init)
+		p->w_init = j->cc_init;
+	if (j->cc_ai)
+		p->ai = j->cc_ai;
+	if (j->cc_beta)
+		p->beta_loss = j->cc_beta;
+	rina_path_init(c, &c->to_next);
+	rina_path_init(c, &c->to_agg);
+	return RINA_OK;
+}
 
 static uint32_t config_rx_drop_ppm(const struct rina_config *cfg)
 {
@@ -242,6 +175,10 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	c->job_hash = rina_job_hash(&c->job);
 	c->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : c->job.timeout_ms;
 	c->rto_us = c->job.rto_us;
+	c->ctrl_rx = rina_session_ctrl_rx;
+	ret = cc_setup(c);
+	if (ret)
+		goto err_free;
 	c->drop_ppm = cfg->drop_ppm;
 	c->dup_ppm = cfg->dup_ppm;
 	c->rx_drop_ppm = config_rx_drop_ppm(cfg);
@@ -271,7 +208,7 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 		if (ret)
 			goto err_tp;
 	}
-	ret = rina_ring_hello(c);
+	ret = rina_session_hello(c);
 	if (ret)
 		goto err_agent;
 	*out = c;
@@ -344,9 +281,7 @@ int rina_comm_destroy(rina_comm_t *c)
 
 	if (!c)
 		return RINA_ERR_INVALID;
-	if (getenv("RINA_DEBUG"))
-		fprintf(stderr, "rank %d srtt %llu rttvar %llu rto %llu\n", c->rank, (unsigned long long)c->srtt_us, (unsigned long long)c->rttvar_us, (unsigned long long)rina_rto(c));
-	rina_ring_linger(c);
+	rina_session_linger(c);
 	rina_agent_stop(c->agent, !c->broken);
 	rina_kernel_detach(c);
 	c->tp->ops->destroy(c->tp);
@@ -513,7 +448,7 @@ int rina_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 	} else if (ret && ret != RINA_ERR_INVALID &&
 		   ret != RINA_ERR_NONFINITE) {
 		if (ret != RINA_ERR_ABORTED)
-			rina_ring_abort(c, ret);
+			rina_session_abort(c, ret);
 		c->broken = ret;
 	}
 	return ret;

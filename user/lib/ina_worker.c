@@ -120,7 +120,7 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 		x->rto = x->rto * 2 > RINA_RTO_SLOT_MAX_US ?
 			 RINA_RTO_SLOT_MAX_US : x->rto * 2;
 	} else {
-		x->rto = rina_rto(c) * RINA_RTO_SLOT_FACTOR;
+		x->rto = rina_path_rto(c, &c->to_agg) * RINA_RTO_SLOT_FACTOR;
 		if (x->rto < RINA_RTO_SLOT_MIN_US)
 			x->rto = RINA_RTO_SLOT_MIN_US;
 	}
@@ -131,6 +131,7 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 static void contrib_done(struct wcall *k, uint32_t idx)
 {
 	struct contrib *x = &k->ct[idx];
+	struct rina_path *path = &k->c->to_agg;
 
 	if (x->done)
 		return;
@@ -138,7 +139,8 @@ static void contrib_done(struct wcall *k, uint32_t idx)
 	k->got_done++;
 	k->last_progress = rina_now_us();
 	if (!x->tries && x->sent)
-		rina_rtt_sample(k->c, k->last_progress - x->t_sent);
+		rina_path_rtt(path, k->last_progress - x->t_sent,
+			      k->last_progress);
 	while (k->first_open < k->nct && k->ct[k->first_open].done)
 		k->first_open++;
 }
@@ -399,7 +401,8 @@ static int wloop(struct wcall *k)
 		now = rina_now_us();
 		/* contributions all delivered but data missing: ask */
 		if (k->got_done == k->nct && now - k->last_progress >
-		    rina_rto(c) && now - k->last_nack > rina_rto(c)) {
+		    rina_path_rto(c, &c->to_agg) &&
+		    now - k->last_nack > rina_path_rto(c, &c->to_agg)) {
 			wnack(k);
 			k->last_nack = now;
 		}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "jobfile.h"
+#include "cc.h"
 
 #define MAX_FIELDS	8
 
@@ -174,6 +175,52 @@ static int do_rank(struct parse_ctx *c, struct rina_job_desc *job,
 	return 0;
 }
 
+/* "off", "all" or SIGNAL[,SIGNAL...] of loss, delay, ecn */
+int rina_jobfile_cc(const char *val, __u16 *cc)
+{
+	char buf[64], *save = NULL, *tok;
+	unsigned int flags = 0;
+
+	if (!strcmp(val, "off")) {
+		*cc = RINA_JOB_CC_OFF;
+		return 0;
+	}
+	/* every comma separates two signals */
+	if (!*val || strlen(val) >= sizeof(buf) || val[0] == ',' ||
+	    val[strlen(val) - 1] == ',' || strstr(val, ",,"))
+		return -1;
+	strcpy(buf, val);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "loss"))
+			flags |= RINA_CC_F_LOSS;
+		else if (!strcmp(tok, "delay"))
+			flags |= RINA_CC_F_DELAY;
+		else if (!strcmp(tok, "ecn"))
+			flags |= RINA_CC_F_ECN;
+		else if (!strcmp(tok, "all"))
+			flags |= RINA_CC_F_ALL;
+		else
+			return -1;
+	}
+	if (!flags)
+		return -1;
+	*cc = (__u16)flags;
+	return 0;
+}
+
+static int do_cc(struct parse_ctx *c, struct rina_job_desc *job, char **f,
+		 int nf)
+{
+	if (nf != 2)
+		return fail(c, f[0], "expected one value");
+	if (rina_jobfile_cc(f[1], &job->cc))
+		return fail(c, f[0],
+			    "\"%s\": expected off, all, or signals from loss,delay,ecn",
+			    f[1]);
+	return 0;
+}
+
 static int do_param(struct parse_ctx *c, struct rina_job_desc *job,
 		    char **f, int nf)
 {
@@ -186,6 +233,10 @@ static int do_param(struct parse_ctx *c, struct rina_job_desc *job,
 		{ "window", RINA_MIN_WINDOW, RINA_MAX_WINDOW },
 		{ "timeout_ms", 10, 3600000 },
 		{ "rto_us", 50, 10000000 },
+		{ "cc_target_us", 1, 10000000 },
+		{ "cc_init", 1, RINA_MAX_WINDOW },
+		{ "cc_ai", 1, 65535 },
+		{ "cc_beta", 1, 1024 },
 	};
 	unsigned long v;
 	unsigned int i;
@@ -209,6 +260,10 @@ static int do_param(struct parse_ctx *c, struct rina_job_desc *job,
 			break;
 		case 3: job->timeout_ms = (__u32)v; break;
 		case 4: job->rto_us = (__u32)v; break;
+		case 5: job->cc_target_us = (__u32)v; break;
+		case 6: job->cc_init = (__u16)v; break;
+		case 7: job->cc_ai = (__u16)v; break;
+		case 8: job->cc_beta = (__u16)v; break;
 		}
 		return 0;
 	}
@@ -236,6 +291,8 @@ static int parse_line(struct parse_ctx *c, struct rina_job_desc *job,
 		return do_rack(c, job, f, nf);
 	if (!strcmp(f[0], "rank"))
 		return do_rank(c, job, f, nf);
+	if (!strcmp(f[0], "cc"))
+		return do_cc(c, job, f, nf);
 	return do_param(c, job, f, nf);
 }
 

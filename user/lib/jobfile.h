@@ -16,4 +16,7 @@ int rina_jobfile_parse_text(const char *text, const char *name,
 			    struct rina_job_desc *job, char *err,
 			    size_t errlen);
 
+/* A "cc" value: off, all, or signals loss,delay,ecn; -1 if bad. */
+int rina_jobfile_cc(const char *val, __u16 *cc);
+
 #endif /* RINA_JOBFILE_H */

@@ -15,10 +15,11 @@
 #include "rina.h"
 #include "plan.h"
 #include "transport.h"
+#include "endpoint.h"
+#include "session.h"
 
 #define RINA_BATCH		64	/* messages per send/recv call */
 #define RINA_STASH_MAX		1024	/* early packets kept for the next call */
-#define RINA_RTO_MAX_US		50000	/* retransmission back-off cap */
 /*
  * Where an INA aggregator acknowledges at slot completion, the answer
  * waits for the ring's pipeline, not just a round trip: the timer only
@@ -80,7 +81,12 @@ struct rina_comm {
 	uint32_t		max_msg;	/* header + E words */
 	uint32_t		timeout_ms;
 	uint32_t		rto_us;		/* timer floor and start, job's */
-	uint64_t		srtt_us, rttvar_us;
+	struct rina_cc_params	cc_params;	/* the job's cc_* knobs */
+	struct rina_path	to_next;	/* ring data downstream */
+	struct rina_path	to_agg;		/* contributions, INA worker */
+	/* control messages seen during calls: the session layer's */
+	int (*ctrl_rx)(struct rina_comm *c, const struct rina_hdr *h,
+		       const struct rina_addr *from);
 	uint32_t		drop_ppm, dup_ppm, rx_drop_ppm;
 	uint64_t		rng;
 
@@ -100,17 +106,11 @@ struct rina_comm {
 	uint8_t			*txbuf;		/* RINA_BATCH x max_msg */
 };
 
-/* What a control message told us, for the handshakes that wait on it. */
-struct rina_ctrl_seen {
-	bool	hello_prev;	/* HELLO from upstream (answered) */
-	bool	hello_next;	/* HELLO_ACK from downstream */
-	bool	bye_next;	/* BYE_ACK from downstream */
-};
-
 /* Error reporting: sets the thread's last error and returns result. */
 int rina_fail(int result, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Monotonic microseconds (clock.c). */
 uint64_t rina_now_us(void);
 
 /*
@@ -143,13 +143,13 @@ static inline bool rina_linger_over(uint32_t timeout_ms, uint64_t start,
 int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 		  uint8_t dtype_op);
 struct rina_sched;
-/* The schedule of a call of count elements on this ring (comm.c). */
+/* The schedule of a call of count elements on this ring (sched.c). */
 int rina_call_sched(const struct rina_comm *c, struct rina_sched *s,
 		    size_t count);
 /* A local worker of an INA rack for one call (ina_worker.c). */
 int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 			uint8_t dtype_op);
-/* One call in whichever role this rank has. */
+/* One call in whichever role this rank has (call.c). */
 int rina_run_call(struct rina_comm *c, int32_t *acc, size_t count,
 		  uint8_t dtype_op);
 /* The agent thread of an INA rack (agent.c). */
@@ -157,41 +157,9 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out);
 void rina_agent_stop(struct rina_agent *a, bool linger);
 void rina_agent_get_stats(const struct rina_agent *a,
 			  struct rina_agent_stats *st);
-void rina_rtt_sample(struct rina_comm *c, uint64_t rtt);
 /* /dev/rina when rina.ko has the job (kernel.c); file-based otherwise. */
 int rina_kernel_attach(struct rina_comm *c);
 void rina_kernel_detach(struct rina_comm *c);
-
-/* Handshake with both ring neighbours: same job, both alive. */
-int rina_ring_hello(struct rina_comm *c);
-/* Answer late retransmissions of the last call, then return. */
-void rina_ring_linger(struct rina_comm *c);
-/* Tell every other rank this job is dead (best effort). */
-void rina_ring_abort(struct rina_comm *c, int result);
-
-uint64_t rina_rto(const struct rina_comm *c);
-void rina_hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
-		   uint16_t round);
-bool rina_addr_eq(const struct rina_addr *a, const struct rina_addr *b);
-void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
-		    uint32_t type, uint32_t arg);
-/* HELLO, BYE, ABORT handling shared by every role; seen may be NULL. */
-int rina_rx_ctrl(struct rina_comm *c, const struct rina_hdr *h,
-		 const struct rina_addr *from, struct rina_ctrl_seen *seen);
-/* A role's handler of one received message (stashed: replayed). */
-typedef int (*rina_rx_fn)(void *k, const struct rina_msg *m, bool stashed);
-int rina_replay_stash(struct rina_comm *c, rina_rx_fn fn, void *k);
-/*
- * Wait up to wait_us and receive a batch: count it, drop what is malformed
- * or of another job, answer CTRL, hand the rest to fn.
- */
-int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
-		    void *k);
-/* Keep a packet of the next call until it starts. */
-void rina_stash(struct rina_comm *c, const struct rina_msg *m);
-
-/* Fault injection and sending through the transport (ring.c). */
-int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n);
 
 /* Reduce kernels, vectorised where the CPU allows (reduce.c). */
 struct rina_reduce_ops {
@@ -210,7 +178,7 @@ void rina_reduce_select(const char *force);	/* "scalar", "avx2", NULL */
 int rina_float_allreduce(struct rina_comm *c, const float *in, float *out,
 			 size_t count, bool avg);
 
-/* Open a transport by name: auto, udp, xdp, inproc. */
+/* Open a transport by name: auto, udp, xdp, inproc (transport.c). */
 int rina_transport_open(const char *want, const struct rina_transport_cfg *tc,
 			struct rina_transport **out);
 

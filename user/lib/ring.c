@@ -30,14 +30,6 @@ struct out_ent {
 	uint64_t	deadline;	/* timer */
 };
 
-struct ack_batch {
-	struct rina_addr addr;
-	uint16_t	round;
-	uint8_t		flags;		/* RINA_F_AG_PHASE for allgather data */
-	uint32_t	n;
-	__be32		seqs[RINA_MAX_ELEMS];
-};
-
 struct call {
 	struct rina_comm *c;
 	struct rina_sched s;
@@ -69,6 +61,7 @@ struct call {
 	uint32_t	inj_p;
 	struct out_ent	*out;
 	uint32_t	nout, W;
+	uint32_t	cwnd;		/* what may be in flight now: <= W */
 
 	uint64_t	rack_ts;	/* latest send time of an acked packet */
 	uint64_t	expect_rx, got_rx;
@@ -77,69 +70,11 @@ struct call {
 
 	struct rina_msg	tx[RINA_BATCH];
 	int		ntx;
-	struct ack_batch ack;
+	struct rina_ack_batch ack;
 	int		result;		/* first error seen while processing */
 };
 
 /* ---- sending ----------------------------------------------------- */
-
-static uint64_t rng_next(struct rina_comm *c)
-{
-	uint64_t x = c->rng;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	c->rng = x;
-	return x;
-}
-
-/*
- * Every packet librina sends passes here, so the fault knobs cover data,
- * ACKs and control alike.
- */
-int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n)
-{
-	struct rina_msg out[RINA_BATCH * 2];
-	int i, k = 0, sent = 0, ret;
-
-	for (i = 0; i < n; i++) {
-		if (c->drop_ppm && rng_next(c) % 1000000 < c->drop_ppm) {
-			c->st.fault_dropped++;
-			continue;
-		}
-		out[k++] = msgs[i];
-		if (c->dup_ppm && rng_next(c) % 1000000 < c->dup_ppm) {
-			c->st.fault_duplicated++;
-			out[k++] = msgs[i];
-		}
-		if (k >= RINA_BATCH || i == n - 1) {
-			ret = c->tp->ops->send(c->tp, out, k);
-			if (ret < 0)
-				return ret;
-			sent += ret;
-			k = 0;
-		}
-	}
-	if (k) {
-		ret = c->tp->ops->send(c->tp, out, k);
-		if (ret < 0)
-			return ret;
-		sent += ret;
-	}
-	return sent;
-}
-
-void rina_hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
-		   uint16_t round)
-{
-	memset(h, 0, sizeof(*h));
-	h->ver_op = (uint8_t)(RINA_VERSION << 4 | op);
-	h->job_id = htons(c->job.job_id);
-	h->round = htons(round);
-	h->src_id = htons((uint16_t)c->rank);
-	h->exp = RINA_EXP_NONE;
-}
 
 static int flush_tx(struct call *k)
 {
@@ -157,50 +92,6 @@ static int flush_tx(struct call *k)
 		return rina_fail(RINA_ERR_TRANSPORT, "send failed: %s",
 				 strerror(-ret));
 	return 0;
-}
-
-static void flush_acks(struct call *k)
-{
-	struct rina_comm *c = k->c;
-	struct ack_batch *a = &k->ack;
-	uint8_t buf[RINA_HDR_LEN + sizeof(a->seqs)];
-	struct rina_hdr *h = (struct rina_hdr *)buf;
-	struct rina_msg m;
-
-	if (!a->n)
-		return;
-	rina_hdr_init(c, h, RINA_OP_ACK, a->round);
-	h->flags = a->flags;
-	h->seq = a->seqs[0];
-	h->n_elem = htons((uint16_t)a->n);
-	memcpy(buf + RINA_HDR_LEN, a->seqs, a->n * 4);
-	m.buf = buf;
-	m.len = RINA_HDR_LEN + a->n * 4;
-	m.addr = a->addr;
-	if (rina_xmit(c, &m, 1) > 0) {
-		c->st.tx_acks++;
-		c->st.ack_tx_bytes += m.len + RINA_FRAME_OVERHEAD;
-	}
-	a->n = 0;
-}
-
-/* ACKs are batched per destination, round and phase. */
-static void queue_ack(struct call *k, const struct rina_addr *to,
-		      const struct rina_hdr *data)
-{
-	struct ack_batch *a = &k->ack;
-	uint16_t round = ntohs(data->round);
-	uint8_t flags = rina_hdr_opcode(data) == RINA_OP_AG_DATA ?
-			RINA_F_AG_PHASE : 0;
-
-	if (a->n && (a->addr.ip != to->ip || a->addr.port != to->port ||
-		     a->round != round || a->flags != flags ||
-		     a->n == k->c->job.elems))
-		flush_acks(k);
-	a->addr = *to;
-	a->round = round;
-	a->flags = flags;
-	a->seqs[a->n++] = data->seq;
 }
 
 /* Contributions summed into chunk c once member i has added its own. */
@@ -342,7 +233,7 @@ static int send_new(struct call *k, uint32_t seq, uint64_t now)
 	e->seq = seq;
 	e->tries = 0;
 	e->t_sent = now;
-	e->rto = rina_rto(k->c);
+	e->rto = rina_path_rto(k->c, &k->c->to_next);
 	if (k->ordwin && e->rto * RINA_RTO_SLOT_FACTOR > RINA_RTO_SLOT_MIN_US)
 		e->rto *= RINA_RTO_SLOT_FACTOR;
 	else if (k->ordwin)
@@ -360,7 +251,7 @@ static int pump_ordinals(struct call *k, uint64_t now)
 
 	if (end > k->nord)
 		end = k->nord;
-	for (o = k->ord_base; o < end && k->nout < k->W; o++) {
+	for (o = k->ord_base; o < end && k->nout < k->cwnd; o++) {
 		if (!rina_bit_test(k->sr_ready, (uint32_t)o) ||
 		    rina_bit_test_and_set(k->sr_done, (uint32_t)o))
 			continue;
@@ -381,7 +272,9 @@ static int pump(struct call *k)
 	uint32_t seq;
 	int ret;
 
-	while (k->nout < k->W) {
+	/* the congestion window, at most W (core/cc.h) */
+	k->cwnd = rina_path_window(&k->c->to_next);
+	while (k->nout < k->cwnd) {
 		if (k->fwd_head != k->fwd_tail)
 			seq = k->fwdq[k->fwd_head++];
 		else if (k->ordwin ||
@@ -397,36 +290,6 @@ static int pump(struct call *k)
 			return ret;
 	}
 	return flush_tx(k);
-}
-
-/*
- * Round-trip estimate (RFC 6298 with microsecond samples), kept across
- * calls: on a loaded 2-core host the scheduler, not the wire, sets the
- * RTT, and a fixed timer would retransmit what is merely late.
- */
-void rina_rtt_sample(struct rina_comm *c, uint64_t rtt)
-{
-	if (!c->srtt_us) {
-		c->srtt_us = rtt;
-		c->rttvar_us = rtt / 2;
-		return;
-	}
-	c->rttvar_us = (3 * c->rttvar_us +
-			(rtt > c->srtt_us ? rtt - c->srtt_us :
-			 c->srtt_us - rtt)) / 4;
-	c->srtt_us = (7 * c->srtt_us + rtt) / 8;
-}
-
-uint64_t rina_rto(const struct rina_comm *c)
-{
-	uint64_t rto;
-
-	if (!c->srtt_us)
-		return c->rto_us;
-	rto = c->srtt_us + 4 * c->rttvar_us;
-	if (rto < c->rto_us)
-		rto = c->rto_us;
-	return rto > RINA_RTO_MAX_US ? RINA_RTO_MAX_US : rto;
 }
 
 static void out_remove(struct call *k, uint32_t seq)
@@ -452,13 +315,14 @@ static void out_remove(struct call *k, uint32_t seq)
  */
 static int resend(struct call *k, struct out_ent *e, uint64_t now)
 {
+	uint64_t cap = rina_path_rto_cap(k->c, &k->c->to_next);
 	int ret = emit(k, e->seq, true);
 
 	if (ret)
 		return ret;
 	e->tries++;
 	e->t_sent = now;
-	e->rto = e->rto * 2 > RINA_RTO_MAX_US ? RINA_RTO_MAX_US : e->rto * 2;
+	e->rto = e->rto * 2 > cap ? cap : e->rto * 2;
 	e->deadline = now + e->rto;
 	return 0;
 }
@@ -466,7 +330,8 @@ static int resend(struct call *k, struct out_ent *e, uint64_t now)
 static int retransmit(struct call *k, uint64_t *wait_us)
 {
 	uint64_t now = rina_now_us(), next = UINT64_MAX;
-	uint64_t reo = k->c->srtt_us / 4;
+	struct rina_path *path = &k->c->to_next;
+	uint64_t reo = path->rtt.srtt_us / 4;
 	struct out_ent *oldest = NULL;
 	uint32_t j;
 	int ret;
@@ -477,6 +342,7 @@ static int retransmit(struct call *k, uint64_t *wait_us)
 		/* an INA member acks at slot completion, out of order */
 		if (!k->ordwin && e->t_sent + reo < k->rack_ts) {
 			k->c->st.fast_retransmits++;
+			rina_cc_on_loss(&path->cc, &path->rtt, now);
 			ret = resend(k, e, now);
 			if (ret)
 				return ret;
@@ -493,6 +359,8 @@ static int retransmit(struct call *k, uint64_t *wait_us)
 	 */
 	if (oldest) {
 		k->c->st.timeouts++;
+		rina_cc_on_timeout(&path->cc, oldest->tries + 1, &path->rtt,
+				   now);
 		ret = resend(k, oldest, now);
 		if (ret)
 			return ret;
@@ -510,11 +378,6 @@ static int retransmit(struct call *k, uint64_t *wait_us)
 }
 
 /* ---- receiving --------------------------------------------------- */
-
-bool rina_addr_eq(const struct rina_addr *a, const struct rina_addr *b)
-{
-	return a->ip == b->ip && a->port == b->port;
-}
 
 static int mismatch(struct call *k, const struct rina_hdr *h,
 		    const char *what)
@@ -564,7 +427,7 @@ static int rx_data(struct call *k, const struct rina_hdr *h,
 		c->st.rx_malformed++;
 		return 0;
 	}
-	queue_ack(k, from, h);
+	rina_ack_queue(k->c, &k->ack, from, h);
 	if (rina_bit_test_and_set(k->rxmap, seq)) {
 		c->st.duplicates++;
 		return 0;
@@ -601,8 +464,10 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 		   const struct rina_addr *from)
 {
 	struct rina_comm *c = k->c;
+	struct rina_path *path = &c->to_next;
 	const __be32 *seqs = (const __be32 *)(h + 1);
-	uint32_t j, n = ntohs(h->n_elem);
+	uint32_t j, n = ntohs(h->n_elem), acked = 0;
+	uint64_t now = rina_now_us(), sample = 0;
 	struct out_ent *e;
 
 	c->st.rx_acks++;
@@ -620,8 +485,17 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 		if (seq >= k->s.seqs || !k->outpos[seq])
 			continue;	/* late duplicate ACK */
 		e = &k->out[k->outpos[seq] - 1];
-		if (!e->tries)	/* Karn: only clean samples */
-			rina_rtt_sample(c, rina_now_us() - e->t_sent);
+		if (!e->tries) {	/* Karn: only clean samples */
+			uint64_t rtt = now - e->t_sent;
+
+			rina_path_rtt(path, rtt, now);
+			/*
+			 * The batch's youngest packet waited least for the
+			 * ACK batching: its RTT is the queue's
+			 */
+			if (!sample || rtt < sample)
+				sample = rtt;
+		}
 		if (e->t_sent > k->rack_ts)
 			k->rack_ts = e->t_sent;
 		out_remove(k, seq);
@@ -633,76 +507,17 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 			ord_advance(k);
 		}
 		k->got_ack++;
-		k->last_progress = rina_now_us();
+		acked++;
+		k->last_progress = now;
 	}
+	/*
+	 * Towards an INA member an ACK waits for the slot to complete, i.e.
+	 * for the ring, not the queue: no delay signal there.
+	 */
+	rina_cc_on_ack(&path->cc, acked, 0, k->ordwin ? 0 : sample,
+		       &path->rtt, now);
 }
 
-
-int rina_rx_ctrl(struct rina_comm *c, const struct rina_hdr *h,
-		 const struct rina_addr *from, struct rina_ctrl_seen *seen)
-{
-	const struct rina_ctrl *m = (const struct rina_ctrl *)(h + 1);
-	uint32_t type = ntohl(m->type);
-	uint64_t hash = be64toh(m->hash);
-	unsigned int src = ntohs(h->src_id);
-
-	switch (type) {
-	case RINA_CTRL_HELLO:
-	case RINA_CTRL_HELLO_ACK:
-		if (hash != c->job_hash)
-			return rina_fail(RINA_ERR_MISMATCH,
-					 "rank %u has a different job description than rank %d (hash %016llx, ours %016llx)",
-					 src, c->rank,
-					 (unsigned long long)hash,
-					 (unsigned long long)c->job_hash);
-		if (type == RINA_CTRL_HELLO && rina_addr_eq(from, &c->prev)) {
-			rina_send_ctrl(c, from, RINA_CTRL_HELLO_ACK, 0);
-			if (seen)
-				seen->hello_prev = true;
-		} else if (type == RINA_CTRL_HELLO_ACK &&
-			   rina_addr_eq(from, &c->next) && seen) {
-			seen->hello_next = true;
-		}
-		return 0;
-	case RINA_CTRL_BYE:
-		if (rina_addr_eq(from, &c->prev)) {
-			/* may come while we still finish the last call */
-			rina_send_ctrl(c, from, RINA_CTRL_BYE_ACK, 0);
-			c->prev_said_bye = true;
-		}
-		return 0;
-	case RINA_CTRL_BYE_ACK:
-		if (rina_addr_eq(from, &c->next) && seen)
-			seen->bye_next = true;
-		return 0;
-	case RINA_CTRL_ABORT:
-		return rina_fail(RINA_ERR_ABORTED,
-				 "rank %u aborted the job: %s", src,
-				 rina_strerror((int)ntohl(m->arg)));
-	default:
-		c->st.rx_malformed++;
-		return 0;
-	}
-}
-
-void rina_stash(struct rina_comm *c, const struct rina_msg *m)
-{
-	struct rina_stash_ent *e;
-
-	if (c->nstash == RINA_STASH_MAX)
-		return;		/* the sender will retransmit */
-	e = &c->stash[c->nstash];
-	if (!e->buf) {
-		e->buf = malloc(c->max_msg);
-		if (!e->buf)
-			return;
-	}
-	memcpy(e->buf, m->buf, m->len);
-	e->len = m->len;
-	e->addr = m->addr;
-	c->nstash++;
-	c->st.rx_early++;
-}
 
 /*
  * One received message. Returns a result code; messages for other
@@ -730,7 +545,7 @@ static int rx_one(struct call *k, const struct rina_msg *m, bool from_stash)
 	if (rc < 0) {
 		c->st.rx_stale++;
 		if (rina_addr_eq(&m->addr, &c->prev))
-			queue_ack(k, &m->addr, h);
+			rina_ack_queue(c, &k->ack, &m->addr, h);
 		return 0;
 	}
 	if (rc > 0) {
@@ -791,75 +606,6 @@ static int describe_stall(struct call *k)
 			 (unsigned long long)k->expect_ack, c->next_rank);
 }
 
-/*
- * Every role's call loop is "replay the stash, then: send, wait, receive a
- * batch, handle each message". These two helpers are that shared part.
- */
-int rina_replay_stash(struct rina_comm *c, rina_rx_fn fn, void *k)
-{
-	unsigned int j, nst = c->nstash;
-	int ret;
-
-	c->nstash = 0;	/* handlers may stash the call after this one */
-	for (j = 0; j < nst; j++) {
-		struct rina_msg m = { c->stash[j].buf, c->stash[j].len,
-				      c->stash[j].addr };
-
-		ret = fn(k, &m, true);
-		if (ret)
-			return ret;
-	}
-	return RINA_OK;
-}
-
-int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
-		    void *k)
-{
-	struct rina_msg msgs[RINA_BATCH];
-	int n, j, ret;
-
-	n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH,
-			     (int)((wait_us + 999) / 1000));
-	if (n < 0)
-		return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
-				 strerror(-n));
-	for (j = 0; j < n; j++) {
-		const struct rina_msg *m = &msgs[j];
-		const struct rina_hdr *h = m->buf;
-
-		/* what every role does first; fn sees this job's data/ACKs */
-		c->st.rx_packets++;
-		c->st.rx_bytes += m->len + RINA_FRAME_OVERHEAD;
-		if (c->rx_drop_ppm &&
-		    rng_next(c) % 1000000 < c->rx_drop_ppm) {
-			c->st.fault_rx_dropped++;
-			continue;
-		}
-		if (rina_hdr_check(h, m->len)) {
-			c->st.rx_malformed++;
-			continue;
-		}
-		if (ntohs(h->job_id) != c->job.job_id) {
-			c->st.rx_foreign++;
-			continue;
-		}
-		switch (rina_hdr_opcode(h)) {
-		case RINA_OP_CTRL:
-			ret = rina_rx_ctrl(c, h, &m->addr, NULL);
-			break;
-		case RINA_OP_ACK:
-			c->st.ack_rx_bytes += m->len + RINA_FRAME_OVERHEAD;
-			/* fall through */
-		default:
-			ret = fn(k, m, false);
-			break;
-		}
-		if (ret)
-			return ret;
-	}
-	return RINA_OK;
-}
-
 static int rx_one_cb(void *k, const struct rina_msg *m, bool stashed)
 {
 	return rx_one(k, m, stashed);
@@ -875,7 +621,7 @@ static int call_loop(struct call *k)
 	ret = rina_replay_stash(c, rx_one_cb, k);
 	if (ret)
 		return ret;
-	flush_acks(k);
+	rina_ack_flush(k->c, &k->ack);
 	while (k->got_rx < k->expect_rx || k->got_ack < k->expect_ack) {
 		ret = pump(k);
 		if (ret)
@@ -887,7 +633,7 @@ static int call_loop(struct call *k)
 				      rx_one_cb, k);
 		if (ret)
 			return ret;
-		flush_acks(k);
+		rina_ack_flush(k->c, &k->ack);
 		if (rina_now_us() - k->last_progress >
 		    (uint64_t)c->timeout_ms * 1000)
 			return describe_stall(k);
@@ -972,155 +718,3 @@ out:
 
 /* ---- job life cycle ---------------------------------------------- */
 
-void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
-		    uint32_t type, uint32_t arg)
-{
-	struct {
-		struct rina_hdr h;
-		struct rina_ctrl m;
-	} __attribute__((packed)) r;
-	struct rina_msg msg = { &r, sizeof(r), *to };
-
-	rina_hdr_init(c, &r.h, RINA_OP_CTRL, 0);
-	r.h.n_elem = htons(RINA_CTRL_WORDS);
-	r.m.type = htonl(type);
-	r.m.arg = htonl(arg);
-	r.m.hash = htobe64(c->job_hash);
-	rina_xmit(c, &msg, 1);
-}
-
-int rina_ring_hello(struct rina_comm *c)
-{
-	struct rina_msg msgs[RINA_BATCH];
-	struct rina_ctrl_seen seen = { 0 };
-	uint64_t start = rina_now_us(), last_tx = 0;
-	uint64_t limit = (uint64_t)c->timeout_ms * 1000;
-	int n, j, ret;
-
-	if (c->L < 2)
-		return RINA_OK;
-	/* a worker of an INA rack greets its agent only */
-	if (c->ina_local)
-		seen.hello_prev = true;
-	while (!seen.hello_prev || !seen.hello_next) {
-		uint64_t now = rina_now_us();
-
-		if (now - start > limit)
-			return rina_fail(RINA_ERR_TIMEOUT,
-					 "rank %d: ring neighbours did not answer within %u ms (%s rank %d, %s rank %d)",
-					 c->rank, c->timeout_ms,
-					 seen.hello_prev ? "heard" : "no word from",
-					 c->prev_rank,
-					 seen.hello_next ? "heard" : "no word from",
-					 c->next_rank);
-		if (!seen.hello_next && now - last_tx >= 10000) {
-			rina_send_ctrl(c, &c->next, RINA_CTRL_HELLO, 0);
-			last_tx = now;
-		}
-		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH, 10);
-		if (n < 0)
-			return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
-					 strerror(-n));
-		for (j = 0; j < n; j++) {
-			const struct rina_hdr *h = msgs[j].buf;
-
-			c->st.rx_packets++;
-			c->st.rx_bytes += msgs[j].len + RINA_FRAME_OVERHEAD;
-			if (rina_hdr_check(h, msgs[j].len)) {
-				c->st.rx_malformed++;
-				continue;
-			}
-			if (ntohs(h->job_id) != c->job.job_id) {
-				c->st.rx_foreign++;
-				continue;
-			}
-			if (rina_hdr_opcode(h) == RINA_OP_CTRL) {
-				ret = rina_rx_ctrl(c, h, &msgs[j].addr, &seen);
-				if (ret)
-					return ret;
-			} else if (rina_hdr_opcode(h) != RINA_OP_ACK &&
-				   rina_round_cmp(ntohs(h->round),
-						  c->round) == 0) {
-				/* a neighbour already started call 0 */
-				rina_stash(c, &msgs[j]);
-			}
-		}
-	}
-	return RINA_OK;
-}
-
-/*
- * Leave the ring without stranding anyone: upstream may still be
- * retransmitting our last call's packets because an ACK was lost (an
- * INA rack's worker that lags behind its agent waits on our ACK of the
- * partial its retry made the agent re-emit). Keep acknowledging until
- * upstream says BYE (all its sends are acked), and say BYE downstream
- * until it answers; rina_linger_over() bounds it, and a short time-wait
- * answers upstream's BYE again should our BYE_ACK have been lost.
- */
-void rina_ring_linger(struct rina_comm *c)
-{
-	struct rina_msg msgs[RINA_BATCH];
-	struct call k = { .c = c, .round = c->round };
-	struct rina_ctrl_seen seen = { 0 };
-	uint64_t start = rina_now_us(), last_rx = start, last_tx = 0, now;
-	uint64_t done_at = 0;
-	int n, j;
-
-	if ((c->L < 2 && !c->ina_local) || c->broken)
-		return;
-	if (c->ina_local)	/* the agent serves the rack's neighbours */
-		c->prev_said_bye = true;
-	for (;;) {
-		now = rina_now_us();
-		if (c->prev_said_bye && seen.bye_next) {
-			/* upstream may not have our BYE_ACK: time-wait */
-			if (!done_at)
-				done_at = now;
-			if (c->ina_local ||
-			    now - done_at > RINA_LINGER_TIMEWAIT_US)
-				break;
-		} else if (rina_linger_over(c->timeout_ms, start, last_rx,
-					    now)) {
-			break;
-		}
-		if (!seen.bye_next && now - last_tx >= 5000) {
-			rina_send_ctrl(c, &c->next, RINA_CTRL_BYE, 0);
-			last_tx = now;
-		}
-		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH, 5);
-		for (j = 0; j < n; j++) {
-			const struct rina_hdr *h = msgs[j].buf;
-			unsigned int op;
-
-			if (rina_hdr_check(h, msgs[j].len) ||
-			    ntohs(h->job_id) != c->job.job_id)
-				continue;
-			last_rx = rina_now_us();
-			op = rina_hdr_opcode(h);
-			if (op == RINA_OP_CTRL)
-				rina_rx_ctrl(c, h, &msgs[j].addr, &seen);
-			else if ((op == RINA_OP_SR_PARTIAL ||
-				  op == RINA_OP_AG_DATA) && !c->ina_local &&
-				 rina_addr_eq(&msgs[j].addr, &c->prev))
-				queue_ack(&k, &msgs[j].addr, h);
-		}
-		flush_acks(&k);
-	}
-}
-
-void rina_ring_abort(struct rina_comm *c, int result)
-{
-	unsigned int r, copies;
-
-	for (copies = 0; copies < 3; copies++)
-		for (r = 0; r < c->N; r++) {
-			struct rina_addr a = { 0 };
-
-			if ((int)r == c->rank)
-				continue;
-			a.ip = c->job.ranks[r].ip;
-			a.port = c->job.ranks[r].port;
-			rina_send_ctrl(c, &a, RINA_CTRL_ABORT, (uint32_t)result);
-		}
-}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The congestion controller of every Rina sender (see cc.h for the
+ * rules and Documentation/protocol.md for why these).
+ */
+#include "cc.h"
+
+void rina_cc_params_default(struct rina_cc_params *p, __u32 w_max)
+{
+	rina_memset(p, 0, sizeof(*p));
+	p->flags = RINA_CC_F_ALL;
+	p->w_max = w_max ? w_max : 1;
+	p->w_init = RINA_CC_DEF_INIT;
+	p->ai = RINA_CC_DEF_AI;
+	p->beta_loss = RINA_CC_DEF_BETA_LOSS;
+	p->beta_delay = RINA_CC_DEF_BETA_DELAY;
+	p->max_mdf = RINA_CC_DEF_MAX_MDF;
+	p->target_us = RINA_CC_DEF_TARGET_US;
+	p->ecn_g_shift = RINA_CC_DEF_ECN_G;
+}
+
+void rina_cc_init(struct rina_cc *cc, const struct rina_cc_params *p)
+{
+	rina_memset(cc, 0, sizeof(*cc));
+	cc->p = *p;
+	if (!cc->p.w_max)
+		cc->p.w_max = 1;
+	if (cc->p.w_init < 1)
+		cc->p.w_init = 1;
+	if (cc->p.w_init > cc->p.w_max)
+		cc->p.w_init = cc->p.w_max;
+	if (cc->p.beta_loss > RINA_CC_ONE)
+		cc->p.beta_loss = RINA_CC_ONE;
+	if (cc->p.max_mdf > RINA_CC_ONE)
+		cc->p.max_mdf = RINA_CC_ONE;
+	if (cc->p.ecn_g_shift > 10)
+		cc->p.ecn_g_shift = 10;
+	cc->cwnd = cc->p.w_init * RINA_CC_ONE;
+	cc->ssthresh = cc->p.w_max * RINA_CC_ONE;
+	cc->st.cwnd_min = cc->cwnd;
+}
+
+static __u64 round_trip(const struct rina_rtt *rtt)
+{
+	return rtt && rtt->srtt_us ? rtt->srtt_us : 0;
+}
+
+/*
+ * Multiply the window by keep/1024 and leave slow start; the next cut
+ * waits hold_us, a round trip, so that one congestion event (a burst of
+ * losses, the samples of one queue) cuts once.
+ */
+static void cut(struct rina_cc *cc, __u32 keep, __u64 hold_us, __u64 now_us)
+{
+	__u64 w = (__u64)cc->cwnd * keep / RINA_CC_ONE;
+
+	if (w < RINA_CC_ONE)
+		w = RINA_CC_ONE;
+	cc->cwnd = (__u32)w;
+	cc->ssthresh = (__u32)w;
+	cc->hold_until_us = now_us + hold_us;
+	if (cc->cwnd < cc->st.cwnd_min)
+		cc->st.cwnd_min = cc->cwnd;
+}
+
+static int may_cut(const struct rina_cc *cc, __u64 now_us)
+{
+	return now_us >= cc->hold_until_us;
+}
+
+/* DCTCP: once per round trip, alpha += g (F - alpha); cut by alpha/2. */
+static void ecn_round(struct rina_cc *cc, __u32 acked, __u32 ce,
+		      const struct rina_rtt *rtt, __u64 now_us)
+{
+	__u32 g = cc->p.ecn_g_shift, frac;
+
+	cc->ecn_acked += acked;
+	cc->ecn_marked += ce < acked ? ce : acked;
+	if (now_us < cc->ecn_round_end_us)
+		return;
+	frac = (__u32)((__u64)cc->ecn_marked * RINA_CC_ONE / cc->ecn_acked);
+	cc->alpha = cc->alpha - (cc->alpha >> g) + (frac >> g);
+	if (cc->ecn_marked && may_cut(cc, now_us)) {
+		cut(cc, RINA_CC_ONE - cc->alpha / 2, round_trip(rtt), now_us);
+		cc->st.cuts_ecn++;
+	}
+	cc->ecn_acked = 0;
+	cc->ecn_marked = 0;
+	cc->ecn_round_end_us = now_us + round_trip(rtt);
+}
+
+/* Swift: true when the sample is over target (no increase then). */
+static int delay_over(struct rina_cc *cc, __u64 rtt_us,
+		       const struct rina_rtt *rtt, __u64 now_us)
+{
+	__u64 target, dec;
+
+	if (!rtt_us || !rtt || !rtt->base_us)
+		return 0;
+	/*
+	 * A queue of one base RTT keeps a slow link busy while an ACK
+	 * comes back (its packets' serialisation is in the base RTT), so
+	 * the target never asks for less.
+	 */
+	target = rtt->base_us + (cc->p.target_us > rtt->base_us ?
+				 cc->p.target_us : rtt->base_us);
+	if (rtt_us <= target)
+		return 0;
+	if (may_cut(cc, now_us)) {
+		dec = (__u64)cc->p.beta_delay * (rtt_us - target) / rtt_us;
+		if (dec > cc->p.max_mdf)
+			dec = cc->p.max_mdf;
+		cut(cc, RINA_CC_ONE - (__u32)dec, rtt_us, now_us);
+		cc->st.cuts_delay++;
+	}
+	return 1;
+}
+
+void rina_cc_on_ack(struct rina_cc *cc, __u32 acked, __u32 ce,
+		    __u64 rtt_us, const struct rina_rtt *rtt, __u64 now_us)
+{
+	__u64 w, max = (__u64)cc->p.w_max * RINA_CC_ONE;
+
+	if (!acked || !cc->p.flags)
+		return;
+	if (cc->p.flags & RINA_CC_F_ECN)
+		ecn_round(cc, acked, ce, rtt, now_us);
+	if ((cc->p.flags & RINA_CC_F_DELAY) &&
+	    delay_over(cc, rtt_us, rtt, now_us))
+		return;
+	w = cc->cwnd;
+	if (w < cc->ssthresh)
+		w += (__u64)acked * RINA_CC_ONE;
+	else
+		w += (__u64)cc->p.ai * acked * RINA_CC_ONE / w;
+	cc->cwnd = (__u32)(w > max ? max : w);
+}
+
+void rina_cc_on_loss(struct rina_cc *cc, const struct rina_rtt *rtt,
+		     __u64 now_us)
+{
+	if (!(cc->p.flags & RINA_CC_F_LOSS) || !may_cut(cc, now_us))
+		return;
+	cut(cc, RINA_CC_ONE - cc->p.beta_loss, round_trip(rtt), now_us);
+	cc->st.cuts_loss++;
+}
+
+void rina_cc_on_timeout(struct rina_cc *cc, __u32 tries,
+			const struct rina_rtt *rtt, __u64 now_us)
+{
+	__u32 half = cc->cwnd / 2;
+
+	if (!(cc->p.flags & RINA_CC_F_LOSS))
+		return;
+	cc->st.timeouts++;
+	if (tries < 2) {
+		rina_cc_on_loss(cc, rtt, now_us);
+		return;
+	}
+	/* the path lost the same packet twice: start over from one */
+	cut(cc, 0, round_trip(rtt), now_us);
+	cc->ssthresh = half > 2 * RINA_CC_ONE ? half : 2 * RINA_CC_ONE;
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Congestion control for every Rina sender: a window of packets in
+ * flight towards one peer, adapted to the path it crosses. One
+ * controller, written once, for ring members, INA workers and agents in
+ * librina and rina.ko and for the simulator. Documentation/protocol.md
+ * ("Congestion control") explains the choice:
+ *
+ * - slow start from cc_init packets up to the first congestion signal,
+ *   then additive increase (cc_ai packets per round trip);
+ * - queueing delay (Swift): an RTT sample above base RTT + cc_target_us
+ *   (or + base RTT, if longer) cuts the window by
+ *   cc_beta_delay x (rtt - target) / rtt, at most cc_max_mdf, once per
+ *   round trip;
+ * - ECN (DCTCP): alpha, the EWMA of the marked fraction per round trip,
+ *   cuts the window by alpha / 2 in a round with marks;
+ * - loss (RFC 5681): a loss cuts the window by cc_beta_loss, once per
+ *   round trip; a retransmission timeout that fires again on the same
+ *   packet restarts from one packet.
+ * The window never goes below one packet nor above the job's window W.
+ *
+ * Fixed point (no floating point in the kernel): windows in 1/1024 of a
+ * packet, factors in 1/1024.
+ */
+#ifndef RINA_CORE_CC_H
+#define RINA_CORE_CC_H
+
+#include "compat.h"
+#include "rtt.h"
+
+#define RINA_CC_ONE		1024U	/* one packet, factor 1.0 */
+
+/* Which signals the controller reacts to (rina_cc_params.flags). */
+#define RINA_CC_F_LOSS		0x1
+#define RINA_CC_F_DELAY		0x2
+#define RINA_CC_F_ECN		0x4
+#define RINA_CC_F_ALL		0x7
+
+/* Defaults of the knobs (job file: cc_*; Documentation/job-file.md). */
+#define RINA_CC_DEF_INIT	16	/* packets */
+#define RINA_CC_DEF_AI		1024	/* 1 packet per round trip */
+#define RINA_CC_DEF_BETA_LOSS	512	/* halve */
+#define RINA_CC_DEF_BETA_DELAY	819	/* 0.8, Swift's beta */
+#define RINA_CC_DEF_MAX_MDF	512	/* at most halve per round trip */
+#define RINA_CC_DEF_TARGET_US	3000
+#define RINA_CC_DEF_ECN_G	4	/* DCTCP g = 1/16 */
+
+struct rina_cc_params {
+	__u32	flags;		/* RINA_CC_F_*; 0: fixed window w_max */
+	__u32	w_max;		/* packets: the job's window */
+	__u32	w_init;		/* packets */
+	__u32	ai;		/* 1/1024 packet per round trip */
+	__u32	beta_loss;	/* 1/1024 */
+	__u32	beta_delay;	/* 1/1024 */
+	__u32	max_mdf;	/* 1/1024 */
+	__u32	target_us;	/* queueing delay allowed over the base RTT */
+	__u32	ecn_g_shift;	/* DCTCP gain 1/2^shift */
+};
+
+struct rina_cc_stats {
+	__u64	cuts_loss, cuts_delay, cuts_ecn, timeouts;
+	__u32	cwnd_min;	/* 1/1024 packet, lowest reached */
+};
+
+struct rina_cc {
+	struct rina_cc_params p;
+	__u32	cwnd;		/* 1/1024 packet */
+	__u32	ssthresh;	/* 1/1024 packet */
+	__u64	hold_until_us;	/* no further cut before: one per RTT */
+	__u64	ecn_round_end_us;
+	__u32	ecn_acked, ecn_marked;
+	__u32	alpha;		/* 1/1024 */
+	struct rina_cc_stats st;
+};
+
+/* The defaults for a job window of w_max packets, every signal on. */
+void rina_cc_params_default(struct rina_cc_params *p, __u32 w_max);
+void rina_cc_init(struct rina_cc *cc, const struct rina_cc_params *p);
+/*
+ * acked packets newly acknowledged, ce of them carried an ECN mark;
+ * rtt_us is a sample of a first transmission among them (0: none);
+ * rtt is the path's estimator, already updated with that sample.
+ */
+void rina_cc_on_ack(struct rina_cc *cc, __u32 acked, __u32 ce,
+		    __u64 rtt_us, const struct rina_rtt *rtt, __u64 now_us);
+/* A packet found lost (RACK, a NACK, a gap): not yet resent. */
+void rina_cc_on_loss(struct rina_cc *cc, const struct rina_rtt *rtt,
+		     __u64 now_us);
+/* A retransmission timer fired; tries: timeouts of that packet so far. */
+void rina_cc_on_timeout(struct rina_cc *cc, __u32 tries,
+			const struct rina_rtt *rtt, __u64 now_us);
+
+/* Packets that may be in flight now: 1 .. w_max. */
+static inline __u32 rina_cc_window(const struct rina_cc *cc)
+{
+	__u32 w = cc->cwnd / RINA_CC_ONE;
+
+	if (!cc->p.flags)
+		return cc->p.w_max;
+	if (w < 1)
+		w = 1;
+	return w > cc->p.w_max ? cc->p.w_max : w;
+}
+
+#endif /* RINA_CORE_CC_H */

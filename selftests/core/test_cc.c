@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Unit tests of the congestion controller (core/cc.c) and the RTT
+ * estimator (core/rtt.h) on synthetic ACK, loss, delay and ECN
+ * sequences: the window shrinks on each signal, at most once per round
+ * trip, grows back, never leaves 1..W; the RTO follows the RTT.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cc.h"
+#include "../ktap.h"
+
+#define W	64
+#define BASE	1000	/* us: the path's RTT without a queue */
+
+struct path {
+	struct rina_cc cc;
+	struct rina_rtt rtt;
+	__u64 now;
+};
+
+static void path_init(struct path *p, __u32 flags)
+{
+	struct rina_cc_params cp;
+
+	rina_cc_params_default(&cp, W);
+	cp.flags = flags;
+	rina_cc_init(&p->cc, &cp);
+	p->rtt = (struct rina_rtt){ 0 };
+	p->now = 1000000;
+}
+
+/* One round trip in which every packet of the window is acknowledged. */
+static void round_acked(struct path *p, __u64 rtt_us, __u32 ce_per_pkt)
+{
+	__u32 i, n = rina_cc_window(&p->cc);
+
+	for (i = 0; i < n; i++) {
+		p->now += rtt_us / n + 1;
+		rina_rtt_update(&p->rtt, rtt_us, p->now);
+		rina_cc_on_ack(&p->cc, 1, ce_per_pkt, rtt_us, &p->rtt, p->now);
+	}
+}
+
+static void test_slow_start_and_cap(void)
+{
+	struct path p;
+	bool ok = true, mono = true;
+	__u32 w, prev = 0;
+	int r;
+
+	path_init(&p, RINA_CC_F_ALL);
+	ok &= rina_cc_window(&p.cc) == RINA_CC_DEF_INIT;
+	for (r = 0; r < 20; r++) {
+		round_acked(&p, BASE, 0);
+		w = rina_cc_window(&p.cc);
+		mono &= w >= prev && w <= W;
+		prev = w;
+	}
+	ktap_result(ok && mono && prev == W,
+		    "cc: slow start from %d grows to W=%d and stays there (%u)",
+		    RINA_CC_DEF_INIT, W, prev);
+}
+
+static void test_loss(void)
+{
+	struct path p;
+	__u32 before, after, after2;
+	int r;
+
+	path_init(&p, RINA_CC_F_ALL);
+	for (r = 0; r < 10; r++)
+		round_acked(&p, BASE, 0);
+	before = rina_cc_window(&p.cc);
+	rina_cc_on_loss(&p.cc, &p.rtt, p.now);
+	after = rina_cc_window(&p.cc);
+	/* a burst of losses in the same round trip cuts once */
+	rina_cc_on_loss(&p.cc, &p.rtt, p.now + 10);
+	rina_cc_on_loss(&p.cc, &p.rtt, p.now + 20);
+	after2 = rina_cc_window(&p.cc);
+	ktap_result(before == W && after == W / 2 && after2 == after &&
+		    p.cc.st.cuts_loss == 1,
+		    "cc: a loss halves the window once per round trip (%u -> %u -> %u)",
+		    before, after, after2);
+
+	/* additive increase: about one packet per round trip */
+	for (r = 0; r < 8; r++)
+		round_acked(&p, BASE, 0);
+	ktap_result(rina_cc_window(&p.cc) >= after + 7 &&
+		    rina_cc_window(&p.cc) <= after + 9,
+		    "cc: after a loss it grows back by one packet per round trip (%u after 8)",
+		    rina_cc_window(&p.cc));
+
+	/* losses every round trip: never below one packet */
+	for (r = 0; r < 40; r++) {
+		p.now += 2 * BASE;
+		rina_cc_on_loss(&p.cc, &p.rtt, p.now);
+	}
+	ktap_result(rina_cc_window(&p.cc) == 1 && p.cc.cwnd >= RINA_CC_ONE,
+		    "cc: repeated losses stop at one packet");
+	for (r = 0; r < 200; r++)
+		round_acked(&p, BASE, 0);
+	ktap_result(rina_cc_window(&p.cc) == W,
+		    "cc: and grow back to W once the losses stop");
+}
+
+static void test_delay(void)
+{
+	struct path p;
+	__u32 before, w;
+	int r;
+	bool ok = true;
+
+	path_init(&p, RINA_CC_F_ALL);
+	for (r = 0; r < 10; r++)
+		round_acked(&p, BASE, 0);
+	before = rina_cc_window(&p.cc);
+	/* under target: no cut */
+	round_acked(&p, BASE + RINA_CC_DEF_TARGET_US - 10, 0);
+	ok &= rina_cc_window(&p.cc) == before && !p.cc.st.cuts_delay;
+	/* a standing queue of 4x the target: cut, by at most max_mdf */
+	round_acked(&p, BASE + 4 * RINA_CC_DEF_TARGET_US, 0);
+	w = rina_cc_window(&p.cc);
+	ok &= w < before && w >= before / 2 && p.cc.st.cuts_delay == 1;
+	ktap_result(ok, "cc: queueing delay over target cuts the window once per round trip (%u -> %u)",
+		    before, w);
+
+	/* the queue persists: it keeps shrinking, never below one */
+	for (r = 0; r < 60; r++)
+		round_acked(&p, BASE + 20 * RINA_CC_DEF_TARGET_US, 0);
+	ktap_result(rina_cc_window(&p.cc) == 1,
+		    "cc: a queue that does not drain takes the window to one packet");
+	/* the queue drained: grows back, no more cuts */
+	r = p.cc.st.cuts_delay;
+	for (int i = 0; i < 200; i++)
+		round_acked(&p, BASE, 0);
+	ktap_result(rina_cc_window(&p.cc) == W && p.cc.st.cuts_delay == (__u64)r,
+		    "cc: once the queue drains it grows back to W");
+
+	/* a slow link: one packet's serialisation is most of the base RTT */
+	path_init(&p, RINA_CC_F_ALL);
+	for (r = 0; r < 10; r++)
+		round_acked(&p, 10 * RINA_CC_DEF_TARGET_US, 0);
+	for (r = 0; r < 5; r++)
+		round_acked(&p, 19 * RINA_CC_DEF_TARGET_US, 0);
+	ok = !p.cc.st.cuts_delay;
+	round_acked(&p, 30 * RINA_CC_DEF_TARGET_US, 0);
+	ktap_result(ok && p.cc.st.cuts_delay == 1,
+		    "cc: the delay target is at least one base RTT (slow links)");
+
+	path_init(&p, RINA_CC_F_LOSS);
+	for (r = 0; r < 20; r++)
+		round_acked(&p, BASE + 20 * RINA_CC_DEF_TARGET_US, 0);
+	ktap_result(rina_cc_window(&p.cc) == W,
+		    "cc: with the delay signal off, delay does not cut");
+}
+
+static void test_ecn(void)
+{
+	struct path p;
+	__u32 before;
+	int r;
+
+	path_init(&p, RINA_CC_F_ALL);
+	for (r = 0; r < 10; r++)
+		round_acked(&p, BASE, 0);
+	before = rina_cc_window(&p.cc);
+	for (r = 0; r < 3; r++)
+		round_acked(&p, BASE, 1);
+	ktap_result(rina_cc_window(&p.cc) < before && p.cc.st.cuts_ecn >= 1 &&
+		    p.cc.alpha > 0,
+		    "cc: ECN marks cut the window (DCTCP alpha %u/1024, %u -> %u)",
+		    p.cc.alpha, before, rina_cc_window(&p.cc));
+	for (r = 0; r < 300; r++)
+		round_acked(&p, BASE, 0);
+	ktap_result(rina_cc_window(&p.cc) == W && p.cc.alpha < 64,
+		    "cc: without marks alpha decays and the window returns to W");
+}
+
+static void test_timeout_and_off(void)
+{
+	struct path p;
+	int r;
+
+	path_init(&p, RINA_CC_F_ALL);
+	for (r = 0; r < 10; r++)
+		round_acked(&p, BASE, 0);
+	rina_cc_on_timeout(&p.cc, 1, &p.rtt, p.now);
+	ktap_result(rina_cc_window(&p.cc) == W / 2,
+		    "cc: a first timeout cuts like a loss");
+	p.now += 10 * BASE;
+	rina_cc_on_timeout(&p.cc, 2, &p.rtt, p.now);
+	ktap_result(rina_cc_window(&p.cc) == 1 &&
+		    p.cc.ssthresh == W / 4 * RINA_CC_ONE,
+		    "cc: a timeout that fires again restarts from one packet, ssthresh half");
+
+	path_init(&p, 0);
+	rina_cc_on_loss(&p.cc, &p.rtt, p.now);
+	rina_cc_on_timeout(&p.cc, 3, &p.rtt, p.now);
+	round_acked(&p, 100 * BASE, 1);
+	ktap_result(rina_cc_window(&p.cc) == W,
+		    "cc: flags 0 keeps the fixed window W");
+}
+
+static void test_rtt(void)
+{
+	struct rina_rtt r = { 0 };
+	__u64 now = 1, rto_small, rto_big;
+	int i;
+
+	ktap_result(rina_rtt_rto(&r, 20000, 1000000) == 20000,
+		    "rtt: the job's timer before any sample");
+	for (i = 0; i < 50; i++)
+		rina_rtt_update(&r, 1000, now += 1000);
+	rto_small = rina_rtt_rto(&r, 2000, 1000000);
+	for (i = 0; i < 50; i++)
+		rina_rtt_update(&r, 60000, now += 60000);
+	rto_big = rina_rtt_rto(&r, 2000, 1000000);
+	ktap_result(rto_small == 2000 && rto_big > 60000 && rto_big < 120000 &&
+		    r.base_us == 1000,
+		    "rtt: the RTO follows a growing RTT (%llu -> %llu us), base stays 1000",
+		    (unsigned long long)rto_small, (unsigned long long)rto_big);
+	now += RINA_RTT_BASE_WINDOW_US + 1;
+	rina_rtt_update(&r, 50000, now);
+	ktap_result(r.base_us == 50000,
+		    "rtt: the base RTT is forgotten after its window");
+	ktap_result(rina_rtt_rto(&r, 2000, 30000) == 30000,
+		    "rtt: the RTO is capped");
+}
+
+int main(void)
+{
+	ktap_plan(19);
+	test_slow_start_and_cap();
+	test_loss();
+	test_delay();
+	test_ecn();
+	test_timeout_and_off();
+	test_rtt();
+	return ktap_finish();
+}

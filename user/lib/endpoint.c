@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The endpoint layer (endpoint.h): sending with fault injection,
+ * receiving checked batches, the early-packet stash, batched ACKs, and
+ * per-peer paths (RTT, congestion window). Every role's engine sits on
+ * it; it sits on the transports.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rina_int.h"
+#include "wire.h"
+
+/* ---- sending ----------------------------------------------------- */
+
+static uint64_t rng_next(struct rina_comm *c)
+{
+	uint64_t x = c->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	c->rng = x;
+	return x;
+}
+
+/*
+ * Every packet librina sends passes here, so the fault knobs cover data,
+ * ACKs and control alike.
+ */
+int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n)
+{
+	struct rina_msg out[RINA_BATCH * 2];
+	int i, k = 0, sent = 0, ret;
+
+	for (i = 0; i < n; i++) {
+		if (c->drop_ppm && rng_next(c) % 1000000 < c->drop_ppm) {
+			c->st.fault_dropped++;
+			continue;
+		}
+		out[k++] = msgs[i];
+		if (c->dup_ppm && rng_next(c) % 1000000 < c->dup_ppm) {
+			c->st.fault_duplicated++;
+			out[k++] = msgs[i];
+		}
+		if (k >= RINA_BATCH || i == n - 1) {
+			ret = c->tp->ops->send(c->tp, out, k);
+			if (ret < 0)
+				return ret;
+			sent += ret;
+			k = 0;
+		}
+	}
+	if (k) {
+		ret = c->tp->ops->send(c->tp, out, k);
+		if (ret < 0)
+			return ret;
+		sent += ret;
+	}
+	return sent;
+}
+
+void rina_hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
+		   uint16_t round)
+{
+	memset(h, 0, sizeof(*h));
+	h->ver_op = (uint8_t)(RINA_VERSION << 4 | op);
+	h->job_id = htons(c->job.job_id);
+	h->round = htons(round);
+	h->src_id = htons((uint16_t)c->rank);
+	h->exp = RINA_EXP_NONE;
+}
+
+bool rina_addr_eq(const struct rina_addr *a, const struct rina_addr *b)
+{
+	return a->ip == b->ip && a->port == b->port;
+}
+
+void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
+		    uint32_t type, uint32_t arg)
+{
+	struct {
+		struct rina_hdr h;
+		struct rina_ctrl m;
+	} __attribute__((packed)) r;
+	struct rina_msg msg = { &r, sizeof(r), *to };
+
+	rina_hdr_init(c, &r.h, RINA_OP_CTRL, 0);
+	r.h.n_elem = htons(RINA_CTRL_WORDS);
+	r.m.type = htonl(type);
+	r.m.arg = htonl(arg);
+	r.m.hash = htobe64(c->job_hash);
+	rina_xmit(c, &msg, 1);
+}
+
+void rina_ack_flush(struct rina_comm *c, struct rina_ack_batch *a)
+{
+	uint8_t buf[RINA_HDR_LEN + sizeof(a->seqs)];
+	struct rina_hdr *h = (struct rina_hdr *)buf;
+	struct rina_msg m;
+
+	if (!a->n)
+		return;
+	rina_hdr_init(c, h, RINA_OP_ACK, a->round);
+	h->flags = a->flags;
+	h->seq = a->seqs[0];
+	h->n_elem = htons((uint16_t)a->n);
+	memcpy(buf + RINA_HDR_LEN, a->seqs, a->n * 4);
+	m.buf = buf;
+	m.len = RINA_HDR_LEN + a->n * 4;
+	m.addr = a->addr;
+	if (rina_xmit(c, &m, 1) > 0) {
+		c->st.tx_acks++;
+		c->st.ack_tx_bytes += m.len + RINA_FRAME_OVERHEAD;
+	}
+	a->n = 0;
+}
+
+void rina_ack_queue(struct rina_comm *c, struct rina_ack_batch *a,
+		    const struct rina_addr *to, const struct rina_hdr *data)
+{
+	uint16_t round = ntohs(data->round);
+	uint8_t flags = rina_hdr_opcode(data) == RINA_OP_AG_DATA ?
+			RINA_F_AG_PHASE : 0;
+
+	if (a->n && (a->addr.ip != to->ip || a->addr.port != to->port ||
+		     a->round != round || a->flags != flags ||
+		     a->n == c->job.elems))
+		rina_ack_flush(c, a);
+	a->addr = *to;
+	a->round = round;
+	a->flags = flags;
+	a->seqs[a->n++] = data->seq;
+}
+
+
+/* ---- paths: RTT and congestion window per peer ------------------ */
+
+void rina_path_init(const struct rina_comm *c, struct rina_path *p)
+{
+	memset(p, 0, sizeof(*p));
+	rina_cc_init(&p->cc, &c->cc_params);
+}
+
+/*
+ * Round-trip estimate (RFC 6298 with microsecond samples), kept across
+ * calls: on a loaded 2-core host the scheduler, not the wire, sets the
+ * RTT, and a fixed timer would retransmit what is merely late.
+ */
+void rina_path_rtt(struct rina_path *p, uint64_t rtt_us, uint64_t now_us)
+{
+	rina_rtt_update(&p->rtt, rtt_us, now_us);
+}
+
+uint64_t rina_path_rto_cap(const struct rina_comm *c,
+			   const struct rina_path *p)
+{
+	uint64_t cap = 4 * rina_rtt_rto(&p->rtt, c->rto_us, RINA_RTO_CEIL_US);
+
+	(void)c;
+	if (cap < RINA_RTO_MAX_US)
+		cap = RINA_RTO_MAX_US;
+	return cap > RINA_RTO_CEIL_US ? RINA_RTO_CEIL_US : cap;
+}
+
+uint64_t rina_path_rto(const struct rina_comm *c, const struct rina_path *p)
+{
+	return rina_rtt_rto(&p->rtt, c->rto_us, rina_path_rto_cap(c, p));
+}
+
+/* ---- receiving --------------------------------------------------- */
+
+void rina_stash(struct rina_comm *c, const struct rina_msg *m)
+{
+	struct rina_stash_ent *e;
+
+	if (c->nstash == RINA_STASH_MAX)
+		return;		/* the sender will retransmit */
+	e = &c->stash[c->nstash];
+	if (!e->buf) {
+		e->buf = malloc(c->max_msg);
+		if (!e->buf)
+			return;
+	}
+	memcpy(e->buf, m->buf, m->len);
+	e->len = m->len;
+	e->addr = m->addr;
+	c->nstash++;
+	c->st.rx_early++;
+}
+
+
+/*
+ * Every role's call loop is "replay the stash, then: send, wait, receive a
+ * batch, handle each message". These two helpers are that shared part.
+ */
+int rina_replay_stash(struct rina_comm *c, rina_rx_fn fn, void *k)
+{
+	unsigned int j, nst = c->nstash;
+	int ret;
+
+	c->nstash = 0;	/* handlers may stash the call after this one */
+	for (j = 0; j < nst; j++) {
+		struct rina_msg m = { c->stash[j].buf, c->stash[j].len,
+				      c->stash[j].addr };
+
+		ret = fn(k, &m, true);
+		if (ret)
+			return ret;
+	}
+	return RINA_OK;
+}
+
+int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
+		    void *k)
+{
+	struct rina_msg msgs[RINA_BATCH];
+	int n, j, ret;
+
+	n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH,
+			     (int)((wait_us + 999) / 1000));
+	if (n < 0)
+		return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
+				 strerror(-n));
+	for (j = 0; j < n; j++) {
+		const struct rina_msg *m = &msgs[j];
+		const struct rina_hdr *h = m->buf;
+
+		/* what every role does first; fn sees this job's data/ACKs */
+		c->st.rx_packets++;
+		c->st.rx_bytes += m->len + RINA_FRAME_OVERHEAD;
+		if (c->rx_drop_ppm &&
+		    rng_next(c) % 1000000 < c->rx_drop_ppm) {
+			c->st.fault_rx_dropped++;
+			continue;
+		}
+		if (rina_hdr_check(h, m->len)) {
+			c->st.rx_malformed++;
+			continue;
+		}
+		if (ntohs(h->job_id) != c->job.job_id) {
+			c->st.rx_foreign++;
+			continue;
+		}
+		switch (rina_hdr_opcode(h)) {
+		case RINA_OP_CTRL:
+			ret = c->ctrl_rx ? c->ctrl_rx(c, h, &m->addr) : 0;
+			break;
+		case RINA_OP_ACK:
+			c->st.ack_rx_bytes += m->len + RINA_FRAME_OVERHEAD;
+			/* fall through */
+		default:
+			ret = fn(k, m, false);
+			break;
+		}
+		if (ret)
+			return ret;
+	}
+	return RINA_OK;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * librina's endpoint layer: how every role (ring member, INA worker,
+ * agent thread, session handshakes) talks to its peers. Sending through
+ * the fault knobs, receiving a checked batch, early packets kept for the
+ * next call, batched ACKs, and one path per peer: its RTT estimate and
+ * congestion window (core/rtt.h, core/cc.h). Below it: the transports.
+ */
+#ifndef RINA_ENDPOINT_H
+#define RINA_ENDPOINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/rina.h>
+
+#include "transport.h"
+#include "cc.h"
+#include "rtt.h"
+
+struct rina_comm;
+
+/*
+ * Retransmission timer cap while the path's RTT is short: a timer only
+ * catches tail losses (RACK the rest), so it backs off no further than
+ * this. A longer path (a queue at a slow link) raises it with the RTO.
+ */
+#define RINA_RTO_MAX_US		50000
+/* What no RTO exceeds, however slow the path. */
+#define RINA_RTO_CEIL_US	2000000
+
+/* One peer as a sender sees it: RTT estimate and congestion window. */
+struct rina_path {
+	struct rina_rtt	rtt;
+	struct rina_cc	cc;
+};
+
+void rina_path_init(const struct rina_comm *c, struct rina_path *p);
+/* A first transmission's round trip (Karn's rule). */
+void rina_path_rtt(struct rina_path *p, uint64_t rtt_us, uint64_t now_us);
+/* RFC 6298's timeout, at least the job's timer. */
+uint64_t rina_path_rto(const struct rina_comm *c, const struct rina_path *p);
+/* How far a packet's timer backs off on this path. */
+uint64_t rina_path_rto_cap(const struct rina_comm *c,
+			   const struct rina_path *p);
+/* Packets this sender may have in flight on the path now. */
+static inline uint32_t rina_path_window(const struct rina_path *p)
+{
+	return rina_cc_window(&p->cc);
+}
+
+/* ACKs are batched per destination, round and phase. */
+struct rina_ack_batch {
+	struct rina_addr addr;
+	uint16_t	round;
+	uint8_t		flags;		/* RINA_F_AG_PHASE for allgather data */
+	uint32_t	n;
+	__be32		seqs[RINA_MAX_ELEMS];
+};
+
+void rina_ack_queue(struct rina_comm *c, struct rina_ack_batch *a,
+		    const struct rina_addr *to, const struct rina_hdr *data);
+void rina_ack_flush(struct rina_comm *c, struct rina_ack_batch *a);
+
+/* Fault injection and sending through the transport. */
+int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n);
+void rina_hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
+		   uint16_t round);
+bool rina_addr_eq(const struct rina_addr *a, const struct rina_addr *b);
+void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
+		    uint32_t type, uint32_t arg);
+
+/* A role's handler of one received message (stashed: replayed). */
+typedef int (*rina_rx_fn)(void *k, const struct rina_msg *m, bool stashed);
+int rina_replay_stash(struct rina_comm *c, rina_rx_fn fn, void *k);
+/*
+ * Wait up to wait_us and receive a batch: count it, drop what is malformed
+ * or of another job, hand CTRL to the session layer (rina_comm.ctrl_rx),
+ * the rest to fn.
+ */
+int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
+		    void *k);
+/* Keep a packet of the next call until it starts. */
+void rina_stash(struct rina_comm *c, const struct rina_msg *m);
+
+#endif /* RINA_ENDPOINT_H */

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The session layer (session.h): HELLO, BYE and ABORT, and the linger
+ * at destroy. It sits on the endpoint layer; comm.c drives it.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rina_int.h"
+#include "wire.h"
+#include "schedule.h"
+
+int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
+		      const struct rina_addr *from,
+		      struct rina_ctrl_seen *seen)
+{
+	const struct rina_ctrl *m = (const struct rina_ctrl *)(h + 1);
+	uint32_t type = ntohl(m->type);
+	uint64_t hash = be64toh(m->hash);
+	unsigned int src = ntohs(h->src_id);
+
+	switch (type) {
+	case RINA_CTRL_HELLO:
+	case RINA_CTRL_HELLO_ACK:
+		if (hash != c->job_hash)
+			return rina_fail(RINA_ERR_MISMATCH,
+					 "rank %u has a different job description than rank %d (hash %016llx, ours %016llx)",
+					 src, c->rank,
+					 (unsigned long long)hash,
+					 (unsigned long long)c->job_hash);
+		if (type == RINA_CTRL_HELLO && rina_addr_eq(from, &c->prev)) {
+			rina_send_ctrl(c, from, RINA_CTRL_HELLO_ACK, 0);
+			if (seen)
+				seen->hello_prev = true;
+		} else if (type == RINA_CTRL_HELLO_ACK &&
+			   rina_addr_eq(from, &c->next) && seen) {
+			seen->hello_next = true;
+		}
+		return 0;
+	case RINA_CTRL_BYE:
+		if (rina_addr_eq(from, &c->prev)) {
+			/* may come while we still finish the last call */
+			rina_send_ctrl(c, from, RINA_CTRL_BYE_ACK, 0);
+			c->prev_said_bye = true;
+		}
+		return 0;
+	case RINA_CTRL_BYE_ACK:
+		if (rina_addr_eq(from, &c->next) && seen)
+			seen->bye_next = true;
+		return 0;
+	case RINA_CTRL_ABORT:
+		return rina_fail(RINA_ERR_ABORTED,
+				 "rank %u aborted the job: %s", src,
+				 rina_strerror((int)ntohl(m->arg)));
+	default:
+		c->st.rx_malformed++;
+		return 0;
+	}
+}
+
+int rina_session_ctrl_rx(struct rina_comm *c, const struct rina_hdr *h,
+			 const struct rina_addr *from)
+{
+	return rina_session_ctrl(c, h, from, NULL);
+}
+
+int rina_session_hello(struct rina_comm *c)
+{
+	struct rina_msg msgs[RINA_BATCH];
+	struct rina_ctrl_seen seen = { 0 };
+	uint64_t start = rina_now_us(), last_tx = 0;
+	uint64_t limit = (uint64_t)c->timeout_ms * 1000;
+	int n, j, ret;
+
+	if (c->L < 2)
+		return RINA_OK;
+	/* a worker of an INA rack greets its agent only */
+	if (c->ina_local)
+		seen.hello_prev = true;
+	while (!seen.hello_prev || !seen.hello_next) {
+		uint64_t now = rina_now_us();
+
+		if (now - start > limit)
+			return rina_fail(RINA_ERR_TIMEOUT,
+					 "rank %d: ring neighbours did not answer within %u ms (%s rank %d, %s rank %d)",
+					 c->rank, c->timeout_ms,
+					 seen.hello_prev ? "heard" : "no word from",
+					 c->prev_rank,
+					 seen.hello_next ? "heard" : "no word from",
+					 c->next_rank);
+		if (!seen.hello_next && now - last_tx >= 10000) {
+			rina_send_ctrl(c, &c->next, RINA_CTRL_HELLO, 0);
+			last_tx = now;
+		}
+		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH, 10);
+		if (n < 0)
+			return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
+					 strerror(-n));
+		for (j = 0; j < n; j++) {
+			const struct rina_hdr *h = msgs[j].buf;
+
+			c->st.rx_packets++;
+			c->st.rx_bytes += msgs[j].len + RINA_FRAME_OVERHEAD;
+			if (rina_hdr_check(h, msgs[j].len)) {
+				c->st.rx_malformed++;
+				continue;
+			}
+			if (ntohs(h->job_id) != c->job.job_id) {
+				c->st.rx_foreign++;
+				continue;
+			}
+			if (rina_hdr_opcode(h) == RINA_OP_CTRL) {
+				ret = rina_session_ctrl(c, h, &msgs[j].addr, &seen);
+				if (ret)
+					return ret;
+			} else if (rina_hdr_opcode(h) != RINA_OP_ACK &&
+				   rina_round_cmp(ntohs(h->round),
+						  c->round) == 0) {
+				/* a neighbour already started call 0 */
+				rina_stash(c, &msgs[j]);
+			}
+		}
+	}
+	return RINA_OK;
+}
+
+
+/*
+ * Leave the ring without stranding anyone: upstream may still be
+ * retransmitting our last call's packets because an ACK was lost (an
+ * INA rack's worker that lags behind its agent waits on our ACK of the
+ * partial its retry made the agent re-emit). Keep acknowledging until
+ * upstream says BYE (all its sends are acked), and say BYE downstream
+ * until it answers; rina_linger_over() bounds it, and a short time-wait
+ * answers upstream's BYE again should our BYE_ACK have been lost.
+ */
+void rina_session_linger(struct rina_comm *c)
+{
+	struct rina_msg msgs[RINA_BATCH];
+	struct rina_ack_batch acks = { .n = 0 };
+	struct rina_ctrl_seen seen = { 0 };
+	uint64_t start = rina_now_us(), last_rx = start, last_tx = 0, now;
+	uint64_t done_at = 0;
+	int n, j;
+
+	if ((c->L < 2 && !c->ina_local) || c->broken)
+		return;
+	if (c->ina_local)	/* the agent serves the rack's neighbours */
+		c->prev_said_bye = true;
+	for (;;) {
+		now = rina_now_us();
+		if (c->prev_said_bye && seen.bye_next) {
+			/* upstream may not have our BYE_ACK: time-wait */
+			if (!done_at)
+				done_at = now;
+			if (c->ina_local ||
+			    now - done_at > RINA_LINGER_TIMEWAIT_US)
+				break;
+		} else if (rina_linger_over(c->timeout_ms, start, last_rx,
+					    now)) {
+			break;
+		}
+		if (!seen.bye_next && now - last_tx >= 5000) {
+			rina_send_ctrl(c, &c->next, RINA_CTRL_BYE, 0);
+			last_tx = now;
+		}
+		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH, 5);
+		for (j = 0; j < n; j++) {
+			const struct rina_hdr *h = msgs[j].buf;
+			unsigned int op;
+
+			if (rina_hdr_check(h, msgs[j].len) ||
+			    ntohs(h->job_id) != c->job.job_id)
+				continue;
+			last_rx = rina_now_us();
+			op = rina_hdr_opcode(h);
+			if (op == RINA_OP_CTRL)
+				rina_session_ctrl(c, h, &msgs[j].addr, &seen);
+			else if ((op == RINA_OP_SR_PARTIAL ||
+				  op == RINA_OP_AG_DATA) && !c->ina_local &&
+				 rina_addr_eq(&msgs[j].addr, &c->prev))
+				rina_ack_queue(c, &acks, &msgs[j].addr, h);
+		}
+		rina_ack_flush(c, &acks);
+	}
+}
+
+void rina_session_abort(struct rina_comm *c, int result)
+{
+	unsigned int r, copies;
+
+	for (copies = 0; copies < 3; copies++)
+		for (r = 0; r < c->N; r++) {
+			struct rina_addr a = { 0 };
+
+			if ((int)r == c->rank)
+				continue;
+			a.ip = c->job.ranks[r].ip;
+			a.port = c->job.ranks[r].port;
+			rina_send_ctrl(c, &a, RINA_CTRL_ABORT, (uint32_t)result);
+		}
+}

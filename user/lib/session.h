@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * librina's session layer: a communicator's life with its peers, around
+ * the calls. HELLO at init (same job, both neighbours alive), BYE at
+ * destroy (linger until nobody needs us), ABORT when the job is dead,
+ * and the answers to those control messages whenever they come.
+ */
+#ifndef RINA_SESSION_H
+#define RINA_SESSION_H
+
+#include <stdbool.h>
+
+#include <linux/rina.h>
+
+#include "transport.h"
+
+struct rina_comm;
+
+/* What a control message told us, for the handshakes that wait on it. */
+struct rina_ctrl_seen {
+	bool	hello_prev;	/* HELLO from upstream (answered) */
+	bool	hello_next;	/* HELLO_ACK from downstream */
+	bool	bye_next;	/* BYE_ACK from downstream */
+};
+
+/* HELLO, BYE, ABORT handling shared by every role; seen may be NULL. */
+int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
+		      const struct rina_addr *from,
+		      struct rina_ctrl_seen *seen);
+/* The same, as the endpoint layer's handler during calls. */
+int rina_session_ctrl_rx(struct rina_comm *c, const struct rina_hdr *h,
+			 const struct rina_addr *from);
+/* Handshake with both ring neighbours: same job, both alive. */
+int rina_session_hello(struct rina_comm *c);
+/* Answer late retransmissions of the last call, then return. */
+void rina_session_linger(struct rina_comm *c);
+/* Tell every other rank this job is dead (best effort). */
+void rina_session_abort(struct rina_comm *c, int result);
+
+#endif /* RINA_SESSION_H */
