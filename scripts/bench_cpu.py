@@ -11,8 +11,8 @@
   bench_cpu.py sample PID TOPO VARIANT REP
       while process PID lives: every 0.5 s, the CPU time of each process
       of the run (PID's descendants, and every process in a network
-      namespace one of them is in: rina-run's ranks and ToRs, mpirun's
-      daemons and ranks); prints one JSON line with the busiest process's
+      namespace one of them is in or of the same rina-run, rina-XXXXX-*:
+      rina-run's ranks and ToRs, mpirun's daemons and ranks); prints one JSON line with the busiest process's
       largest share of a CPU over any 1 s window ("max_proc_cpu", 1.0 =
       one core saturated), which process it was, that figure for every
       process name ("per_comm": setup included, so python3's counts
@@ -86,6 +86,20 @@ def sys_ticks():
     return sum(v), v[3] + v[4]      # total, idle + iowait
 
 
+def netns_names():
+    """netns link text ("net:[inode]") -> name, of /run/netns"""
+    names = {}
+    try:
+        for n in os.listdir('/run/netns'):
+            try:
+                names['net:[%d]' % os.stat('/run/netns/' + n).st_ino] = n
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return names
+
+
 def run_procs(t, root, root_ns):
     kids = {}
     for pid, (ppid, _, _, _) in t.items():
@@ -98,6 +112,12 @@ def run_procs(t, root, root_ns):
         tree.add(p)
         todo += kids.get(p, [])
     nss = {t[p][1] for p in tree if p in t} - {root_ns}
+    # and the run's other namespaces (rina-XXXXX-*): mpirun's daemons
+    # leave the process tree, their ranks stay in the hosts' namespaces
+    names = netns_names()
+    prefixes = {'-'.join(names[ns].split('-')[:2]) + '-' for ns in nss
+                if ns in names and names[ns].startswith('rina-')}
+    nss |= {ns for ns, n in names.items() if n.startswith(tuple(prefixes))}
     return tree | {p for p, v in t.items() if v[1] in nss}
 
 
