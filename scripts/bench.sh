@@ -30,7 +30,7 @@
 # BENCH_WARMUP [1], BENCH_BUDGET [1200], BENCH_TRANSPORTS [udp],
 # BENCH_AGENT [""]; at 25mbit one call of S bytes takes about
 # 2(n-1)/n * S * 8 / 25e6 s (a 64 MiB call ~40 s), so that default takes
-# ~20 minutes. BENCH_GLOO [1]: 0 leaves Gloo out. The summary gains
+# 20-25 minutes (run setup, torch's import, mpirun's start dominate). BENCH_GLOO [1]: 0 leaves Gloo out. The summary gains
 # efficiency, wire bytes and retransmitted bytes per rank and the busbw
 # ratio to mpi-ring; PNG plots go to BENCH_OUT (scripts/bench_plot.py).
 # BENCH_FACTOR [2]: the size step.

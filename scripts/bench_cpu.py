@@ -12,12 +12,13 @@
       while process PID lives: every 0.5 s, the CPU time of each process
       of the run (PID's descendants, and every process in a network
       namespace one of them is in or of the same rina-run, rina-XXXXX-*:
-      rina-run's ranks and ToRs, mpirun's daemons and ranks); prints one JSON line with the busiest process's
-      largest share of a CPU over any 1 s window ("max_proc_cpu", 1.0 =
-      one core saturated), which process it was, that figure for every
-      process name ("per_comm": setup included, so python3's counts
-      torch's import), and the machine's busy
-      share of all its cores (mean and largest 1 s window, everyone's load)
+      rina-run's ranks and ToRs, mpirun's daemons and ranks); prints one
+      JSON line with the busiest process's largest share of a CPU over
+      any 1 s window ("max_proc_cpu", 1.0 = one core saturated), which
+      process it was, that figure for every process name ("per_comm":
+      setup included, so python3's counts torch's import), and the
+      machine's busy share of all its cores (mean and largest 1 s window,
+      everyone's load)
   bench_cpu.py samples SAMPLES.jsonl
       per topology and variant, the largest max_proc_cpu over repetitions
 """

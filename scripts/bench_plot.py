@@ -44,6 +44,9 @@ def ina_racks(variant):
 def main(path, outdir, rate):
     rows = [json.loads(l) for l in open(path) if l.strip()]
     topos = sorted({r["topo"] for r in rows})
+    # one colour per variant in every panel
+    colors = {v: "C%d" % (i % 10) for i, v in
+              enumerate(sorted({r["variant"] for r in rows}))}
     fig, axes = plt.subplots(1, len(topos), figsize=(5 * len(topos), 4),
                              squeeze=False)
     for ax, topo in zip(axes[0], topos):
@@ -52,6 +55,7 @@ def main(path, outdir, rate):
             vr = sorted((r for r in tr if r["variant"] == v),
                         key=lambda r: r["size"])
             errbar(ax, [r["size"] for r in vr], vr, label=v,
+                   color=colors[v],
                    linestyle="--" if v.startswith(("mpi", "gloo")) else "-")
         ax.set_xscale("log", base=2)
         sizes = sorted({r["size"] for r in tr})
