@@ -99,7 +99,7 @@ report()
 	fi
 }
 
-ktap_plan 8
+ktap_plan 9
 
 # 1: the shaping printed is the shaping on both ends of every link (read
 # back from tc -s qdisc in the kept namespaces), and traffic crossed each
@@ -216,7 +216,22 @@ rc=$?
 	{ echo "# rina-bench --link-rate 25: rc $rc"; ok=0; }
 report "bad_rate_and_queue_refused" $((1 - ok)) "$tmp/bad.err"
 
-# 6: --xdp auto at the default MTU 9000 picks a mode that works
+# 6: tc's rate units (bit, k/m/g, ki/mi, bps = bytes) and queue times
+ok=1
+for spec in "8000bit 1s 8000 1000" "1.5mbit 100ms 1500000 18750" \
+	    "10mibit 64k 10485760 65536" "3mbps 100000 24000000 100000"; do
+	read -r r q bps lim <<<"$spec"
+	"$RUN" --topo 1x1 --rate "$r" --queue "$q" -- true >/dev/null \
+		2>"$tmp/units.err"
+	# the queue is at least one 9014-byte frame
+	[ "$lim" -lt 9014 ] && lim=9014
+	grep -q "tbf rate $r (${bps}bit) burst [0-9]*b limit ${lim}b " \
+		"$tmp/units.err" ||
+		{ echo "# $r $q: $(cat "$tmp/units.err")"; ok=0; }
+done
+report "rate_and_queue_units" $((1 - ok)) "$tmp/units.err"
+
+# 7: --xdp auto at the default MTU 9000 picks a mode that works
 out=$tmp/xdp
 "$RUN" --topo 1x2 --xdp auto --timeout 60 -- "$BENCH" --transport xdp \
 	-b 64K -e 256K -f 4 -n 2 -w 1 --json >"$out" 2>&1
@@ -228,7 +243,7 @@ if [ "$rc" -eq 0 ]; then
 fi
 report "xdp_auto_at_mtu_9000" "$rc" "$out"
 
-# 7-8: an iperf3 TCP flow (h0-0 -> h1-1, 8 s) shares rank 0's shaped
+# 8-9: an iperf3 TCP flow (h0-0 -> h1-1, 8 s) shares rank 0's shaped
 # host link with Rina; both finish, Rina exact
 if ! command -v iperf3 >/dev/null; then
 	ktap_skip "iperf3_coexistence_rina_exact" "no iperf3"
