@@ -72,8 +72,9 @@ for v, name in (("rina-ina-all", "Rina INA (both racks)"),
     if v in r and ring:
         print("== %s: %.2fx the busbw of OpenMPI'"'"'s ring at the same rate"
               % (name, bw(v) / ring))'
-echo "== (efficiency: a rank's wire bytes at $rate over its time; without"
-echo "==  congestion control librina's windows overrun the shaped queues,"
-echo "==  see the retransmitted bytes; Documentation/performance.md)"
+echo "== (efficiency: a rank's wire bytes at $rate over its time. Ring members"
+echo "==  adapt a congestion window to the path; INA workers do not yet"
+echo "==  (Documentation/protocol.md 6.1) and overrun the shaped queues: see"
+echo "==  their retransmitted bytes; Documentation/performance.md)"
 echo
 echo "== done: see README.md for the API, the job file and real hosts"
