@@ -4,7 +4,8 @@
 #   make            build everything into build/
 #   make check      install what is missing, build, run every test
 #   make demo       run the demo allreduce on an emulated cluster
-#   make bench      rina-bench side by side with its baselines
+#   make bench      rina-bench side by side with its baselines, then the
+#                   XDP and transport micro-benchmarks (scripts/bench_micro.sh)
 #   make check-vm   kernel module tests in qemu (part of make check)
 #   make install    binaries, library and header under $(PREFIX)
 #
@@ -27,6 +28,57 @@ Q	:= @
 msg	= @printf '  %-8s %s\n' "$(1)" "$(patsubst $(TOP)/%,%,$(2))";
 endif
 
+# Recipes every fragment uses, as $(call NAME,ARGS) in a rule:
+#   cc-obj FLAGS		compile $< into the object $@
+#   cc-prog FLAGS,INPUTS,LIBS[,COMPILER,LABEL]
+#				compile and link INPUTS into the program $@
+#   clang-fuzz FLAGS,INPUTS	a libFuzzer + ASan/UBSan program from sources
+#   ld-prog LIBS		link the objects and archives among $^ into $@
+#   ar-lib			archive $^ into the static library $@
+#   bpf-obj FLAGS		compile the BPF program $< into $@ with clang
+#   gen-skel NAME		bpftool's libbpf skeleton of $< into $@
+define cc-obj
+$(call msg,CC,$@)
+$(Q)mkdir -p $(@D)
+$(Q)$(CC) $(1) -c $< -o $@
+endef
+
+define cc-prog
+$(call msg,$(or $(5),CC),$@)
+$(Q)mkdir -p $(@D)
+$(Q)$(or $(4),$(CC)) $(1) $(2) -o $@ $(3)
+endef
+
+define clang-fuzz
+$(call msg,CLANG,$@)
+$(Q)mkdir -p $(@D)
+$(Q)$(CLANG) -fsanitize=fuzzer,address,undefined $(1) $(2) -o $@
+endef
+
+define ld-prog
+$(call msg,LD,$@)
+$(Q)mkdir -p $(@D)
+$(Q)$(CC) -o $@ $(filter %.o %.a,$^) $(1)
+endef
+
+define ar-lib
+$(call msg,AR,$@)
+$(Q)mkdir -p $(@D)
+$(Q)rm -f $@ && ar rcs $@ $^
+endef
+
+define bpf-obj
+$(call msg,BPF,$@)
+$(Q)mkdir -p $(@D)
+$(Q)$(CLANG) $(1) -c $< -o $@
+endef
+
+define gen-skel
+$(call msg,GEN-SKEL,$@)
+$(Q)mkdir -p $(@D)
+$(Q)bpftool gen skeleton $< name $(1) > $@
+endef
+
 COMMON_CFLAGS := -std=gnu11 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 	-I$(TOP)/include/uapi -I$(TOP)/include -I$(TOP)/core -I$(BUILD)/include
 USER_CFLAGS := -O2 $(COMMON_CFLAGS)
@@ -48,7 +100,30 @@ all:
 deps:
 	$(Q)$(TOP)/scripts/install-deps.sh
 
-include $(sort $(wildcard $(TOP)/*/build.mk))
+# The shared core's sources (also read by Kbuild and build-kmod.sh).
+include $(TOP)/core/sources.mk
+CORE_SRC_PATHS := $(addprefix $(TOP)/core/,$(CORE_SRCS))
+
+# What one part builds and others link or build into, named here so that
+# no fragment depends on the order the fragments are read in. A fragment
+# that names another's lists in a prerequisite writes $$(NAME): the
+# second expansion happens after every fragment is read.
+LIBRINA_A	:= $(LIBDIR)/librina.a
+LIBRINA_SO	:= $(LIBDIR)/librina.so.1
+RINA_LDLIBS	:= -lxdp -lbpf -lelf -lz -lmnl -lm -lpthread
+# the core and the job-file parser, compiled once (user/build.mk) and
+# linked by every program that needs them
+LIBRINA_CORE_A	:= $(LIBDIR)/librina_core.a
+TOR_MODEL_LIB	:= $(LIBDIR)/librina_tor_model.a
+BPF_SKELS	:= $(BUILD)/include/rina_xdp.skel.h
+SELFTEST_BIN	:= $(BUILD)/selftests
+TOR_TEST_DIR	:= $(SELFTEST_BIN)/tor
+
+.SECONDEXPANSION:
+
+# Each part's fragment, then each test directory's (selftests/*/).
+include $(sort $(wildcard $(TOP)/*/build.mk)) \
+	$(sort $(wildcard $(TOP)/selftests/*/build.mk))
 
 build-all: $(ALL_TARGETS)
 
@@ -61,9 +136,9 @@ demo: deps
 	$(Q)$(TOP)/scripts/demo.sh
 
 bench: deps
-	$(Q)$(TOP)/scripts/install-deps.sh --bench
 	$(Q)$(MAKE) --no-print-directory build-all
 	$(Q)$(TOP)/scripts/bench.sh
+	$(Q)$(TOP)/scripts/bench_micro.sh
 
 clean:
 	$(Q)rm -rf $(BUILD)

@@ -692,7 +692,8 @@ static void answer_workers(struct rina_agent_core *a)
 		return;
 	for (j = 0; j < a->cfg.n_local; j++)
 		if (a->hello_from & 1u << j)
-			send_ctrl(a, &a->cfg.local[j], RINA_CTRL_HELLO_ACK);
+			send_ctrl_arg(a, &a->cfg.local[j], RINA_CTRL_HELLO_ACK,
+				      a->worker_inc[j]);
 }
 
 static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
@@ -739,12 +740,22 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 	}
 	if (k >= 0 && (type == RINA_CTRL_HELLO || type == RINA_CTRL_BYE)) {
 		/* the rack's own workers */
-		__u32 bit = 1u << k;
+		__u32 bit = 1u << k, inc = rina_ntohl(m->arg);
 
 		if (type == RINA_CTRL_HELLO) {
+			int again = (a->hello_from & bit) &&
+				    a->worker_inc[k] != inc;
+
+			/* the worker's next communicator: not ours to serve */
+			if (a->leaving || (a->cfg.single_session &&
+					   (again || (a->data_from & bit)))) {
+				a->st.stale++;
+				return;
+			}
 			/* a worker that sent data says HELLO: new session */
-			if (a->data_from & bit)
+			if ((a->data_from & bit) || again)
 				rina_agent_core_reset(a);
+			a->worker_inc[k] = inc;
 			if (!a->active)
 				ev(a, RINA_AGENT_EV_SESSION_START, k);
 			a->active = 1;
@@ -757,7 +768,8 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 			 * not known); answer_workers() answers later.
 			 */
 			if (workers_may_start(a))
-				send_ctrl(a, from, RINA_CTRL_HELLO_ACK);
+				send_ctrl_arg(a, from, RINA_CTRL_HELLO_ACK,
+					      inc);
 			return;
 		}
 		send_ctrl(a, from, RINA_CTRL_BYE_ACK);
@@ -772,10 +784,24 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 	}
 	switch (type) {
 	case RINA_CTRL_HELLO:
-		if (addr_eq(from, &a->cfg.prev))
-			send_ctrl(a, from, RINA_CTRL_HELLO_ACK);
+		if (!addr_eq(from, &a->cfg.prev) || a->leaving)
+			return;
+		/* upstream's next incarnation: for our successor */
+		if (a->cfg.single_session && a->hello_prev &&
+		    a->prev_inc != rina_ntohl(m->arg)) {
+			a->st.stale++;
+			return;
+		}
+		a->prev_inc = rina_ntohl(m->arg);
+		a->hello_prev = 1;
+		send_ctrl_arg(a, from, RINA_CTRL_HELLO_ACK, a->prev_inc);
 		return;
 	case RINA_CTRL_HELLO_ACK:
+		/* an answer to an earlier incarnation's HELLO is not ours */
+		if (rina_ntohl(m->arg) != a->cfg.incarnation) {
+			a->st.stale++;
+			return;
+		}
 		if (addr_eq(from, &a->cfg.next) && !a->hello_next) {
 			a->hello_next = 1;
 			ev(a, RINA_AGENT_EV_NEXT_UP, 0);
@@ -785,7 +811,12 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 	case RINA_CTRL_BYE:
 		if (addr_eq(from, &a->cfg.prev)) {
 			send_ctrl(a, from, RINA_CTRL_BYE_ACK);
-			a->prev_said_bye = 1;
+			/*
+			 * Before upstream's HELLO, a BYE is its previous
+			 * incarnation's, whose BYE_ACK was lost.
+			 */
+			if (a->hello_prev)
+				a->prev_said_bye = 1;
 		}
 		return;
 	case RINA_CTRL_BYE_ACK:
@@ -862,6 +893,11 @@ static int ag_drained(const struct rina_agent_core *a)
 	return 1;
 }
 
+void rina_agent_core_leave(struct rina_agent_core *a)
+{
+	a->leaving = 1;
+}
+
 int rina_agent_core_session_done(const struct rina_agent_core *a)
 {
 	return a->bye_from == a->local_mask && ag_drained(a) &&
@@ -922,7 +958,8 @@ __u64 rina_agent_core_tick(struct rina_agent_core *a)
 		return wait;
 	if (!a->hello_next) {
 		if (now - a->last_hello >= RINA_AGENT_HELLO_US) {
-			send_ctrl(a, &a->cfg.next, RINA_CTRL_HELLO);
+			send_ctrl_arg(a, &a->cfg.next, RINA_CTRL_HELLO,
+				      a->cfg.incarnation);
 			a->last_hello = now;
 		}
 		w2 = a->last_hello + RINA_AGENT_HELLO_US - now;
@@ -957,7 +994,7 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	if (a->active)
 		a->st.sessions++;
 	a->active = 0;
-	a->hello_next = a->bye_next = a->prev_said_bye = 0;
+	a->hello_next = a->bye_next = a->prev_said_bye = a->hello_prev = 0;
 	a->hello_from = a->data_from = a->bye_from = 0;
 	a->last_hello = a->last_bye = 0;
 	ev(a, RINA_AGENT_EV_SESSION_END, 0);

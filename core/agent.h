@@ -106,6 +106,14 @@ struct rina_agent_cfg {
 	__u32	member;		/* the rack's member index */
 	__u32	rto_us;		/* timer floor and start */
 	__u64	job_hash;	/* rina_job_hash() */
+	/*
+	 * This agent's incarnation, carried in its HELLO (protocol.md
+	 * 6, Init); single_session: it serves one session of its workers
+	 * and upstream (librina's agent lives as long as one communicator),
+	 * so HELLOs of their later incarnations are left to its successor.
+	 */
+	__u32	incarnation;
+	__u32	single_session;
 	struct rina_agent_addr next, prev;	/* ring neighbours */
 	struct rina_agent_addr self;	/* the rack's address (agent port) */
 	struct rina_agent_addr tor;	/* ToR control address, ip 0: none */
@@ -140,6 +148,15 @@ struct rina_agent_core {
 	int			hello_next;	/* HELLO answered */
 	int			bye_next;	/* BYE answered */
 	int			prev_said_bye;
+	int			hello_prev;	/* upstream greeted us */
+	__u32			prev_inc;	/* ... in this incarnation */
+	__u32			worker_inc[RINA_AGENT_MAX_LOCAL];
+	/*
+	 * The host is done with this agent (librina: its communicator is
+	 * destroyed): a HELLO now is a new incarnation of upstream greeting
+	 * the agent that will follow us.
+	 */
+	int			leaving;
 	/* bitmaps of local workers */
 	__u32			hello_from, data_from, bye_from;
 	__u64			last_hello, last_bye;
@@ -183,6 +200,8 @@ __u64 rina_agent_core_tick(struct rina_agent_core *a);
 void rina_agent_core_tor_install(struct rina_agent_core *a);
 /* Release the job on the ToR (TOR_REMOVE, not waited for). */
 void rina_agent_core_tor_remove(struct rina_agent_core *a);
+/* The host is done with the agent: it only finishes the session. */
+void rina_agent_core_leave(struct rina_agent_core *a);
 /* Every local worker, upstream and downstream said BYE. */
 int rina_agent_core_session_done(const struct rina_agent_core *a);
 /* Forget the session: caches, rounds, handshakes (counters stay). */

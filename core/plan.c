@@ -161,10 +161,17 @@ __u64 rina_job_hash(const struct rina_job_desc *job)
 		h = fnv(h, &job->ranks[i].ip, 4);
 		h = fnv(h, &job->ranks[i].port, 2);
 		h = fnv(h, &job->ranks[i].rack, 2);
+		h = fnv(h, job->ranks[i].mac, 6);
 	}
 	for (i = 0; i < job->n_racks; i++) {
+		/* no ToR, no port: holders may default it differently */
+		__be16 tor_port = job->racks[i].tor_ip ?
+				  job->racks[i].tor_port : 0;
+
 		h = fnv(h, &job->racks[i].id, 2);
 		h = fnv(h, &job->racks[i].ina, 1);
+		h = fnv(h, &job->racks[i].tor_ip, 4);
+		h = fnv(h, &tor_port, 2);
 	}
 	return h;
 }

@@ -10,7 +10,10 @@
 #include "compat.h"
 #include <linux/rina.h>
 
+/* The simulator builds its own copy with more ranks (-DRINA_MAX_RANKS). */
+#ifndef RINA_MAX_RANKS
 #define RINA_MAX_RANKS		256
+#endif
 #define RINA_MAX_RACKS		64
 #define RINA_MIN_WINDOW		2
 #define RINA_MAX_WINDOW		32768	/* power of two; slot field is 16 bits */

@@ -17,6 +17,7 @@
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/proc_fs.h>
+#include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -234,6 +235,8 @@ static int rina_agent_cfg(const struct rina_job *job, unsigned int i,
 	cfg->member = i;
 	cfg->rto_us = job->desc.rto_us;
 	cfg->job_hash = rina_job_hash(&job->desc);
+	/* one agent per job, many sessions of its workers: multi-session */
+	cfg->incarnation = get_random_u32();
 	rina_member_addr(job, rina_ring_next(ring, i), &cfg->next);
 	rina_member_addr(job, rina_ring_prev(ring, i), &cfg->prev);
 	for (k = 0; k < m->n_local; k++) {

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # rina.ko for every Debian cloud kernel whose headers are installed
 # (scripts/vm/kernels.sh resolves them from the meta packages), built
-# warning-free at W=1 and sparse-clean (C=1), plus `make check-vm`.
+# warning-free at W=1 and sparse-clean (C=1), plus `make check-vm`. The
+# guest's test program: selftests/vm/build.mk.
 
 KMOD_KVERS := $(shell $(TOP)/scripts/vm/kernels.sh headers 2>/dev/null)
 KMOD_SRCS := $(wildcard $(TOP)/kmod/*.c $(TOP)/kmod/*.h) \
-	$(TOP)/core/plan.c $(TOP)/core/agg.c $(TOP)/core/keymap.c \
-	$(TOP)/core/agent.c $(wildcard $(TOP)/core/*.h) \
+	$(CORE_SRC_PATHS) $(TOP)/core/sources.mk $(wildcard $(TOP)/core/*.h) \
 	$(TOP)/include/uapi/linux/rina.h $(TOP)/Kbuild
 KMOD_KOS := $(foreach k,$(KMOD_KVERS),$(BUILD)/kmod/$(k)/rina.ko)
 
@@ -22,19 +22,3 @@ $(BUILD)/kmod/%/rina.ko: $(KMOD_SRCS) $(TOP)/scripts/vm/build-kmod.sh
 check-vm: deps
 	$(Q)$(MAKE) --no-print-directory build-all
 	$(Q)$(TOP)/scripts/vm/run-vm-tests.sh
-
-# The guest's C test of every genl op and ioctl (shared libmnl client).
-VMTEST_BIN := $(BUILD)/selftests/vm/rina_kmod_test
-ALL_TARGETS += $(VMTEST_BIN)
-
-.PHONY: vm-tests
-vm-tests: $(VMTEST_BIN) $(KMOD_KOS) $(BIN)/rinactl $(BIN)/rina-bench
-
-$(VMTEST_BIN): $(TOP)/selftests/vm/rina_kmod_test.c \
-		$(TOP)/user/rinactl/rgenl.c $(TOP)/user/rinactl/rgenl.h \
-		$(TOP)/include/uapi/linux/rina.h
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(USER_CFLAGS) -I$(TOP)/user/rinactl -o $@ \
-		$(TOP)/selftests/vm/rina_kmod_test.c \
-		$(TOP)/user/rinactl/rgenl.c -lmnl

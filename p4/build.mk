@@ -1,71 +1,37 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-# p4/: the C model of the INA ToR (librina_tor_model.a), its packet-vector
-# runner and fuzzer (selftests/tor/), and rina-p4cfg, the generator of the
-# behavioural model's runtime commands for a job and rack.
+# p4/: the C model of the INA ToR (librina_tor_model.a), rina-p4cfg, the
+# generator of the behavioural model's runtime commands for a job and
+# rack, and rina-tor. Their tests: selftests/tor/build.mk.
 
 TOR_MODEL_SRCS	:= $(wildcard $(TOP)/p4/model/*.c) $(TOP)/core/agg.c
 TOR_MODEL_HDRS	:= $(wildcard $(TOP)/p4/model/*.h) $(TOP)/core/slot.h \
 	$(TOP)/core/wire.h $(TOP)/core/agg.h $(TOP)/include/uapi/linux/rina.h
-TOR_MODEL_OBJS	:= $(patsubst $(TOP)/%.c,$(OBJ)/p4model/%.o,$(TOR_MODEL_SRCS))
-TOR_MODEL_LIB	:= $(LIBDIR)/librina_tor_model.a
+# the model's own objects, and core/agg.o as librina builds it (the model
+# library stays self-contained for whoever links it)
+TOR_MODEL_OBJS	:= $(patsubst $(TOP)/%.c,$(OBJ)/p4model/%.o,\
+	$(filter $(TOP)/p4/%,$(TOR_MODEL_SRCS))) $(OBJ)/core/agg.o
+# TOR_MODEL_LIB (build/lib/librina_tor_model.a), TOR_TEST_DIR: top Makefile
 TOR_CFLAGS	:= $(USER_CFLAGS) -I$(TOP)/p4/model
-TOR_TEST_DIR	:= $(BUILD)/selftests/tor
 
 $(OBJ)/p4model/%.o: $(TOP)/%.c $(TOR_MODEL_HDRS)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOR_CFLAGS) -c $< -o $@
+	$(call cc-obj,$(TOR_CFLAGS))
 
 $(TOR_MODEL_LIB): $(TOR_MODEL_OBJS)
-	$(call msg,AR,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(call ar-lib)
 
-$(TOR_TEST_DIR)/tor_vectors: $(TOP)/selftests/tor/tor_vectors.c \
-		$(TOP)/selftests/tor/vec_hex.h \
-		$(TOR_MODEL_LIB) $(TOR_MODEL_HDRS)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOR_CFLAGS) $< $(TOR_MODEL_LIB) -o $@
+# p4cfg.o: the command generator, linked by rina-p4cfg, rina-tor and
+# tor_ring; plan.o and jobfile.o come from librina_core.a.
+P4CFG_OBJ	:= $(OBJ)/p4/cfg/p4cfg.o
 
-# libFuzzer + ASan/UBSan build of the whole model from source.
-$(TOR_TEST_DIR)/fuzz_tor: $(TOP)/selftests/tor/fuzz_tor.c $(TOR_MODEL_SRCS) \
-		$(TOR_MODEL_HDRS)
-	$(call msg,CLANG,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) $(COMMON_CFLAGS) -O1 -I$(TOP)/p4/model \
-		-fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined \
-		$< $(TOR_MODEL_SRCS) -o $@
+$(OBJ)/p4/cfg/%.o: $(TOP)/p4/cfg/%.c
+	$(call cc-obj,$(TOR_CFLAGS) -I$(TOP)/user/lib -MMD -MP)
 
-P4CFG_SRCS	:= $(TOP)/p4/cfg/rina-p4cfg.c $(TOP)/p4/cfg/p4cfg.c $(TOP)/core/plan.c \
-	$(TOP)/user/lib/jobfile.c
+-include $(P4CFG_OBJ:.o=.d) $(OBJ)/p4/cfg/rina-p4cfg.d
 
-$(BIN)/rina-p4cfg: $(P4CFG_SRCS) $(TOP)/core/plan.h $(TOP)/user/lib/jobfile.h \
-		$(TOP)/p4/model/configuration.h $(TOP)/p4/cfg/p4cfg.h
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOR_CFLAGS) -I$(TOP)/user/lib $(P4CFG_SRCS) -o $@
+$(BIN)/rina-p4cfg: $(OBJ)/p4/cfg/rina-p4cfg.o $(P4CFG_OBJ) $(LIBRINA_CORE_A)
+	$(call ld-prog)
 
-ALL_TARGETS += $(TOR_MODEL_LIB) $(TOR_TEST_DIR)/tor_vectors \
-	$(TOR_TEST_DIR)/fuzz_tor $(BIN)/rina-p4cfg
-
-$(TOR_TEST_DIR)/tor_ring: $(TOP)/selftests/tor/tor_ring.c $(TOP)/p4/cfg/p4cfg.c \
-		$(TOP)/core/plan.c $(TOR_MODEL_LIB) $(TOR_MODEL_HDRS) \
-		$(TOP)/p4/cfg/p4cfg.h $(TOP)/core/schedule.h
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOR_CFLAGS) -I$(TOP)/p4/cfg $< $(TOP)/p4/cfg/p4cfg.c \
-		$(TOP)/core/plan.c $(TOR_MODEL_LIB) -o $@
-
-ALL_TARGETS += $(TOR_TEST_DIR)/tor_ring
-
-$(TOR_TEST_DIR)/p4_lockstep: $(TOP)/selftests/tor/p4_lockstep.c $(TOR_MODEL_HDRS)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOR_CFLAGS) $< -o $@
-
-ALL_TARGETS += $(TOR_TEST_DIR)/p4_lockstep
+ALL_TARGETS += $(TOR_MODEL_LIB) $(BIN)/rina-p4cfg
 
 # rina-tor: the software ToR (AF_PACKET + tc datapath around the model).
 # rina-run starts build/bin/rina-tor (or $RINA_TOR) for every INA rack.
@@ -74,41 +40,64 @@ RINA_TOR_TC_OBJ	:= $(BUILD)/tor/rina_tor_tc.bpf.o
 RINA_TOR_TC_SKEL := $(BUILD)/include/rina_tor_tc.skel.h
 
 $(RINA_TOR_TC_OBJ): $(TOP)/p4/tor/rina_tor_tc.bpf.c
-	$(call msg,BPF,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) -target bpf -O2 -g -Wall -Werror \
-		-I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
+	$(call bpf-obj,-target bpf -O2 -g -Wall -Werror \
+		-I/usr/include/$(shell $(CC) -dumpmachine))
 
 $(RINA_TOR_TC_SKEL): $(RINA_TOR_TC_OBJ)
-	$(call msg,GEN-SKEL,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)bpftool gen skeleton $< name rina_tor_tc > $@
+	$(call gen-skel,rina_tor_tc)
 
-RINA_TOR_SRCS	:= $(TOP)/p4/tor/rina-tor.c $(TOP)/p4/cfg/p4cfg.c \
-	$(TOP)/core/plan.c $(TOP)/user/lib/jobfile.c
-
-$(RINA_TOR_BIN): $(RINA_TOR_SRCS) $(TOR_MODEL_LIB) $(TOR_MODEL_HDRS) \
-		$(TOP)/p4/cfg/p4cfg.h $(RINA_TOR_TC_SKEL)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOR_CFLAGS) -I$(TOP)/p4/cfg -I$(TOP)/user/lib \
-		$(RINA_TOR_SRCS) $(TOR_MODEL_LIB) -o $@ -lbpf -lelf -lz
+$(RINA_TOR_BIN): $(TOP)/p4/tor/rina-tor.c $(P4CFG_OBJ) $(TOR_MODEL_LIB) \
+		$(LIBRINA_CORE_A) $(TOR_MODEL_HDRS) $(TOP)/p4/cfg/p4cfg.h \
+		$(TOP)/user/lib/jobfile.h $(RINA_TOR_TC_SKEL)
+	$(call cc-prog,$(TOR_CFLAGS) -I$(TOP)/p4/cfg -I$(TOP)/user/lib,\
+		$< $(P4CFG_OBJ) $(TOR_MODEL_LIB) $(LIBRINA_CORE_A),\
+		-lbpf -lelf -lz)
 
 ALL_TARGETS += $(RINA_TOR_BIN)
 
-$(TOR_TEST_DIR)/tor_replay: $(TOP)/selftests/tor/tor_replay.c \
-		$(TOP)/selftests/tor/vec_hex.h
-	$(call msg,CC,$@)
+# The P4 program compiled for bmv2 (simple_switch): build/p4/rina_tor.json
+# and its P4Info, once per change of a .p4 file. The compiler is $(P4C),
+# else p4c-bm2-ss on PATH, else /opt/p4tools/bin (../shared/p4tools);
+# without one the build says so in one line and the bmv2 tests skip.
+# The compiler's output is kept in rina_tor.p4c.log: the tor_p4c test
+# fails on any warning in it.
+ifndef P4C
+P4C		:= $(or $(shell command -v p4c-bm2-ss 2>/dev/null), \
+	$(wildcard /opt/p4tools/bin/p4c-bm2-ss))
+endif
+P4C_FOUND	:= $(if $(strip $(P4C)),$(shell command -v $(P4C) 2>/dev/null))
+P4_SRCS		:= $(wildcard $(TOP)/p4/*.p4)
+P4_JSON		:= $(BUILD)/p4/rina_tor.json
+P4_INFO		:= $(BUILD)/p4/rina_tor.p4info.txtpb
+
+ifneq ($(P4C_FOUND),)
+$(P4_JSON): $(P4_SRCS)
+	$(call msg,P4C,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(USER_CFLAGS) $< -o $@
+	$(Q)$(P4C) --std p4-16 --arch v1model -o $@.tmp \
+		--p4runtime-files $(P4_INFO) $(TOP)/p4/rina_tor.p4 \
+		>$(BUILD)/p4/rina_tor.p4c.log 2>&1 || \
+		{ cat $(BUILD)/p4/rina_tor.p4c.log; rm -f $@.tmp; exit 1; }
+	$(Q)cat $(BUILD)/p4/rina_tor.p4c.log
+	$(Q)echo "$(P4C)" >$(BUILD)/p4/rina_tor.p4c
+	$(Q)mv $@.tmp $@
 
-ALL_TARGETS += $(TOR_TEST_DIR)/tor_replay
+ALL_TARGETS += $(P4_JSON)
+else
+.PHONY: p4-json-skip
+p4-json-skip:
+	@echo "  SKIP     build/p4/rina_tor.json: no P4 compiler" \
+		"($(or $(P4C),p4c-bm2-ss) not found): set P4C= or PATH," \
+		"or run ../shared/p4tools/install.sh"
 
-$(TOR_TEST_DIR)/tor_ctrl: $(TOP)/selftests/tor/tor_ctrl.c $(TOP)/core/plan.c \
-		$(TOP)/user/lib/jobfile.c $(TOP)/core/plan.h
-	$(call msg,CC,$@)
+ALL_TARGETS += p4-json-skip
+endif
+
+# rina-tor-bmv2: the control plane of a bmv2 ToR (rina-run --tor bmv2), a
+# Python program beside its module (p4/bmv2/): build/bin holds a link.
+$(BIN)/rina-tor-bmv2: $(TOP)/p4/bmv2/rina-tor-bmv2 $(TOP)/p4/bmv2/rina_bmv2.py
+	$(call msg,LN,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(USER_CFLAGS) -I$(TOP)/user/lib $< $(TOP)/core/plan.c \
-		$(TOP)/user/lib/jobfile.c -o $@
+	$(Q)ln -sf $< $@
 
-ALL_TARGETS += $(TOR_TEST_DIR)/tor_ctrl
+ALL_TARGETS += $(BIN)/rina-tor-bmv2

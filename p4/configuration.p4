@@ -11,9 +11,11 @@
 #define RINA_TOR_MAX_JOBS	16
 #define RINA_TOR_MAX_WORKERS	31	/* local bits 0..30, upstream bit m */
 #define RINA_TOR_L2_SIZE	1024
+#define RINA_TOR_WORKER_SIZE	512	/* MAX_JOBS * (MAX_WORKERS + 1) */
 #define RINA_TOR_RID_SIZE	1024
 #define RINA_TOR_DROP_SIZE	16
 #define RINA_TOR_FLOOD_GRP	1
+#define RINA_TOR_FRAME_MAX	9216	/* largest frame switched */
 
 /* 2 * RINA_TOR_POOL_SIZE and 2 * RINA_TOR_POOL_SIZE * RINA_TOR_ELEMS */
 #define RINA_TOR_SLOTS		8192

@@ -60,7 +60,7 @@ control JobClassify(in headers_t hdr, inout metadata_t meta)
 			hdr.rina.src_id : exact;
 		}
 		actions = { set_worker; NoAction; }
-		size = 512;	/* RINA_TOR_MAX_JOBS * (RINA_TOR_MAX_WORKERS + 1) */
+		size = RINA_TOR_WORKER_SIZE;
 		default_action = NoAction();
 	}
 

@@ -13,8 +13,10 @@
  * packet vectors both must pass.
  * Control plane: Documentation/p4-control-plane.md.
  *
- * Build (where a P4 compiler exists):
- *   p4c --target bmv2 --arch v1model --std p4-16 p4/rina_tor.p4
+ * Built by make (p4/build.mk) into build/p4/rina_tor.json and its P4Info:
+ *   p4c-bm2-ss --std p4-16 --arch v1model -o rina_tor.json \
+ *       --p4runtime-files rina_tor.p4info.txtpb p4/rina_tor.p4
+ * and run on simple_switch by the tests (p4/README.md).
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -66,7 +68,7 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 		meta.drop = 0;
 		if (!hdr.ethernet.isValid()) {
 			meta.tor_ev = 1 << RINA_TS_L2_RUNT;
-		} else if (sm.packet_length > 9216) {
+		} else if (sm.packet_length > RINA_TOR_FRAME_MAX) {
 			meta.tor_ev = 1 << RINA_TS_GIANT;
 		} else if (meta.is_rina == 0) {
 			meta.tor_ev = 1 << RINA_TS_NON_RINA;

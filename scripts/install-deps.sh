@@ -3,8 +3,6 @@
 # Install the Debian 12 packages Rina needs to build, test and demo.
 # Idempotent: installs only what is missing; safe to run on every make.
 #   install-deps.sh           install what is missing (root)
-#   install-deps.sh --bench   also what only make bench uses (Gloo's
-#                             python3-torch, ~1 GB; matplotlib's plots)
 #   install-deps.sh --check   only say what is missing; never installs,
 #                             needs no root, fails if the build cannot run
 set -euo pipefail
@@ -12,20 +10,21 @@ set -euo pipefail
 PKGS=(
 	build-essential clang llvm lld gcc-multilib pkg-config
 	libbpf-dev bpftool libxdp-dev xdp-tools libelf-dev zlib1g-dev
-	libmnl-dev iproute2 ethtool iputils-ping kmod cpio busybox-static
+	libmnl-dev iproute2 ethtool iputils-ping iperf3 kmod cpio busybox-static
 	openmpi-bin libopenmpi-dev python3 procps psmisc
 	qemu-system-x86 linux-headers-cloud-amd64 linux-source-6.1 xz-utils
-	linux-headers-6.12-cloud-amd64 sparse tshark iperf3
+	linux-headers-6.12-cloud-amd64 sparse tshark
+	libjansson-dev python3-thrift
+	python3-numpy python3-torch python3-setuptools python3-pip
+	libns3-dev ns3 python3-matplotlib
 )
-# make bench only: torch.distributed's Gloo baseline and the PNG plots
-BENCH_PKGS=(python3-torch python3-matplotlib)
-[ "${1:-}" = --bench ] && PKGS+=("${BENCH_PKGS[@]}")
 # What a plain `make` cannot do without: package -> a file it installs.
 BUILD_NEEDS=(
 	gcc:/usr/bin/gcc clang:/usr/bin/clang bpftool:/usr/sbin/bpftool
 	libbpf-dev:/usr/include/bpf/libbpf.h libxdp-dev:/usr/include/xdp/xsk.h
 	libelf-dev:/usr/include/libelf.h zlib1g-dev:/usr/include/zlib.h
 	libmnl-dev:/usr/include/libmnl/libmnl.h
+	libjansson-dev:/usr/include/jansson.h
 	libopenmpi-dev:/usr/bin/mpicc
 )
 

@@ -11,9 +11,7 @@ $(BIN)/rina-run: $(TOP)/tools/rina-run/rina-run
 
 $(BIN)/mpi-bench: $(TOP)/tools/mpi-bench/mpi-bench.c $(TOP)/user/bench/size_arg.h \
 		$(TOP)/user/bench/wire_stats.h
-	$(call msg,MPICC,$@)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)OMPI_CC=$(CC) $(MPICC) -std=gnu11 -O2 -g -Wall -Wextra -Werror \
-		-I$(TOP)/user/bench -o $@ $< -lm
+	$(call cc-prog,-std=gnu11 -O2 -g -Wall -Wextra -Werror \
+		-I$(TOP)/user/bench,$<,-lm,OMPI_CC=$(CC) $(MPICC),MPICC)
 
 ALL_TARGETS += $(BIN)/rina-run $(BIN)/mpi-bench

@@ -2,77 +2,64 @@
 # librina, rinactl and rina-bench.
 
 # xdp_fallback.c stands in only while the AF_XDP transport is absent
-LIBRINA_SRCS := $(wildcard $(TOP)/user/lib/*.c) $(TOP)/core/plan.c $(TOP)/core/cc.c \
-	$(TOP)/core/agg.c $(TOP)/core/agent.c $(TOP)/core/keymap.c
+LIBRINA_SRCS := $(wildcard $(TOP)/user/lib/*.c) $(CORE_SRC_PATHS)
 ifneq ($(wildcard $(TOP)/user/lib/xdp_transport.c),)
 LIBRINA_SRCS := $(filter-out %/xdp_fallback.c,$(LIBRINA_SRCS))
 endif
 LIBRINA_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(LIBRINA_SRCS)) \
 	$(OBJ)/core/agg_avx2.o
 LIBRINA_PIC_OBJS := $(LIBRINA_OBJS:.o=.pic.o)
-LIBRINA_A := $(LIBDIR)/librina.a
-LIBRINA_SO := $(LIBDIR)/librina.so.1
-RINA_LDLIBS := -lxdp -lbpf -lelf -lz -lmnl -lm -lpthread
+# LIBRINA_A, LIBRINA_SO, LIBRINA_CORE_A and RINA_LDLIBS: top Makefile
 
 LIB_CFLAGS := -O3 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib
+
+LIBRINA_CORE_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(CORE_SRC_PATHS)) \
+	$(OBJ)/user/lib/jobfile.o
 
 RINACTL_SRCS := $(wildcard $(TOP)/user/rinactl/*.c)
 RINACTL_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(RINACTL_SRCS))
 
-ALL_TARGETS += $(LIBRINA_A) $(LIBRINA_SO) $(BIN)/rinactl $(BIN)/rina-bench
+ALL_TARGETS += $(LIBRINA_CORE_A) $(LIBRINA_A) $(LIBRINA_SO) $(BIN)/rinactl $(BIN)/rina-bench
 
 $(OBJ)/user/%.o: $(TOP)/user/%.c | $(BPF_SKELS)
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+	$(call cc-obj,$(LIB_CFLAGS) -MMD -MP)
 
 $(OBJ)/user/%.pic.o: $(TOP)/user/%.c | $(BPF_SKELS)
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+	$(call cc-obj,$(LIB_CFLAGS) -fPIC -MMD -MP)
 
 $(OBJ)/core/%.o: $(TOP)/core/%.c
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+	$(call cc-obj,$(LIB_CFLAGS) -MMD -MP)
 
 $(OBJ)/core/%.pic.o: $(TOP)/core/%.c
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+	$(call cc-obj,$(LIB_CFLAGS) -fPIC -MMD -MP)
 
 # The same reference loops, vectorised for AVX2 (chosen at run time).
 AVX2_FLAGS := -mavx2 '-DRINA_AGG_NAME(x)=x\#\#_avx2'
 $(OBJ)/core/agg_avx2.o: $(TOP)/core/agg.c
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(LIB_CFLAGS) $(AVX2_FLAGS) -MMD -MP -c $< -o $@
+	$(call cc-obj,$(LIB_CFLAGS) $(AVX2_FLAGS) -MMD -MP)
 
 $(OBJ)/core/agg_avx2.pic.o: $(TOP)/core/agg.c
-	$(call msg,CC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(LIB_CFLAGS) $(AVX2_FLAGS) -fPIC -MMD -MP -c $< -o $@
+	$(call cc-obj,$(LIB_CFLAGS) $(AVX2_FLAGS) -fPIC -MMD -MP)
 
 $(LIBRINA_A): $(LIBRINA_OBJS)
-	$(call msg,AR,$@)
-	@mkdir -p $(@D)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(call ar-lib)
 
-$(LIBRINA_SO): $(LIBRINA_PIC_OBJS)
+$(LIBRINA_CORE_A): $(LIBRINA_CORE_OBJS)
+	$(call ar-lib)
+
+$(LIBRINA_SO): $(LIBRINA_PIC_OBJS) $(TOP)/user/lib/librina.map
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) -shared -Wl,-soname,librina.so.1 -o $@ $^ $(RINA_LDLIBS)
+	$(Q)$(CC) -shared -Wl,-soname,librina.so.1 \
+		-Wl,--version-script=$(TOP)/user/lib/librina.map -o $@ \
+		$(LIBRINA_PIC_OBJS) $(RINA_LDLIBS)
 	$(Q)ln -sf librina.so.1 $(LIBDIR)/librina.so
 
 $(BIN)/rinactl: $(RINACTL_OBJS) $(LIBRINA_A)
-	$(call msg,LD,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) -o $@ $(RINACTL_OBJS) $(LIBRINA_A) $(RINA_LDLIBS)
+	$(call ld-prog,$(RINA_LDLIBS))
 
 $(BIN)/rina-bench: $(OBJ)/user/bench/rina-bench.o $(LIBRINA_A)
-	$(call msg,LD,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) -o $@ $^ $(RINA_LDLIBS)
+	$(call ld-prog,$(RINA_LDLIBS))
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
@@ -86,11 +73,12 @@ install: all
 		$(DESTDIR)$(PREFIX)/include/linux/
 	-ldconfig
 
--include $(LIBRINA_OBJS:.o=.d) $(RINACTL_OBJS:.o=.d) \
-	$(OBJ)/user/bench/rina-bench.d
+# librina.so's objects too: without theirs, a changed header left the
+# shared library built from stale objects (and Python's bindings, which
+# load it, read a communicator of another layout)
+-include $(LIBRINA_OBJS:.o=.d) $(LIBRINA_PIC_OBJS:.o=.d) \
+	$(RINACTL_OBJS:.o=.d) $(OBJ)/user/bench/rina-bench.d
 
 ALL_TARGETS += $(BIN)/rina-train-demo
 $(BIN)/rina-train-demo: $(OBJ)/user/examples/rina-train-demo.o $(LIBRINA_A)
-	$(call msg,LD,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) -o $@ $^ $(RINA_LDLIBS)
+	$(call ld-prog,$(RINA_LDLIBS))

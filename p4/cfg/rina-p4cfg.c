@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include "p4cfg.h"
 #include "jobfile.h"
 #include "configuration.h"
@@ -22,9 +23,13 @@ static void usage(void)
 		"usage: rina-p4cfg -f JOBFILE -r RACK -u UPLINK_PORT -p RANK:PORT...\n"
 		"                  [-i JOB_IDX] [-e EPOCH] [-b POOL_BASE] [-g GROUP]\n"
 		"                  [-R RID_BASE] [-n NODE_BASE] [-l]\n"
+		"       rina-p4cfg -f JOBFILE -H\n"
 		"  -p  switch port of each local rank (every rank of the rack)\n"
 		"  -u  switch port towards the previous and next ring members\n"
-		"  -l  also write l2_fwd entries for the local ranks' MACs\n");
+		"  -l  also write l2_fwd entries for the local ranks' MACs\n"
+		"  -H  describe the job: a line \"job ID hash HASH elements E\n"
+		"      window W\" (the hash rina_job_hash(), as TOR_INSTALL\n"
+		"      carries it), then \"rank R IP PORT RACK MAC\" per rank\n");
 	exit(2);
 }
 
@@ -41,15 +46,35 @@ static unsigned int num(const char *s, long min, long max, const char *what)
 	return (unsigned int)v;
 }
 
+/* -H: what a ToR's control plane needs to know of the job. */
+static int describe(const struct rina_job_desc *j)
+{
+	char ip[INET_ADDRSTRLEN];
+	unsigned int i;
+
+	printf("job %u hash %016llx elements %u window %u\n", j->job_id,
+	       (unsigned long long)rina_job_hash(j), j->elems, j->window);
+	for (i = 0; i < j->n_ranks; i++) {
+		const struct rina_rank_desc *r = &j->ranks[i];
+		struct in_addr a = { .s_addr = r->ip };
+		const __u8 *m = r->mac;
+
+		printf("rank %u %s %u %u %02x:%02x:%02x:%02x:%02x:%02x\n", i,
+		       inet_ntop(AF_INET, &a, ip, sizeof(ip)), ntohs(r->port),
+		       r->rack, m[0], m[1], m[2], m[3], m[4], m[5]);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rina_p4cfg o;
 	const char *file = NULL;
-	int have_rack = 0, have_uplink = 0, c;
+	int have_rack = 0, have_uplink = 0, hash = 0, c;
 	char err[256];
 
 	rina_p4cfg_defaults(&o);
-	while ((c = getopt(argc, argv, "f:r:u:p:i:e:b:g:R:n:lh")) != -1) {
+	while ((c = getopt(argc, argv, "f:r:u:p:i:e:b:g:R:n:lHh")) != -1) {
 		char *colon;
 		unsigned int rank;
 
@@ -81,15 +106,18 @@ int main(int argc, char **argv)
 		case 'n': o.node_base = num(optarg, 0, RINA_TOR_MAX_NODES - 1,
 					    "node base"); break;
 		case 'l': o.l2 = 1; break;
+		case 'H': hash = 1; break;
 		default: usage();
 		}
 	}
-	if (!file || !have_rack || !have_uplink || optind != argc)
+	if (!file || (!hash && (!have_rack || !have_uplink)) || optind != argc)
 		usage();
 	if (rina_jobfile_parse(file, &job, err, sizeof(err))) {
 		fprintf(stderr, "rina-p4cfg: %s\n", err);
 		return 1;
 	}
+	if (hash)
+		return describe(&job);
 	if (rina_p4cfg_write(stdout, &job, &o, err, sizeof(err))) {
 		fprintf(stderr, "rina-p4cfg: %s\n", err);
 		return 1;

@@ -9,12 +9,23 @@
 #include "compat.h"
 #include "wire.h"
 
+/*
+ * The simulator models a larger switch (more elements per pass, a pool
+ * sized for one job) by defining these two on its command line; every
+ * other build uses the values of p4/configuration.p4.
+ */
+#ifndef RINA_TOR_ELEMS
 #define RINA_TOR_ELEMS		64	/* int32 elements added per pass (E) */
+#endif
+#ifndef RINA_TOR_POOL_SIZE
 #define RINA_TOR_POOL_SIZE	4096	/* slots per shadow set, all jobs */
+#endif
 #define RINA_TOR_MAX_JOBS	16	/* rina_job table size */
 #define RINA_TOR_MAX_WORKERS	31	/* local bits 0..30, bit m <= 31 */
 #define RINA_TOR_MAX_PORTS	64	/* ports 0..63 */
 #define RINA_TOR_L2_SIZE	1024	/* l2_fwd table size */
+/* rina_worker table size: every job's local bits and its upstream bit */
+#define RINA_TOR_WORKER_SIZE	(RINA_TOR_MAX_JOBS * (RINA_TOR_MAX_WORKERS + 1))
 #define RINA_TOR_MAX_GROUPS	64	/* multicast groups */
 #define RINA_TOR_MAX_NODES	1024	/* multicast nodes */
 #define RINA_TOR_RID_SIZE	1024	/* replica table size */

@@ -149,8 +149,7 @@ struct tor_mc_node {
 struct rina_tor {
 	/* RinaIngress.job_classify */
 	struct tor_job_entry	rina_job[RINA_TOR_MAX_JOBS];
-	struct tor_worker_entry	rina_worker[RINA_TOR_MAX_JOBS *
-					    (RINA_TOR_MAX_WORKERS + 1)];
+	struct tor_worker_entry	rina_worker[RINA_TOR_WORKER_SIZE];
 	/* RinaIngress.l2_fwd */
 	struct tor_l2_entry	l2_fwd[RINA_TOR_L2_SIZE];
 	/* RinaIngress.drop_sim / RinaEgress.drop_sim */

@@ -7,15 +7,19 @@
  * other traffic to the bridge.
  *
  * Datapath (v0): one AF_PACKET socket per bridge port sees the port's
- * Rina frames (IPv4/UDP, destination port 0x5240..0x524f, by a classic
- * BPF filter) before the bridge does, and a tc ingress BPF program
- * (rina_tor_tc.bpf.c, attached with libbpf) drops them so that the bridge
+ * Rina frames (IPv4/UDP, destination port 0x5240..0x524f) before the
+ * bridge does, and a tc ingress program drops them so that the bridge
  * does not forward them too; the model's output frames are sent on their
- * ports directly. Frames are handled in batches: read in place from a
- * per-port receive ring (PACKET_RX_RING, TPACKET_V2), the outputs of a
- * batch written to their port's transmit ring (PACKET_TX_RING) and sent
- * with one send() each, past the qdisc (PACKET_QDISC_BYPASS; --qdisc sends
- * through it, for ports that rina-run --rate shapes). (An AF_XDP
+ * ports directly. The socket's filter and the tc program are one test
+ * (rina_tor_tc.bpf.c, loaded with libbpf): every other frame reaches the
+ * bridge only, and crosses the ToR as it crosses a plain bridge. No frame
+ * is cut to fit a ring frame and no frame above a port's MTU is sent (see
+ * rx_port() and tx_queue()). Frames are handled in batches: read in
+ * place from a per-port receive ring (PACKET_RX_RING, TPACKET_V2), the
+ * outputs of a batch written to their port's transmit ring
+ * (PACKET_TX_RING) and sent with one send() each, past the qdisc
+ * (PACKET_QDISC_BYPASS; --qdisc sends through it, for ports that
+ * rina-run --rate shapes). (An AF_XDP
  * datapath with an XDP program steering Rina frames to XSKs is the
  * faster alternative; the model is the same.)
  *
@@ -30,7 +34,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/virtio_net.h>
@@ -90,6 +93,7 @@ struct port {
 	int	ifindex;
 	int	fd;
 	int	tc;		/* 1: program attached, 2: and our qdisc */
+	unsigned int mtu;	/* frames up to ETH_HLEN + mtu leave */
 	__u8	*ring;		/* PACKET_RX_RING (TPACKET_V2), mmapped */
 	size_t	ring_len;
 	unsigned int head;	/* next ring frame to look at */
@@ -98,11 +102,15 @@ struct port {
 	unsigned int tx_first;	/* oldest frame handed to the kernel */
 	unsigned int tx_pend;	/* frames from tx_first not yet sent */
 	__u64	rx, tx;
+	__u64	tx_drop;	/* output frames longer than the port's MTU */
+	__u64	rx_drop;	/* frames the receive ring had no room for */
 };
 
 #define MAX_TOR_JOBS	8
 
 static struct rina_job_desc jobs[MAX_TOR_JOBS];
+/* each job's hash as its file says it, before MACs are resolved */
+static __u64 job_hash[MAX_TOR_JOBS];
 static int n_jobs;
 static struct rina_tor *sw;
 static struct rina_tor_out out;
@@ -151,32 +159,13 @@ static void tc_unsteer(struct port *p)
 }
 
 /*
- * Classic BPF, the same test as the tc program: IPv4 without options, not
- * a fragment, UDP, destination port in the Rina range. (Frames we send
- * are ignored by socket option.)
+ * The port's socket receives the frames rina_tor_select() accepts: the
+ * Rina frames, which the tc program keeps from the bridge. It is opened
+ * for no protocol and bound to the port once its filter and rings are in
+ * place, so that it never holds a frame the filter has not seen.
  */
-static struct sock_filter rina_filter[] = {
-	BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),			/* ethertype */
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x0800, 0, 9),
-	BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 14),			/* ver/IHL */
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x45, 0, 7),
-	BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 23),			/* protocol */
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 17, 0, 5),
-	BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 20),			/* frag */
-	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x3fff, 3, 0),
-	BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 36),			/* dport */
-	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xfff0),
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x5240, 0, 1),
-	BPF_STMT(BPF_RET | BPF_K, 0x40000),
-	BPF_STMT(BPF_RET | BPF_K, 0),
-};
-
-static int port_open(struct port *p)
+static int port_open(struct port *p, int filter_fd)
 {
-	struct sock_fprog prog = {
-		.len = sizeof(rina_filter) / sizeof(rina_filter[0]),
-		.filter = rina_filter,
-	};
 	struct tpacket_req req = {
 		.tp_block_size = RING_BLOCK,
 		.tp_block_nr = RING_BLOCKS,
@@ -192,16 +181,21 @@ static int port_open(struct port *p)
 	};
 	int one = 1, v2 = TPACKET_V2;
 	size_t rx_len = (size_t)RING_BLOCK * RING_BLOCKS;
+	struct ifreq ifr = { 0 };
 	void *ring;
 
 	p->ifindex = (int)if_nametoindex(p->name);
 	if (!p->ifindex)
 		return -errno;
-	p->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
+	p->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, 0);
 	if (p->fd < 0)
 		return -errno;
-	if (setsockopt(p->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
-		       sizeof(prog)) ||
+	memcpy(ifr.ifr_name, p->name, sizeof(ifr.ifr_name));
+	if (ioctl(p->fd, SIOCGIFMTU, &ifr))
+		return -errno;
+	p->mtu = (unsigned int)ifr.ifr_mtu;
+	if (setsockopt(p->fd, SOL_SOCKET, SO_ATTACH_BPF, &filter_fd,
+		       sizeof(filter_fd)) ||
 	    setsockopt(p->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
 		       sizeof(one)) ||
 	    setsockopt(p->fd, SOL_PACKET, PACKET_VERSION, &v2, sizeof(v2)) ||
@@ -558,7 +552,7 @@ static int control(int pi, __u8 *f, unsigned int len)
 	for (k = 0; k < n_jobs; k++)
 		if (jobs[k].job_id == rd16(f + 44))
 			break;
-	if (k < n_jobs && rina_job_hash(&jobs[k]) != hash)
+	if (k < n_jobs && job_hash[k] != hash)
 		st = RINA_TOR_ST_BAD_PARAMS;
 	else if (k < n_jobs && type == RINA_CTRL_TOR_INSTALL)
 		st = installed[k] ? RINA_TOR_ST_OK : (__u32)install_one(k);
@@ -609,6 +603,22 @@ static int control(int pi, __u8 *f, unsigned int len)
 	return 1;
 }
 
+/* The frames each port's receive ring dropped since the last call. */
+static void port_drops_update(void)
+{
+	struct tpacket_stats st;
+	socklen_t len;
+	int i;
+
+	for (i = 0; i < n_ports; i++) {
+		len = sizeof(st);
+		if (ports[i].fd > 0 &&
+		    !getsockopt(ports[i].fd, SOL_PACKET, PACKET_STATISTICS,
+				&st, &len))
+			ports[i].rx_drop += st.tp_drops;
+	}
+}
+
 static void json(FILE *f)
 {
 	static const char *const jn[] = RINA_TOR_JOB_CTR_NAMES;
@@ -642,11 +652,19 @@ static void json(FILE *f)
 			(unsigned long long)sw->tor_ctr[i]);
 	fprintf(f, "},\"ports\":[");
 	for (i = 0; i < n_ports; i++)
-		fprintf(f, "%s{\"name\":\"%s\",\"rx\":%llu,\"tx\":%llu}",
-			i ? "," : "", ports[i].name,
-			(unsigned long long)ports[i].rx,
-			(unsigned long long)ports[i].tx);
-	fprintf(f, "]}\n");
+		fprintf(f, "%s{\"name\":\"%s\",\"rx\":%llu,\"tx\":%llu,"
+			"\"rx_drop\":%llu,\"tx_drop\":%llu}", i ? "," : "",
+			ports[i].name, (unsigned long long)ports[i].rx,
+			(unsigned long long)ports[i].tx,
+			(unsigned long long)ports[i].rx_drop,
+			(unsigned long long)ports[i].tx_drop);
+	fprintf(f, "]");
+	/* every frame the sockets were given was kept from the bridge */
+	if (tc_skel && tc_skel->bss)
+		fprintf(f, ",\"steer\":{\"selected\":%llu,\"steered\":%llu}",
+			(unsigned long long)tc_skel->bss->selected,
+			(unsigned long long)tc_skel->bss->steered);
+	fprintf(f, "}\n");
 }
 
 static void write_stats(const char *path)
@@ -728,6 +746,17 @@ static void tx_queue(int pi, const __u8 *data, unsigned int len)
 	struct tpacket2_hdr *h = ring_frame(p->txr, p->tx_head);
 	struct virtio_net_hdr *vnet;
 
+	/*
+	 * A frame longer than the port's MTU never leaves: a socket with a
+	 * virtio_net_hdr skips the kernel's MTU test, the veth refuses the
+	 * frame, and the kernel keeps it at the head of the transmit ring,
+	 * trying it again at every send(): no later frame of the port would
+	 * go out again. Drop it here and count it.
+	 */
+	if (len > ETH_HLEN + p->mtu) {
+		p->tx_drop++;
+		return;
+	}
 	if (!tx_free(h))
 		tx_flush_port(pi);
 	if (!tx_free(h)) {
@@ -777,8 +806,14 @@ static void rx_frame(int pi, __u8 *frame, unsigned int n, int csum_partial)
 	unsigned int k;
 
 	ports[pi].rx++;
-	/* an unfinished UDP checksum (offload): send it as "none" */
-	if (csum_partial && n >= RINA_TOR_RINA_OFF && frame[14] == 0x45)
+	/*
+	 * an unfinished UDP checksum (offload): send it as "none". The
+	 * socket filter gives us IPv4/UDP frames only; the test stays here
+	 * because bytes 40-41 of anything else (a TCP sequence number) are
+	 * not a checksum
+	 */
+	if (csum_partial && n >= RINA_TOR_RINA_OFF && frame[14] == 0x45 &&
+	    frame[23] == IPPROTO_UDP)
 		frame[40] = frame[41] = 0;
 	if (control(pi, frame, n))
 		return;
@@ -805,11 +840,22 @@ static void rx_port(int pi)
 
 		if (!(st & TP_STATUS_USER))
 			return;
-		if (len > RINA_TOR_FRAME_MAX)
-			len = RINA_TOR_FRAME_MAX;
-		if (len && h->tp_mac + len <= RING_FRAME)
+		if (len < h->tp_len) {
+			/*
+			 * longer than a ring frame (a GSO super-frame): the
+			 * model counts it as a giant from its length and
+			 * drops it; a cut-off copy must never be switched
+			 */
+			ports[pi].rx++;
+			rina_tor_process(sw, (unsigned int)pi,
+					 (__u8 *)h + h->tp_mac,
+					 h->tp_len > RINA_TOR_FRAME_MAX ?
+					 h->tp_len : RINA_TOR_FRAME_MAX + 1,
+					 &out);
+		} else if (len && h->tp_mac + len <= RING_FRAME) {
 			rx_frame(pi, (__u8 *)h + h->tp_mac, len,
 				 !!(st & TP_STATUS_CSUMNOTREADY));
+		}
 		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
 				 __ATOMIC_RELEASE);
 		p->head = f + 1 == RING_FRAMES ? 0 : f + 1;
@@ -894,6 +940,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "rina-tor: %s\n", err);
 			return 1;
 		}
+		job_hash[i] = rina_job_hash(&jobs[i]);
 	}
 	sw = calloc(1, sizeof(*sw));
 	if (!sw)
@@ -935,7 +982,9 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	for (i = 0; i < n_ports; i++) {
-		if (port_open(&ports[i]) < 0 || tc_steer(&ports[i])) {
+		if (port_open(&ports[i], bpf_program__fd(
+				tc_skel->progs.rina_tor_select)) < 0 ||
+		    tc_steer(&ports[i])) {
 			fprintf(stderr, "rina-tor: port %s: setup failed\n",
 				ports[i].name);
 			goto out;
@@ -961,11 +1010,13 @@ int main(int argc, char **argv)
 		tx_flush();
 		if (stats && time(NULL) != last) {
 			last = time(NULL);
+			port_drops_update();
 			write_stats(stats);
 		}
 	}
 	ret = 0;
 out:
+	port_drops_update();
 	for (i = 0; i < n_ports; i++) {
 		tc_unsteer(&ports[i]);
 		if (ports[i].ring)
@@ -975,11 +1026,12 @@ out:
 	}
 	if (tx_copy_fd >= 0)
 		close(tx_copy_fd);
-	rina_tor_tc__destroy(tc_skel);
 	if (stats)
 		write_stats(stats);
 	if (jflag)
 		json(stdout);
+	rina_tor_tc__destroy(tc_skel);
+	tc_skel = NULL;
 	fprintf(stderr, "rina-tor: exit: contrib_in %llu partial_in %llu "
 		"slots %llu partial_out %llu ag_mcast %llu ag_agent %llu "
 		"dup %llu stale %llu collision %llu bypass_in %llu "

@@ -18,8 +18,12 @@ flock 9
 mkdir -p "$out/kmod" "$out/core" "$out/include/uapi/linux"
 ln -sfn "$top/Kbuild" "$out/Kbuild"
 for f in "$top"/kmod/*.c "$top"/kmod/*.h; do ln -sfn "$f" "$out/kmod/"; done
-for f in "$top"/core/*.h "$top"/core/plan.c "$top"/core/agg.c \
-	 "$top"/core/keymap.c "$top"/core/agent.c; do ln -sfn "$f" "$out/core/"; done
+# the core sources Kbuild compiles: the list in core/sources.mk
+core_srcs=$(MAKEFLAGS= make -s --no-print-directory -f "$top/core/sources.mk" \
+	--eval 'print: ; @echo $(CORE_SRCS)' print)
+[ -n "$core_srcs" ] || { echo "build-kmod: empty CORE_SRCS" >&2; exit 1; }
+for f in "$top"/core/*.h "$top"/core/sources.mk; do ln -sfn "$f" "$out/core/"; done
+for f in $core_srcs; do ln -sfn "$top/core/$f" "$out/core/"; done
 ln -sfn "$top/include/uapi/linux/rina.h" "$out/include/uapi/linux/rina.h"
 
 log=$out/build.log

@@ -20,6 +20,7 @@
 #include <linux/rina.h>
 
 #include "transport.h"
+#include "../ktap.h"
 
 #define E	320	/* rina-run's E at MTU 1500 */
 #define LEN	(RINA_HDR_LEN + E * 4)
@@ -146,10 +147,10 @@ int main(int argc, char **argv)
 		return 2;
 	tp = argv[1];
 	n_msgs = argc > 6 ? (uint32_t)atoi(argv[6]) : 200000;
-	printf("TAP version 13\n1..1\n");
+	ktap_plan(1);
 	if (create(argv[2], argv[3], &a) || create(argv[4], argv[5], &b)) {
-		printf("not ok 1 bench_transport_%s\n", tp);
-		return 1;
+		ktap_result(0, "bench_transport_%s", tp);
+		return ktap_finish();
 	}
 	to_a.ip = inet_addr(argv[3]);
 	to_a.port = htons(RINA_UDP_PORT_WORKER);
@@ -189,8 +190,8 @@ int main(int argc, char **argv)
 		       fr.got / (fr.t1 - fr.t0) * 1e6,
 		       fr.got * (double)LEN / (fr.t1 - fr.t0));
 	r = ok && fr.got > 0;
-	printf("%sok 1 bench_transport_%s\n", r ? "" : "not ", tp);
+	ktap_result(r, "bench_transport_%s", tp);
 	a->ops->destroy(a);
 	b->ops->destroy(b);
-	return r ? 0 : 1;
+	return ktap_finish();
 }

@@ -17,6 +17,7 @@
 #include "pkt.h"
 #include "rina_xdp.h"
 #include "rina_xdp.skel.h"
+#include "../ktap.h"
 
 static int quiet(enum libbpf_print_level lvl, const char *fmt, va_list ap)
 {
@@ -66,13 +67,13 @@ int main(int argc, char **argv)
 	int fd, rfd, i, err = 0;
 
 	libbpf_set_print(quiet);
-	printf("TAP version 13\n1..1\n");
+	ktap_plan(1);
 	skel = rina_xdp__open_and_load();
 	fd = bare_drop_prog();
 	if (!skel || fd < 0) {
-		printf("not ok 1 bench_xdp_prog # load failed: %s\n",
-		       strerror(errno));
-		return 1;
+		ktap_result(0, "bench_xdp_prog # load failed: %s",
+			    strerror(errno));
+		return ktap_finish();
 	}
 	rfd = bpf_program__fd(skel->progs.rina_xdp);
 	/* Interleave the three so that machine noise hits all alike. */
@@ -91,9 +92,8 @@ int main(int argc, char **argv)
 	       rina, rina / bare);
 	printf("# rina_xdp malformed (verdict %u):     %5.1f ns/pkt (%.2fx)\n",
 	       v3, bad, bad / bare);
-	printf("%sok 1 bench_xdp_prog\n",
-	       !err && v1 == XDP_DROP && v2 == XDP_PASS && v3 == XDP_DROP ? "" :
-	       "not ");
+	ktap_result(!err && v1 == XDP_DROP && v2 == XDP_PASS &&
+		    v3 == XDP_DROP, "bench_xdp_prog");
 	rina_xdp__destroy(skel);
-	return err ? 1 : 0;
+	return ktap_finish();
 }

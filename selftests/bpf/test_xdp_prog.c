@@ -20,26 +20,13 @@
 #include "rina_xdp.h"
 #include "rina_xdp.skel.h"
 #include "wire.h"
+#include "../ktap.h"
 
 #define W RINA_UDP_PORT_WORKER
 #define A RINA_UDP_PORT_AGENT
 #define PARSE(e) (RINA_XDP_DROP_PARSE + (e))
 
-static int ntest, nfail, ncpus;
-
-static void ktap(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	ntest++;
-	if (!ok)
-		nfail++;
-	printf("%sok %d ", ok ? "" : "not ", ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
+static int ncpus;
 
 static int read_counters(struct rina_xdp *skel, __u64 *out)
 {
@@ -70,14 +57,14 @@ static void run(struct rina_xdp *skel, const char *name, struct pkt *p,
 	int err, i, ok = 1;
 
 	if (read_counters(skel, before)) {
-		ktap(0, "%s # cannot read counters", name);
+		ktap_result(0, "%s # cannot read counters", name);
 		return;
 	}
 	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.rina_xdp),
 				     &o);
 	if (err) {
 		printf("# %s: prog_test_run: %d\n", name, err);
-		ktap(0, "%s", name);
+		ktap_result(0, "%s", name);
 		return;
 	}
 	read_counters(skel, after);
@@ -98,7 +85,7 @@ static void run(struct rina_xdp *skel, const char *name, struct pkt *p,
 		printf("# %s: packet was modified\n", name);
 		ok = 0;
 	}
-	ktap(ok, "%s", name);
+	ktap_result(ok, "%s", name);
 }
 
 static struct rina_xdp *load(__u32 drop_ppm, __u8 filter_jobs)
@@ -352,7 +339,7 @@ static void test_jobs(void)
 	struct pkt p;
 
 	if (!s) {
-		ktap(0, "job_filter_load");
+		ktap_result(0, "job_filter_load");
 		return;
 	}
 	pkt_build(&p, W, RINA_OP_SR_CONTRIB, 4, 7);
@@ -360,7 +347,7 @@ static void test_jobs(void)
 	    PARSE(RINA_PARSE_UNKNOWN_JOB));
 	if (bpf_map_update_elem(bpf_map__fd(s->maps.rina_jobs), &job, &one,
 				BPF_ANY))
-		ktap(0, "job_filter_add");
+		ktap_result(0, "job_filter_add");
 	run(s, "job_filter_known_job_pass", &p, XDP_PASS,
 	    RINA_XDP_PASS_NO_XSK);
 	pkt_build(&p, W, RINA_OP_SR_CONTRIB, 4, 8);
@@ -400,7 +387,7 @@ static void test_faults(void)
 	long d;
 
 	if (!s) {
-		ktap(0, "fault_load");
+		ktap_result(0, "fault_load");
 		return;
 	}
 	pkt_build(&p, W, RINA_OP_SR_CONTRIB, 4, 1);
@@ -421,12 +408,12 @@ static void test_faults(void)
 	pkt_build(&p, W, RINA_OP_SR_CONTRIB, 4, 1);
 	d = s ? fault_drops(s, &p, 20000) : -1;
 	printf("# drop_ppm=100000: %ld of 20000 dropped\n", d);
-	ktap(d >= 2000 - 212 && d <= 2000 + 212, "fault_drop_10_percent");
+	ktap_result(d >= 2000 - 212 && d <= 2000 + 212, "fault_drop_10_percent");
 	rina_xdp__destroy(s);
 	s = load(10000, 0);
 	d = s ? fault_drops(s, &p, 20000) : -1;
 	printf("# drop_ppm=10000: %ld of 20000 dropped\n", d);
-	ktap(d >= 200 - 71 && d <= 200 + 71, "fault_drop_1_percent");
+	ktap_result(d >= 200 - 71 && d <= 200 + 71, "fault_drop_1_percent");
 	rina_xdp__destroy(s);
 }
 
@@ -451,15 +438,12 @@ int main(void)
 	struct rina_xdp *s;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n");
+	ktap_start();
 	libbpf_set_print(libbpf_log);
 	ncpus = libbpf_num_possible_cpus();
 	s = load(0, 0);
-	if (!s) {
-		printf("1..0 # SKIP cannot load rina_xdp: %s\n",
-		       strerror(errno));
-		return 4;
-	}
+	if (!s)
+		return ktap_skip_all("cannot load rina_xdp: %s", strerror(errno));
 	test_valid(s);
 	test_not_rina(s);
 	test_runts(s);
@@ -467,7 +451,5 @@ int main(void)
 	rina_xdp__destroy(s);
 	test_jobs();
 	test_faults();
-	printf("1..%d\n", ntest);
-	printf("# Totals: pass:%d fail:%d skip:0\n", ntest - nfail, nfail);
-	return nfail ? 1 : 0;
+	return ktap_finish();
 }

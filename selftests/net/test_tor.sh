@@ -14,6 +14,9 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
+. "$top/selftests/net/tor_bench.sh"
+TOR_RUN_OPTS=()
+TOR_BENCH_ITERS=(-n 2 -w 1)
 
 transport=${1:-udp}
 run=$top/build/bin/rina-run
@@ -97,48 +100,11 @@ sys.exit(1 if bad else 0)
 EOF
 }
 
-# bench NAME TOPO INA [ENV=VAL...] [--opt RINA-RUN-OPT]... -- ARGS
-bench()
-{
-	local name=$1 topo=$2 ina=$3 envs=() opts=()
-	shift 3
-	while [ "$1" != "--" ]; do
-		if [ "$1" = --opt ]; then
-			opts+=("$2")
-			shift 2
-			continue
-		fi
-		envs+=("$1")
-		shift
-	done
-	shift
-	mkdir -p "$tmp/$name.tor"
-	env "${envs[@]}" "$run" --topo "$topo" --ina "$ina" --timeout 150 \
-		--tor-stats "$tmp/$name.tor" "${opts[@]}" -- \
-		"$bench" --transport "$transport" --json -c 1 -n 2 -w 1 "$@" \
-		>"$tmp/$name.out" 2>&1
-}
-
 # tor_sum NAME COUNTER: COUNTER summed over every ToR's stats of run NAME
 tor_sum()
 {
 	cat "$tmp/$1.tor"/tor*.json 2>/dev/null | grep -o "\"$2\":[0-9]*" |
 		awk -F: '{s += $2} END {print s + 0}'
-}
-
-report()
-{
-	local name=$1 rc=$2 msg=$3 chk
-	chk=$(check "${@:4}")
-	local crc=$?
-	echo "$chk"
-	if [ "$rc" -eq 0 ] && [ "$crc" -eq 0 ]; then
-		ktap_ok "$msg"
-	else
-		grep -v '^\[rank .*\] {' "$tmp/$name.out" | tail -5 |
-			sed 's/^/# /'
-		ktap_fail "$msg" "rina-run $rc"
-	fi
 }
 
 # 1-5: topologies and INA patterns, float32 equal to plain RAR

@@ -3,12 +3,18 @@
  * The P4 program and the C model must share their constants: every
  * "#define NAME VALUE" of p4/configuration.p4 is compared with the value
  * the C headers (model configuration, core/slot.h, core/wire.h, the UAPI
- * header) give to the same name. Prints KTAP.
+ * header) give to the same name; and, given the compiled program
+ * (build/p4/rina_tor.json), the size of every register, counter, table
+ * and header stack p4c laid out is compared with the C model's. Prints
+ * KTAP; the JSON checks skip when the program was not compiled.
+ *   p4_lockstep p4/configuration.p4 [build/p4/rina_tor.json]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include "rina_tor_model.h"
+#include "../ktap.h"
 
 struct c_const {
 	const char *name;
@@ -20,7 +26,8 @@ struct c_const {
 static const struct c_const consts[] = {
 	C(RINA_TOR_ELEMS), C(RINA_TOR_POOL_SIZE), C(RINA_TOR_MAX_JOBS),
 	C(RINA_TOR_MAX_WORKERS), C(RINA_TOR_L2_SIZE), C(RINA_TOR_RID_SIZE),
-	C(RINA_TOR_DROP_SIZE), C(RINA_TOR_FLOOD_GRP),
+	C(RINA_TOR_DROP_SIZE), C(RINA_TOR_FLOOD_GRP), C(RINA_TOR_WORKER_SIZE),
+	C(RINA_TOR_FRAME_MAX),
 	{ "RINA_TOR_SLOTS", 2LL * RINA_TOR_POOL_SIZE },
 	{ "RINA_TOR_VALUES", 2LL * RINA_TOR_POOL_SIZE * RINA_TOR_ELEMS },
 	C(RINA_VERSION), C(RINA_UDP_PORT_MIN), C(RINA_UDP_PORT_MASK),
@@ -57,20 +64,15 @@ static const struct c_const consts[] = {
 	{ "RINA_LCG_MUL", 1664525 }, { "RINA_LCG_INC", 1013904223 },
 };
 
-int main(int argc, char **argv)
+/* The three source checks: configuration.p4 against the C headers. */
+static int check_sources(FILE *f)
 {
 	unsigned int i, n = sizeof(consts) / sizeof(consts[0]);
 	int seen[sizeof(consts) / sizeof(consts[0])] = { 0 };
-	int bad = 0, extra = 0, t = 0;
+	int bad = 0, extra = 0;
 	char line[512], name[128];
 	long long v;
-	FILE *f;
 
-	if (argc != 2 || !(f = fopen(argv[1], "r"))) {
-		fprintf(stderr, "usage: p4_lockstep p4/configuration.p4\n");
-		return 2;
-	}
-	printf("TAP version 13\n1..3\n");
 	while (fgets(line, sizeof(line), f)) {
 		char val[64];
 
@@ -93,18 +95,164 @@ int main(int argc, char **argv)
 			bad = 1;
 		}
 	}
-	fclose(f);
-	printf("%sok %d every P4 constant has the C value\n", bad ? "not " : "",
-	       ++t);
-	printf("%sok %d no P4 constant unknown to the model\n",
-	       extra ? "not " : "", ++t);
+	ktap_result(!bad, "every P4 constant has the C value");
+	ktap_result(!extra, "no P4 constant unknown to the model");
 	for (i = 0; i < n; i++)
 		if (!seen[i]) {
 			printf("# %s missing from the P4 program\n",
 			       consts[i].name);
 			extra = 2;
 		}
-	printf("%sok %d every C constant is in the P4 program\n",
-	       extra == 2 ? "not " : "", ++t);
+	ktap_result(extra != 2, "every C constant is in the P4 program");
 	return bad || extra;
+}
+
+/* What p4c must have laid out: JSON array, object name, its size. */
+struct json_size {
+	const char *array;	/* top-level array, or "tables" */
+	const char *name;
+	long long size;
+};
+
+#define SLOTS		(2LL * RINA_TOR_POOL_SIZE)
+#define SLOT_REG(n)	{ "register_arrays", "RinaIngress.slot_tag." n, SLOTS }
+
+static const struct json_size sizes[] = {
+	SLOT_REG("slot_epoch"), SLOT_REG("slot_round"), SLOT_REG("slot_seq"),
+	SLOT_REG("slot_id"), SLOT_REG("slot_bitmap"), SLOT_REG("slot_state"),
+	SLOT_REG("slot_exp"), SLOT_REG("slot_ncontrib"),
+	{ "register_arrays", "RinaIngress.adders.slot_val",
+	  SLOTS * RINA_TOR_ELEMS },
+	{ "register_arrays", "RinaIngress.adders.slot_ovf", SLOTS },
+	{ "register_arrays", "RinaIngress.drop_sim.drop_rng", 1 },
+	{ "register_arrays", "RinaEgress.drop_sim.drop_rng", 1 },
+	{ "counter_arrays", "RinaIngress.counters.job_ctr",
+	  RINA_TOR_MAX_JOBS * __RINA_TC_MAX },
+	{ "counter_arrays", "RinaIngress.counters.tor_ctr", __RINA_TS_MAX },
+	{ "counter_arrays", "RinaEgress.counters.job_out",
+	  RINA_TOR_MAX_JOBS * __RINA_TO_MAX },
+	{ "tables", "RinaIngress.job_classify.rina_job", RINA_TOR_MAX_JOBS },
+	{ "tables", "RinaIngress.job_classify.rina_worker",
+	  sizeof(((struct rina_tor *)0)->rina_worker) /
+	  sizeof(struct tor_worker_entry) },
+	{ "tables", "RinaIngress.l2_fwd.l2_fwd", RINA_TOR_L2_SIZE },
+	{ "tables", "RinaIngress.drop_sim.drop_sim", RINA_TOR_DROP_SIZE },
+	{ "tables", "RinaEgress.drop_sim.drop_sim", RINA_TOR_DROP_SIZE },
+	{ "tables", "RinaEgress.rewrite.replica", RINA_TOR_RID_SIZE },
+	{ "header_stacks", "elems", RINA_TOR_ELEMS },
+};
+
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+/*
+ * Look every object of one JSON array up in sizes[]: a wrong size is a
+ * lock-step bug, an object the list does not know is one nobody checks
+ * (tables p4c made for actions outside a table, tbl_*, are not objects
+ * of the program).
+ */
+static void check_array(json_t *arr, const char *kind, const char *size_key,
+			int *seen, int *bad, int *unknown)
+{
+	size_t k;
+	json_t *o;
+
+	json_array_foreach(arr, k, o) {
+		const char *name = json_string_value(json_object_get(o, "name"));
+		json_t *sz = json_object_get(o, size_key);
+		unsigned int i;
+
+		if (!name || !json_is_integer(sz)) {
+			printf("# %s[%zu]: no name or %s\n", kind, k, size_key);
+			*bad = 1;
+			continue;
+		}
+		if (!strcmp(kind, "tables") && !strncmp(name, "tbl_", 4))
+			continue;
+		for (i = 0; i < NSIZES; i++)
+			if (!strcmp(sizes[i].array, kind) &&
+			    !strcmp(sizes[i].name, name))
+				break;
+		if (i == NSIZES) {
+			printf("# %s %s (size %lld) is not checked against "
+			       "the model\n", kind, name,
+			       (long long)json_integer_value(sz));
+			*unknown = 1;
+			continue;
+		}
+		seen[i] = 1;
+		if (json_integer_value(sz) != sizes[i].size) {
+			printf("# %s %s: JSON %lld, C model %lld\n", kind, name,
+			       (long long)json_integer_value(sz),
+			       sizes[i].size);
+			*bad = 1;
+		}
+	}
+}
+
+/* The three checks of the compiled program; skipped when it is absent. */
+static int check_json(const char *path)
+{
+	static const char *const names[] = {
+		"every register, counter, table and stack has the model's size",
+		"every one of them is in the compiled program",
+		"the compiled program has no object the check does not know",
+	};
+	int seen[NSIZES] = { 0 }, bad = 0, unknown = 0, missing = 0;
+	static const char *const arrays[] = {
+		"register_arrays", "counter_arrays", "header_stacks",
+	};
+	json_error_t jerr;
+	json_t *root, *p;
+	unsigned int i;
+	size_t k;
+
+	if (!path || !(root = json_load_file(path, 0, &jerr))) {
+		const char *why = !path ? "no compiled program given" :
+			"no P4 compiler (p4c-bm2-ss): program not compiled";
+		FILE *f = path ? fopen(path, "r") : NULL;
+
+		if (f) {	/* there, but not JSON: a failure */
+			fclose(f);
+			printf("# %s:%d: %s\n", path, jerr.line, jerr.text);
+			for (i = 0; i < 3; i++)
+				ktap_result(0, "%s", names[i]);
+			return 1;
+		}
+		for (i = 0; i < 3; i++)
+			ktap_skip_reason(names[i], "%s", why);
+		return 0;
+	}
+	for (i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+		check_array(json_object_get(root, arrays[i]), arrays[i],
+			    "size", seen, &bad, &unknown);
+	json_array_foreach(json_object_get(root, "pipelines"), k, p)
+		check_array(json_object_get(p, "tables"), "tables",
+			    "max_size", seen, &bad, &unknown);
+	for (i = 0; i < NSIZES; i++)
+		if (!seen[i]) {
+			printf("# %s %s is not in %s\n", sizes[i].array,
+			       sizes[i].name, path);
+			missing = 1;
+		}
+	json_decref(root);
+	ktap_result(!bad, "%s", names[0]);
+	ktap_result(!missing, "%s", names[1]);
+	ktap_result(!unknown, "%s", names[2]);
+	return bad || missing || unknown;
+}
+
+int main(int argc, char **argv)
+{
+	FILE *f;
+
+	if (argc < 2 || argc > 3 || !(f = fopen(argv[1], "r"))) {
+		fprintf(stderr, "usage: p4_lockstep p4/configuration.p4 "
+			"[build/p4/rina_tor.json]\n");
+		return 2;
+	}
+	ktap_plan(6);
+	check_sources(f);
+	fclose(f);
+	check_json(argc == 3 ? argv[2] : NULL);
+	return ktap_finish();
 }

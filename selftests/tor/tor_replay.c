@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "vec_hex.h"
+#include "../ktap.h"
 
 #define MAX_IF		8
 #define MAX_FRAME	9216
@@ -205,7 +206,7 @@ static int run_file(const char *file)
 int main(int argc, char **argv)
 {
 	char *list, *tok, *save;
-	int i, failed = 0, one = 1;
+	int i, one = 1;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: tor_replay IF0,IF1,... FILE.vec...\n");
@@ -230,14 +231,12 @@ int main(int argc, char **argv)
 		}
 		n_if++;
 	}
-	printf("TAP version 13\n1..%d\n", argc - 2);
+	ktap_plan(argc - 2);
 	for (i = 2; i < argc; i++) {
 		const char *name = strrchr(argv[i], '/');
 		int bad = run_file(argv[i]);
 
-		printf("%sok %d %s\n", bad ? "not " : "", i - 1,
-		       name ? name + 1 : argv[i]);
-		failed |= bad;
+		ktap_result(!bad, "%s", name ? name + 1 : argv[i]);
 	}
-	return failed;
+	return ktap_finish();
 }

@@ -27,6 +27,7 @@
 #include "plan.h"
 #include "schedule.h"
 #include "p4cfg.h"
+#include "../ktap.h"
 
 #define MAX_HOSTS	16
 #define MAX_TORS	4
@@ -1322,15 +1323,15 @@ static const struct topo topos[] = {
 int main(void)
 {
 	unsigned int i, n = sizeof(topos) / sizeof(topos[0]);
-	int failed = 0, k;
 	static struct world w;
+	int k;
 
 	w.q = malloc(sizeof(*w.q) * QCAP);
 	for (k = 0; k < MAX_TORS; k++)
 		w.tor[k] = malloc(sizeof(struct rina_tor));
 	if (!w.q || !w.tor[MAX_TORS - 1])
 		return 1;
-	printf("TAP version 13\n1..%u\n", n);
+	ktap_plan((int)n);
 	for (i = 0; i < n; i++) {
 		char diag[512] = "";
 		int seed, bad = 0;
@@ -1352,9 +1353,7 @@ int main(void)
 			free_world(&w);
 		}
 		printf("# %s%s\n", diag, seeds > 1 ? " (last seed)" : "");
-		printf("%sok %u %s # %lu frames\n", bad ? "not " : "", i + 1,
-		       topos[i].name, frames);
-		failed |= bad;
+		ktap_result(!bad, "%s # %lu frames", topos[i].name, frames);
 	}
-	return failed ? 1 : 0;
+	return ktap_finish();
 }

@@ -30,29 +30,27 @@
 
 #include "plan.h"
 #include "rgenl.h"
+#include "../ktap.h"
 
 #define IP(a, b, c, d)	htonl(((a) << 24) | ((b) << 16) | ((c) << 8) | (d))
 #define TOR_IP		IP(198, 18, 0, 254)
 
-static int n_test, n_fail;
-
 static int attach(int fd, int job, int rank);
 
+/* One KTAP result; a failure is explained by a diagnostic line first. */
+__attribute__((format(printf, 3, 4)))
 static void result(bool ok, const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
-	n_test++;
 	if (!ok) {
-		n_fail++;
 		printf("# %s: ", name);
 		va_start(ap, fmt);
 		vprintf(fmt, ap);
 		va_end(ap);
 		printf("\n");
 	}
-	printf("%sok %d %s\n", ok ? "" : "not ", n_test, name);
-	fflush(stdout);
+	ktap_result(ok, "%s", name);
 }
 
 /* An errno and, when msg is set, an extack message containing it. */
@@ -1402,14 +1400,12 @@ int main(void)
 	struct rgenl g;
 	int err;
 
-	printf("TAP version 13\n");
+	ktap_start();
 	err = rgenl_open(&g);
 	result(!err && g.mcgrp_events, "genl_family_resolves",
 	       "err %d (is rina.ko loaded?)", err);
-	if (err) {
-		printf("1..%d\n", n_test);
-		return 1;
-	}
+	if (err)
+		return ktap_finish();
 	test_job_add_get(&g);
 	test_job_explicit_params(&g);
 	test_full_jobs(&g);
@@ -1426,7 +1422,5 @@ int main(void)
 	test_close_releases(&g);
 	test_sysctl_defaults(&g);
 	rgenl_close(&g);
-	printf("1..%d\n", n_test);
-	printf("# Totals: pass:%d fail:%d skip:0\n", n_test - n_fail, n_fail);
-	return n_fail ? 1 : 0;
+	return ktap_finish();
 }

@@ -47,6 +47,17 @@ enum rina_result {
 enum rina_dtype {
 	RINA_INT32	= 0,
 	RINA_FLOAT32	= 1,
+	/*
+	 * Converted to float32 and back (round to nearest even) around the
+	 * float32 path: same exponent pass, same bitwise identity on every
+	 * rank; error bound in Documentation/protocol.md section 7. float64
+	 * is reduced at float32 precision (inputs beyond float32's range are
+	 * RINA_ERR_NONFINITE); float16 sums beyond 65504 are
+	 * RINA_ERR_OVERFLOW (the buffer then holds +-Inf there).
+	 */
+	RINA_BFLOAT16	= 2,
+	RINA_FLOAT16	= 3,
+	RINA_FLOAT64	= 4,
 };
 
 enum rina_redop {
@@ -176,6 +187,91 @@ int rina_comm_get_stats(rina_comm_t *comm, struct rina_stats *st);
 const char *rina_strerror(int result);
 /* Detail of the last failure in this thread (init or allreduce). */
 const char *rina_last_error(void);
+
+/*
+ * Asynchronous allreduce.
+ *
+ *	rina_request_t *req[2];
+ *
+ *	rina_iallreduce(g0, g0, n0, RINA_FLOAT32, RINA_AVG, comm,
+ *			NULL, NULL, &req[0]);
+ *	rina_iallreduce(g1, g1, n1, RINA_BFLOAT16, RINA_AVG, comm,
+ *			on_done, ctx, &req[1]);
+ *	...
+ *	rc = rina_wait(req[1]);		// any order
+ *	rina_request_free(req[1]);
+ *
+ * How it works: the first rina_iallreduce on a communicator starts one
+ * progress thread for it, which runs the blocking rina_allreduce for
+ * each queued request in call order (FIFO). Every rank must start the
+ * same calls in the same order, as with the blocking call (DDP's
+ * buckets are); completion is in call order too. The buffers belong to
+ * librina from rina_iallreduce until the request completes.
+ *
+ * Errors are those of rina_allreduce. One that breaks the communicator
+ * (timeout, abort, transport, mismatch: every result except INVALID,
+ * NONFINITE and OVERFLOW) fails its request and every later pending
+ * one with the same result and message; calls started afterwards fail
+ * at once with RINA_ERR_BROKEN, as blocking calls do. INVALID, NONFINITE
+ * and OVERFLOW fail only their request (the last two happen on every
+ * rank alike).
+ *
+ * Threading rules:
+ * - rina_iallreduce, rina_test, rina_wait and rina_request_free may be
+ *   called from any thread, concurrently; requests are started in the
+ *   order the rina_iallreduce calls return.
+ * - Do not call rina_allreduce on a communicator while it has requests
+ *   pending, nor from two threads at once: wait for them first (or use
+ *   only the asynchronous calls; a blocking call is iallreduce + wait).
+ * - rina_comm_get_stats while requests are pending reads counters that
+ *   the progress thread is updating: each is a recent value.
+ * - rina_comm_destroy with requests pending never hangs: it waits for
+ *   the call in progress (at most the job's timeout), completes the
+ *   queued ones with RINA_ERR_BROKEN ("destroyed with the call
+ *   pending"), tells the other ranks (they get RINA_ERR_ABORTED), runs
+ *   their callbacks and frees what rina_request_free already released.
+ *   Requests not yet freed stay valid (completed) until freed.
+ * - The callback runs once per request, on the progress thread, after
+ *   the request is complete (rina_test reports it done there already).
+ *   It may call rina_iallreduce, rina_test, rina_wait and
+ *   rina_request_free (also on its own request), but must not call
+ *   rina_allreduce or rina_comm_destroy, and should be short: the next
+ *   call waits for it.
+ */
+typedef struct rina_request rina_request_t;
+typedef void (*rina_callback_t)(rina_request_t *req, int result, void *arg);
+
+/*
+ * Start an allreduce (arguments as rina_allreduce); cb(req, result,
+ * arg) when it completes (cb may be NULL). Returns RINA_OK and *req,
+ * or an error (*req NULL; nothing started).
+ */
+int rina_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
+		    enum rina_dtype dtype, enum rina_redop op,
+		    rina_comm_t *comm, rina_callback_t cb, void *arg,
+		    rina_request_t **req);
+/*
+ * 1 and *result (enum rina_result) when req is complete, 0 while it is
+ * pending. A failed request's message becomes this thread's
+ * rina_last_error().
+ */
+int rina_test(rina_request_t *req, int *result);
+/* Block until req completes; its result (rina_last_error() as above). */
+int rina_wait(rina_request_t *req);
+/*
+ * Release req. A pending request completes on its own (its callback
+ * still runs) and is freed then.
+ */
+void rina_request_free(rina_request_t *req);
+/*
+ * An eventfd (EFD_NONBLOCK) that counts completed requests of comm: poll
+ * it for POLLIN, read(2) the number completed since the last read, then
+ * rina_test the requests. Owned by comm (closed by rina_comm_destroy);
+ * -1 with rina_last_error() on failure.
+ */
+int rina_comm_eventfd(rina_comm_t *comm);
+/* Bytes of one element of dtype, 0 if unknown. */
+size_t rina_dtype_size(enum rina_dtype dtype);
 
 #ifdef __cplusplus
 }

@@ -159,8 +159,10 @@ static void *agent_main(void *arg)
 		 * downstream heard BYE (then a time-wait for BYEs whose
 		 * BYE_ACK was lost), or rina_linger_over().
 		 */
-		if (a->stop && !stop_at)
+		if (a->stop && !stop_at) {
 			stop_at = last_rx = now;
+			rina_agent_core_leave(&a->core);
+		}
 		if (a->stop && rina_agent_core_session_done(&a->core)) {
 			if (!done_at)
 				done_at = now;
@@ -219,6 +221,9 @@ static void rina_agent_cfg_fill(const struct rina_comm *c,
 	cfg->member = c->member;
 	cfg->rto_us = c->rto_us;
 	cfg->job_hash = c->job_hash;
+	/* one communicator's agent: one session, its own incarnation */
+	cfg->incarnation = c->incarnation ^ 0x5a5a5a5a;
+	cfg->single_session = 1;
 	to_core_addr(&cfg->next, &c->member_next);
 	to_core_addr(&cfg->prev, &c->member_prev);
 	cfg->self.ip = c->job.ranks[c->rank].ip;

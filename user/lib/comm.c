@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/random.h>
 
 #include "rina_int.h"
 #include "jobfile.h"
@@ -28,6 +29,29 @@ static int open_transport(struct rina_comm *c, const char *want)
 	};
 
 	return rina_transport_open(want, &tc, &c->tp);
+}
+
+/*
+ * Our own port could not be opened (held by another process, say): tell
+ * the other ranks from any port of ours, so that they do not wait for
+ * their timeout. Best effort; the error message stays the first one.
+ */
+static void abort_unbound(struct rina_comm *c, const char *want, int result)
+{
+	char saved[512];
+	uint16_t port = c->self.port;
+
+	if (want && !strcmp(want, "inproc"))
+		return;
+	snprintf(saved, sizeof(saved), "%s", rina_last_error());
+	c->self.port = 0;	/* any free port */
+	if (!open_transport(c, "udp")) {
+		rina_session_abort(c, result);
+		c->tp->ops->destroy(c->tp);
+	}
+	c->tp = NULL;
+	c->self.port = port;
+	rina_fail(result, "%s", saved);
 }
 
 /* The address a ring member is reached at: its agent's port if INA. */
@@ -184,6 +208,10 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	c->rx_drop_ppm = config_rx_drop_ppm(cfg);
 	c->rng = 0x9e3779b97f4a7c15ULL * (uint64_t)(c->rank + 1) ^
 		 rina_now_us();
+	/* tells this communicator's HELLOs from its predecessor's */
+	if (getrandom(&c->incarnation, sizeof(c->incarnation), 0) !=
+	    sizeof(c->incarnation))
+		c->incarnation = (uint32_t)(c->rng >> 17);
 	c->max_msg = RINA_HDR_LEN + (uint32_t)c->job.elems * 4;
 	if (c->max_msg < RINA_HDR_LEN + sizeof(struct rina_ctrl))
 		c->max_msg = RINA_HDR_LEN + sizeof(struct rina_ctrl);
@@ -197,8 +225,10 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	}
 	rina_reduce_select(getenv("RINA_REDUCE"));
 	ret = open_transport(c, cfg->transport);
-	if (ret)
+	if (ret) {
+		abort_unbound(c, cfg->transport, ret);
 		goto err_free;
+	}
 	ret = rina_kernel_attach(c);
 	if (ret)
 		goto err_tp;
@@ -211,12 +241,19 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	ret = rina_session_hello(c);
 	if (ret)
 		goto err_agent;
+	c->session = RINA_SESSION_OPEN;
 	*out = c;
 	return RINA_OK;
 
 err_agent:
 	rina_agent_stop(c->agent, false);
 err_tp:
+	/*
+	 * The others would wait for us until their timeout: tell them now,
+	 * unless they told us (or disagree with us about the job anyway).
+	 */
+	if (ret != RINA_ERR_ABORTED && ret != RINA_ERR_MISMATCH)
+		rina_session_abort(c, ret);
 	rina_kernel_detach(c);
 	c->tp->ops->destroy(c->tp);
 err_free:
@@ -225,19 +262,21 @@ err_free:
 	return ret;
 }
 
-static int env_uint(const char *name, uint32_t *v)
+static int env_uint(const char *name, uint32_t *v, unsigned long max)
 {
 	const char *s = getenv(name);
 	char *end;
 	unsigned long x;
 
-	if (!s || !*s)
+	if (!s)
 		return 0;
 	errno = 0;
 	x = strtoul(s, &end, 10);
-	if (errno || *end || x > UINT32_MAX)
-		return rina_fail(RINA_ERR_INVALID, "%s=\"%s\" is not a number",
-				 name, s);
+	/* strtoul takes "", blanks and a sign: "-1" would be 4294967295 */
+	if (!*s || *s < '0' || *s > '9' || errno || *end || x > max)
+		return rina_fail(RINA_ERR_INVALID,
+				 "%s=\"%s\" is not a number in 0..%lu", name, s,
+				 max);
 	*v = (uint32_t)x;
 	return 0;
 }
@@ -255,15 +294,17 @@ int rina_comm_init_env(rina_comm_t **comm)
 		return rina_fail(RINA_ERR_INVALID, "RINA_JOB is not set");
 	if (!getenv("RINA_RANK"))
 		return rina_fail(RINA_ERR_INVALID, "RINA_RANK is not set");
-	ret = env_uint("RINA_RANK", &rank);
+	/* the job file's ranges (Documentation/job-file.md) */
+	ret = env_uint("RINA_RANK", &rank, RINA_MAX_RANKS - 1);
 	if (!ret)
-		ret = env_uint("RINA_TIMEOUT_MS", &cfg.timeout_ms);
+		ret = env_uint("RINA_TIMEOUT_MS", &cfg.timeout_ms, 3600000);
 	if (!ret)
-		ret = env_uint("RINA_FAULT_DROP_PPM", &cfg.drop_ppm);
+		ret = env_uint("RINA_FAULT_DROP_PPM", &cfg.drop_ppm, 1000000);
 	if (!ret)
-		ret = env_uint("RINA_FAULT_DUP_PPM", &cfg.dup_ppm);
+		ret = env_uint("RINA_FAULT_DUP_PPM", &cfg.dup_ppm, 1000000);
 	if (!ret)
-		ret = env_uint("RINA_FAULT_RX_DROP_PPM", &cfg.rx_drop_ppm);
+		ret = env_uint("RINA_FAULT_RX_DROP_PPM", &cfg.rx_drop_ppm,
+			       1000000);
 	if (ret)
 		return ret;
 	if (rank > RINA_MAX_RANKS)
@@ -281,6 +322,7 @@ int rina_comm_destroy(rina_comm_t *c)
 
 	if (!c)
 		return RINA_ERR_INVALID;
+	rina_async_stop(c);
 	rina_session_linger(c);
 	rina_agent_stop(c->agent, !c->broken);
 	rina_kernel_detach(c);
@@ -432,6 +474,9 @@ int rina_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 {
 	int ret;
 
+	if (rina_dtype_converted(dtype))	/* widened to float32 */
+		return rina_convert_allreduce(sendbuf, recvbuf, count, dtype,
+					      op, c);
 	ret = check_call(sendbuf, recvbuf, count, dtype, op, c);
 	if (ret)
 		return ret;

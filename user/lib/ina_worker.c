@@ -250,8 +250,8 @@ static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
 
 	if (h->dtype_op != k->dtype_op || seq >= s->seqs)
 		return rina_fail(RINA_ERR_MISMATCH,
-				 "allgather data of call %u does not fit this rank's call (count or dtype differs)",
-				 k->round);
+				 "allgather data of call %llu does not fit this rank's call (count or dtype differs)",
+				 (unsigned long long)k->c->st.calls);
 	rina_seq_decode(s, seq, &id);
 	len = rina_pkt_len(s, id.block, id.chunk, id.pkt);
 	if (!id.ag || ntohs(h->n_elem) != rina_wire_elems(len) ||
@@ -413,8 +413,9 @@ static int wloop(struct wcall *k)
 		if (rina_now_us() - k->last_progress >
 		    (uint64_t)c->timeout_ms * 1000)
 			return rina_fail(RINA_ERR_TIMEOUT,
-					 "rank %d: no progress for %u ms in call %u: %llu of %llu allgather packets, %llu of %u contributions delivered, via agent rank %d",
-					 c->rank, c->timeout_ms, k->round,
+					 "rank %d: no progress for %u ms in call %llu: %llu of %llu allgather packets, %llu of %u contributions delivered, via agent rank %d",
+					 c->rank, c->timeout_ms,
+			 (unsigned long long)c->st.calls,
 					 (unsigned long long)k->got_ag,
 					 (unsigned long long)k->expect_ag,
 					 (unsigned long long)k->got_done, k->nct,
@@ -451,8 +452,8 @@ int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 		for (j = 0; j < RINA_BITMAP_WORDS(count / k->s.E + 1); j++)
 			if (k->ovfmap[j])
 				ret = rina_fail(RINA_ERR_OVERFLOW,
-						"int32 sum wrapped around (call %u)",
-						k->round);
+						"int32 sum wrapped around (call %llu)",
+						(unsigned long long)c->st.calls);
 	c->slot_base += (uint32_t)(k->s.nblocks * k->s.L * k->s.P);
 	free(k->ct);
 	free(k->ct_of_seq);

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@ struct parse_ctx {
 	char *err;
 	size_t errlen;
 	unsigned char seen_rank[RINA_MAX_RANKS];
+	unsigned int seen_param;	/* bit i: params[i] given */
+	bool seen_cc;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -83,6 +86,12 @@ static int parse_addr(struct parse_ctx *c, const char *dir, char *s,
 		return fail(c, dir, "\"%s\" is not an IPv4 address", s);
 	if (a.s_addr == 0)
 		return fail(c, dir, "0.0.0.0 is not a usable address");
+	/* a datagram to these reaches many hosts, or none */
+	if ((ntohl(a.s_addr) >> 28) == 0xe)
+		return fail(c, dir, "%s is a multicast address", s);
+	if ((ntohl(a.s_addr) >> 28) == 0xf)
+		return fail(c, dir, "%s is a broadcast or reserved address",
+			    s);
 	*ip = a.s_addr;
 	*port = htons((unsigned short)p);
 	return 0;
@@ -214,6 +223,9 @@ static int do_cc(struct parse_ctx *c, struct rina_job_desc *job, char **f,
 {
 	if (nf != 2)
 		return fail(c, f[0], "expected one value");
+	if (c->seen_cc)
+		return fail(c, f[0], "given twice");
+	c->seen_cc = true;
 	if (rina_jobfile_cc(f[1], &job->cc))
 		return fail(c, f[0],
 			    "\"%s\": expected off, all, or signals from loss,delay,ecn",
@@ -246,6 +258,10 @@ static int do_param(struct parse_ctx *c, struct rina_job_desc *job,
 			continue;
 		if (nf != 2)
 			return fail(c, f[0], "expected one value");
+		/* a second value would silently win over the first */
+		if (c->seen_param & 1u << i)
+			return fail(c, f[0], "given twice");
+		c->seen_param |= 1u << i;
 		if (num(c, f[0], "value", f[1], params[i].min, params[i].max,
 			&v))
 			return -1;

@@ -94,6 +94,11 @@ struct rina_comm {
 	uint32_t		slot_base;
 	int			broken;		/* enum rina_result, sticky */
 	bool			prev_said_bye;	/* upstream left the ring */
+	uint8_t			session;	/* enum rina_session_phase */
+	/* this communicator's incarnation, in HELLO (session.c) */
+	uint32_t		incarnation;
+	uint32_t		prev_inc;	/* upstream's, once greeted */
+	bool			prev_greeted;
 
 	struct rina_stats	st;
 
@@ -104,6 +109,8 @@ struct rina_comm {
 	int32_t			*work;
 	size_t			work_cap;
 	uint8_t			*txbuf;		/* RINA_BATCH x max_msg */
+
+	struct rina_async	*async;		/* async.c, or NULL */
 };
 
 /* Error reporting: sets the thread's last error and returns result. */
@@ -185,5 +192,18 @@ int rina_transport_open(const char *want, const struct rina_transport_cfg *tc,
 int rina_inproc_transport_create(const struct rina_transport_cfg *cfg,
 				 struct rina_transport **out,
 				 char *err, size_t errlen);
+
+/* bfloat16, float16, float64 through the float32 path (convert.c). */
+bool rina_dtype_converted(enum rina_dtype dtype);
+int rina_convert_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+			   enum rina_dtype dtype, enum rina_redop op,
+			   rina_comm_t *c);
+float rina_bf16_to_float(uint16_t h);
+uint16_t rina_float_to_bf16(float f);
+
+/* The asynchronous calls' progress thread and queue (async.c). */
+struct rina_async;
+/* Destroy: finish or fail every pending request, stop the thread. */
+void rina_async_stop(struct rina_comm *c);
 
 #endif /* RINA_INT_H */

@@ -274,6 +274,13 @@ static int pump(struct call *k)
 
 	/* the congestion window, at most W (core/cc.h) */
 	k->cwnd = rina_path_window(&k->c->to_next);
+	/*
+	 * Towards an INA member, a chunk's P packets are one step of the
+	 * racks' lock-step: a window below P + 1 can leave the rack waiting
+	 * for a partial we may not send (seen in the simulator).
+	 */
+	if (k->ordwin && k->cwnd < k->s.P + 1)
+		k->cwnd = k->s.P + 1 < k->W ? k->s.P + 1 : k->W;
 	while (k->nout < k->cwnd) {
 		if (k->fwd_head != k->fwd_tail)
 			seq = k->fwdq[k->fwd_head++];
@@ -383,8 +390,9 @@ static int mismatch(struct call *k, const struct rina_hdr *h,
 		    const char *what)
 {
 	return rina_fail(RINA_ERR_MISMATCH,
-			 "rank %u called allreduce with a different %s than rank %d (call %u)",
-			 ntohs(h->src_id), what, k->c->rank, k->round);
+			 "rank %u called allreduce with a different %s than rank %d (call %llu)",
+			 ntohs(h->src_id), what, k->c->rank,
+			 (unsigned long long)k->c->st.calls);
 }
 
 static int rx_data(struct call *k, const struct rina_hdr *h,
@@ -598,8 +606,9 @@ static int describe_stall(struct call *k)
 	struct rina_comm *c = k->c;
 
 	return rina_fail(RINA_ERR_TIMEOUT,
-			 "rank %d: no progress for %u ms in call %u: %llu of %llu packets from rank %d, %llu of %llu acks from rank %d",
-			 c->rank, c->timeout_ms, k->round,
+			 "rank %d: no progress for %u ms in call %llu: %llu of %llu packets from rank %d, %llu of %llu acks from rank %d",
+			 c->rank, c->timeout_ms,
+			 (unsigned long long)c->st.calls,
 			 (unsigned long long)k->got_rx,
 			 (unsigned long long)k->expect_rx, c->prev_rank,
 			 (unsigned long long)k->got_ack,
@@ -706,8 +715,8 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 		     j++)
 			if (k->ovfmap[j])
 				ret = rina_fail(RINA_ERR_OVERFLOW,
-						"int32 sum wrapped around (call %u)",
-						k->round);
+						"int32 sum wrapped around (call %llu)",
+						(unsigned long long)c->st.calls);
 	}
 	c->slot_base += (uint32_t)(k->s.nblocks * k->s.L * k->s.P);
 out:

@@ -32,12 +32,32 @@ int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 					 src, c->rank,
 					 (unsigned long long)hash,
 					 (unsigned long long)c->job_hash);
+		/*
+		 * A HELLO while we leave is upstream's next incarnation
+		 * greeting ours: answering it would tell it we are there.
+		 */
+		if (type == RINA_CTRL_HELLO && c->session == RINA_SESSION_LINGER)
+			return 0;
 		if (type == RINA_CTRL_HELLO && rina_addr_eq(from, &c->prev)) {
-			rina_send_ctrl(c, from, RINA_CTRL_HELLO_ACK, 0);
+			uint32_t inc = ntohl(m->arg);
+
+			/* upstream's next incarnation: for our successor */
+			if (c->prev_greeted && inc != c->prev_inc) {
+				c->st.rx_stale++;
+				return 0;
+			}
+			c->prev_inc = inc;
+			c->prev_greeted = true;
+			rina_send_ctrl(c, from, RINA_CTRL_HELLO_ACK, inc);
 			if (seen)
 				seen->hello_prev = true;
 		} else if (type == RINA_CTRL_HELLO_ACK &&
 			   rina_addr_eq(from, &c->next) && seen) {
+			/* an answer to our previous incarnation's HELLO */
+			if (ntohl(m->arg) != c->incarnation) {
+				c->st.rx_stale++;
+				return 0;
+			}
 			seen->hello_next = true;
 		}
 		return 0;
@@ -45,7 +65,12 @@ int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 		if (rina_addr_eq(from, &c->prev)) {
 			/* may come while we still finish the last call */
 			rina_send_ctrl(c, from, RINA_CTRL_BYE_ACK, 0);
-			c->prev_said_bye = true;
+			/*
+			 * ... or before our first: then it is upstream's
+			 * previous incarnation, whose BYE_ACK was lost
+			 */
+			if (c->session != RINA_SESSION_HELLO)
+				c->prev_said_bye = true;
 		}
 		return 0;
 	case RINA_CTRL_BYE_ACK:
@@ -93,7 +118,8 @@ int rina_session_hello(struct rina_comm *c)
 					 seen.hello_next ? "heard" : "no word from",
 					 c->next_rank);
 		if (!seen.hello_next && now - last_tx >= 10000) {
-			rina_send_ctrl(c, &c->next, RINA_CTRL_HELLO, 0);
+			rina_send_ctrl(c, &c->next, RINA_CTRL_HELLO,
+				       c->incarnation);
 			last_tx = now;
 		}
 		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH, 10);
@@ -147,6 +173,7 @@ void rina_session_linger(struct rina_comm *c)
 	uint64_t done_at = 0;
 	int n, j;
 
+	c->session = RINA_SESSION_LINGER;
 	if ((c->L < 2 && !c->ina_local) || c->broken)
 		return;
 	if (c->ina_local)	/* the agent serves the rack's neighbours */

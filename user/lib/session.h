@@ -16,6 +16,20 @@
 
 struct rina_comm;
 
+/*
+ * Where the communicator's session stands. A rank that destroys its
+ * communicator and creates a new one on the same job and port meets its
+ * neighbours' old and new incarnations: the old one of upstream may
+ * still say BYE to the new one of ours, the new one of upstream greets
+ * the old one of ours while it lingers. Each phase answers only what
+ * belongs to it.
+ */
+enum rina_session_phase {
+	RINA_SESSION_HELLO = 0,	/* greeting the neighbours */
+	RINA_SESSION_OPEN,	/* calls */
+	RINA_SESSION_LINGER,	/* leaving: answer the last call, say BYE */
+};
+
 /* What a control message told us, for the handshakes that wait on it. */
 struct rina_ctrl_seen {
 	bool	hello_prev;	/* HELLO from upstream (answered) */

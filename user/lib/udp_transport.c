@@ -291,7 +291,11 @@ int rina_udp_transport_create(const struct rina_transport_cfg *cfg,
 		goto err;
 	}
 	setsockopt(u->fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
-	setsockopt(u->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/*
+	 * No SO_REUSEADDR: with it, any process (of any user) could bind a
+	 * running rank's address and port and take its datagrams, and two
+	 * communicators on one port would silently steal each other's.
+	 */
 	u->gro = !setsockopt(u->fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
 	u->gso = !getenv("RINA_UDP_NO_GSO");
 	if (cfg->rcvbuf) {
@@ -301,9 +305,13 @@ int rina_udp_transport_create(const struct rina_transport_cfg *cfg,
 	sa.sin_addr.s_addr = cfg->local.ip;
 	sa.sin_port = cfg->local.port;
 	if (bind(u->fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		snprintf(err, errlen, "bind %s:%u: %s (is this rank's address configured on this host?)",
+		int e = errno;
+
+		snprintf(err, errlen, "bind %s:%u: %s (%s)",
 			 inet_ntoa(sa.sin_addr), ntohs(sa.sin_port),
-			 strerror(errno));
+			 strerror(e), e == EADDRINUSE ?
+			 "another communicator or process holds this port: one rank per address and port, one INA agent per host" :
+			 "is this rank's address configured on this host?");
 		goto err;
 	}
 	*out = &u->t;

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# Rank ports belong to their rank: a process of another user cannot bind
+# a running rank's address and port (no SO_REUSEADDR), a second
+# communicator on a held port fails at once with a clear error, and a
+# rank whose init fails tells the others at once (ABORT) instead of
+# leaving them to their timeout.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/selftests/lib.sh"
+
+require_root
+require_cmd ip setpriv
+PY=/usr/bin/python3
+
+RUN=$top/build/bin/rina-run
+BENCH=$top/build/bin/rina-bench
+tmp=$(mktemp -d /tmp/test_ports.XXXXXX)
+defer rm -rf "$tmp"
+chmod 755 "$tmp"
+ktap_plan 3
+
+# a small binder: bind ADDR:PORT over UDP, print the outcome, hold it
+cat >"$tmp/bind.py" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try:
+    s.bind((sys.argv[1], int(sys.argv[2])))
+except OSError as e:
+    print("bind-refused", e.errno, flush=True)
+    sys.exit(0)
+print("bind-ok", flush=True)
+open(sys.argv[4], "w").close()		# ready: the port is held
+time.sleep(float(sys.argv[3]))
+PY
+
+# 1: uid 65534 tries rank 1's port while rank 1 runs
+"$RUN" --topo 1x2 --timeout 60 -- sh -c '
+	if [ "$RINA_RANK" = 1 ]; then
+		( i=0	# once the rank holds its port
+		  while ! ss -Hlun src 198.18.0.2:21056 | grep -q . &&
+			[ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		  setpriv --reuid 65534 --regid 65534 --clear-groups \
+			"$2" "$0" 198.18.0.2 21056 0 /dev/null ) &
+	fi
+	exec "$1" -b 4M -e 4M -n 20 -w 1 -c 1' "$tmp/bind.py" "$BENCH" "$PY" \
+	>"$tmp/hijack.out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q 'bind-refused 98' "$tmp/hijack.out" &&
+   ! grep -q 'bind-ok' "$tmp/hijack.out"; then
+	ktap_ok "another user cannot bind a running rank's port (EADDRINUSE)"
+else
+	grep 'bind-\|rina-bench' "$tmp/hijack.out" | head -3 | sed 's/^/# /'
+	ktap_fail "another user's bind" "rina-run $rc"
+fi
+
+# 2 and 3: rank 0's port held by another process: its init fails with a
+# clear error, and ranks 1..3 learn it from its ABORT, long before their
+# 20 s timeout
+"$RUN" --topo 2x2 --timeout 60 --job-opt 'timeout_ms 20000' -- sh -c '
+	if [ "$RINA_RANK" = 0 ]; then
+		"$2" "$0" 198.18.0.1 21056 30 "$RINA_RUN_DIR/held" &
+		i=0
+		while [ ! -e "$RINA_RUN_DIR/held" ] && [ $i -lt 100 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+	fi
+	start=$(date +%s%N)
+	"$1" -b 64K -e 64K -n 1 -w 0 -c 1
+	echo "elapsed_ms $(( ($(date +%s%N) - start) / 1000000 ))"' \
+	"$tmp/bind.py" "$BENCH" "$PY" >"$tmp/held.out" 2>&1
+if grep -q '^\[rank 0\].*another communicator or process holds this port' \
+	"$tmp/held.out"; then
+	ktap_ok "a held rank port: init fails at once, naming the cause"
+else
+	grep 'rank 0' "$tmp/held.out" | head -3 | sed 's/^/# /'
+	ktap_fail "a held rank port" "no clear error from rank 0"
+fi
+n=0 slow=0
+for r in 1 2 3; do
+	grep -q "^\[rank $r\].*rank 0 aborted the job" "$tmp/held.out" &&
+		n=$((n + 1))
+	ms=$(sed -n "s/^\[rank $r\] elapsed_ms //p" "$tmp/held.out")
+	[ -n "$ms" ] && [ "$ms" -lt 10000 ] || slow=$((slow + 1))
+done
+if [ "$n" -eq 3 ] && [ "$slow" -eq 0 ]; then
+	ktap_ok "the others learn of rank 0's failed init from its ABORT"
+else
+	grep 'rank [123]' "$tmp/held.out" | head -6 | sed 's/^/# /'
+	ktap_fail "ABORT at init failure" "$n of 3 told, $slow slow"
+fi
+ktap_finish

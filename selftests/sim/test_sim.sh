@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# rina-sim: a small scenario of every scheme at 10gbit. Each must finish,
+# carry real int32 data to the exact sum on every rank (rina-sim checks
+# every element and exits 1 otherwise), and move exactly the payload the
+# schedule gives per worker, per rack uplink and into the servers
+# (sim_expect.py). Then the checker itself, and bad input. KTAP.
+cd "$(dirname "$0")/../.." || exit 1
+. selftests/ktap.sh
+SIM=build/bin/rina-sim
+EXPECT=selftests/sim/sim_expect.py
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+cases=(
+	"rar 2x4 none 1M 256"
+	"rar 2x2 none 1M 64"
+	"rina 2x4 all 1M 256"
+	"rina 2x4 0 1M 256"
+	"rina 3x2 0,1 1M 256"
+	"rina 4x2 1,3 512K 64"
+	"rina 2x2 none 1M 256"
+	"har 2x4 none 1M 256"
+	"har 4x2 none 512K 64"
+	"ps 2x4 none 1M 256"
+	"atp 2x4 0 1M 256"
+	"atp 4x4 all 1M 256 --two-level"
+	"switchml 1x4 all 1M 256"
+)
+ktap_plan $(( ${#cases[@]} * 2 + 4 ))
+if [ ! -x "$SIM" ]; then
+	for i in $(seq $(( ${#cases[@]} * 2 + 4 ))); do
+		ktap_skip "sim_$i" "build/bin/rina-sim not built (no ns-3: install libns3-dev)"
+	done
+	ktap_finish
+fi
+
+for c in "${cases[@]}"; do
+	set -- $c
+	name="${1}_${2}_ina_${3//,/_}_$4${6:+_${6#--}}"
+	# shellcheck disable=SC2086
+	if timeout 60 "$SIM" --topo "$2" --scheme "$1" --ina "$3" --size "$4" \
+		--link-rate 10gbit --window "$5" --queue 100000 --json ${6:-} \
+		>"$T/out" 2>"$T/err"; then
+		ktap_ok "${name}_exact_result"
+	else
+		ktap_fail "${name}_exact_result" "$(tail -c 300 "$T/err")"
+	fi
+	if /usr/bin/python3 "$EXPECT" "$5" <"$T/out" >"$T/why" 2>&1; then
+		ktap_ok "${name}_bytes"
+	else
+		ktap_fail "${name}_bytes" "$(head -c 400 "$T/why")"
+	fi
+done
+
+# the result check itself: one wrong element must fail the run
+if timeout 30 "$SIM" --topo 2x2 --scheme rina --size 64K --link-rate 10gbit \
+	--fault-result >/dev/null 2>"$T/err"; then
+	ktap_fail wrong_element_detected "a corrupted element passed"
+else
+	grep -q "1 wrong elements" "$T/err" && ktap_ok wrong_element_detected ||
+		ktap_fail wrong_element_detected "$(cat "$T/err")"
+fi
+
+# JSON fields others rely on
+if timeout 30 "$SIM" --topo 2x2 --scheme rina --ina 1 --size 64K \
+	--link-rate 10gbit --json | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+need = ["scheme", "topo", "ina", "size", "time_us", "algbw_GBps",
+        "busbw_GBps", "bytes", "drops", "retransmissions", "events",
+        "events_per_s", "wall_s"]
+miss = [n for n in need if n not in d]
+assert not miss, miss
+assert d["topo"] == "2x2" and d["ina"] == "1" and d["size"] == 65536
+assert set(d["bytes"]) >= {"host_up", "host_down", "rack_up", "rack_down"}
+'; then
+	ktap_ok json_fields
+else
+	ktap_fail json_fields
+fi
+
+# bad input: a clear error, exit 2, no run
+bad=0
+for args in "--topo 0x3" "--topo 2x2 --scheme foo" "--topo 2x2 --size 3" \
+	"--topo 2x2 --link-rate 10furlongs" "--topo 2x2 --ina 7" \
+	"--topo 2x40" "--topo 2x2 --scheme switchml"; do
+	# shellcheck disable=SC2086
+	"$SIM" $args --size "${args##*--size }" >/dev/null 2>"$T/err" </dev/null
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "rina-sim:" "$T/err" || {
+		echo "# '$args': rc $rc: $(cat "$T/err")"; bad=1; }
+done 2>/dev/null
+[ $bad -eq 0 ] && ktap_ok bad_input_rejected || ktap_fail bad_input_rejected
+
+# the scale knobs: a bigger run without data, bounded
+if timeout 60 "$SIM" --topo 4x8 --scheme rina --ina 0,2 --size 4M \
+	--link-rate 100gbit --no-verify --json >"$T/out" 2>"$T/err" &&
+	/usr/bin/python3 "$EXPECT" 256 <"$T/out" >"$T/why" 2>&1; then
+	ktap_ok no_verify_4x8_bytes
+else
+	ktap_fail no_verify_4x8_bytes "$(head -c 300 "$T/why" "$T/err")"
+fi
+ktap_finish

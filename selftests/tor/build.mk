@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# The ToR's tests: the model's packet-vector runner and fuzzer, the ring
+# emulation through the model, the P4/C constant lock-step check, and the
+# replay and control clients that test_rina_tor.sh drives against
+# rina-tor (p4/build.mk builds the model, p4cfg.o and rina-tor).
+
+$(TOR_TEST_DIR)/tor_vectors: $(TOP)/selftests/tor/tor_vectors.c \
+		$(TOP)/selftests/tor/vec_hex.h $(TOP)/selftests/ktap.h \
+		$(TOR_MODEL_LIB) $$(TOR_MODEL_HDRS)
+	$(call cc-prog,$(TOR_CFLAGS),$< $(TOR_MODEL_LIB))
+
+ALL_TARGETS += $(TOR_TEST_DIR)/tor_vectors
+
+# libFuzzer + ASan/UBSan build of the whole model from source: the
+# sanitizers must instrument every object, so this one recompiles the
+# sources with clang instead of linking the libraries.
+$(TOR_TEST_DIR)/fuzz_tor: $(TOP)/selftests/tor/fuzz_tor.c $$(TOR_MODEL_SRCS) \
+		$$(TOR_MODEL_HDRS)
+	$(call clang-fuzz,$(COMMON_CFLAGS) -O1 -I$(TOP)/p4/model \
+		-fno-sanitize-recover=undefined,$< $(TOR_MODEL_SRCS))
+
+ALL_TARGETS += $(TOR_TEST_DIR)/fuzz_tor
+
+$(TOR_TEST_DIR)/tor_ring: $(TOP)/selftests/tor/tor_ring.c $$(P4CFG_OBJ) \
+		$(TOR_MODEL_LIB) $(LIBRINA_CORE_A) $$(TOR_MODEL_HDRS) \
+		$(TOP)/p4/cfg/p4cfg.h $(TOP)/core/schedule.h $(TOP)/core/plan.h \
+		$(TOP)/selftests/ktap.h
+	$(call cc-prog,$(TOR_CFLAGS) -I$(TOP)/p4/cfg,\
+		$< $(P4CFG_OBJ) $(TOR_MODEL_LIB) $(LIBRINA_CORE_A))
+
+ALL_TARGETS += $(TOR_TEST_DIR)/tor_ring
+
+$(TOR_TEST_DIR)/p4_lockstep: $(TOP)/selftests/tor/p4_lockstep.c \
+		$(TOP)/selftests/ktap.h $$(TOR_MODEL_HDRS)
+	$(call cc-prog,$(TOR_CFLAGS),$<,-ljansson)
+
+ALL_TARGETS += $(TOR_TEST_DIR)/p4_lockstep
+
+$(TOR_TEST_DIR)/tor_replay: $(TOP)/selftests/tor/tor_replay.c \
+		$(TOP)/selftests/tor/vec_hex.h $(TOP)/selftests/ktap.h
+	$(call cc-prog,$(USER_CFLAGS),$<)
+
+ALL_TARGETS += $(TOR_TEST_DIR)/tor_replay
+
+$(TOR_TEST_DIR)/tor_ctrl: $(TOP)/selftests/tor/tor_ctrl.c $(LIBRINA_CORE_A) \
+		$(TOP)/core/plan.h $(TOP)/user/lib/jobfile.h
+	$(call cc-prog,$(USER_CFLAGS) -I$(TOP)/user/lib,$< $(LIBRINA_CORE_A))
+
+ALL_TARGETS += $(TOR_TEST_DIR)/tor_ctrl

@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: GPL-2.0
+# The kernel module's guest tests: rina_kmod_test (every genl op and
+# ioctl, run in a qemu guest by scripts/vm/run-vm-tests.sh) and
+# `make vm-tests`, everything a guest run needs.
+
+# The guest's C test of every genl op and ioctl (shared libmnl client).
+VMTEST_BIN := $(BUILD)/selftests/vm/rina_kmod_test
+ALL_TARGETS += $(VMTEST_BIN)
+
+.PHONY: vm-tests
+vm-tests: $(VMTEST_BIN) $$(KMOD_KOS) $(BIN)/rinactl $(BIN)/rina-bench
+
+# (rinactl's own rgenl.o, compiled once)
+$(VMTEST_BIN): $(TOP)/selftests/vm/rina_kmod_test.c \
+		$(OBJ)/user/rinactl/rgenl.o $(TOP)/user/rinactl/rgenl.h \
+		$(TOP)/include/uapi/linux/rina.h $(TOP)/selftests/ktap.h
+	$(call cc-prog,$(USER_CFLAGS) -I$(TOP)/user/rinactl,\
+		$< $(OBJ)/user/rinactl/rgenl.o,-lmnl)

@@ -1,0 +1,1295 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Rina in the simulator, on the project's protocol code:
+ *   - the ring, schedule, slots and sequence numbers: core/plan.c,
+ *     core/schedule.h (the same rina_ring_build(), rina_sched_init(),
+ *     rina_seq(), rina_ordinal() every host uses);
+ *   - the INA ToR: the C switch model (p4/model) configured by the
+ *     rina-p4cfg generator (p4/cfg/p4cfg.c), one instance per INA rack,
+ *     run per packet by the rack's ToR node;
+ *   - the agent: core/agent.c behind a struct rina_agent_ops whose send
+ *     and clock are the simulator's;
+ *   - every sender's window: core/cc.c with core/rtt.h.
+ * Re-implemented here, after Documentation/protocol.md and
+ * protocol-ina.md section 8 (librina's ring.c and ina_worker.c are tied
+ * to sockets and threads): the autonomous ring member and the INA rack's
+ * worker. The same ring member runs plain RAR and H-AR's phases.
+ */
+#include "sim.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <arpa/inet.h>
+
+using namespace ns3;
+
+namespace rsim {
+
+enum { O_NONE, O_WAIT, O_READY, O_SENT, O_ACKED };
+
+struct Ring {
+	uint16_t job;
+	struct rina_job_desc *jd;
+	struct rina_ring ring;
+	struct rina_sched s;
+	uint32_t nord;
+	bool rs, ag, ina;
+	bool input_from_result = false;
+	const struct rina_sched *vbase = nullptr;
+	unsigned vchunk = 0;
+	std::vector<unsigned> glob;	/* ring rank -> simulator rank */
+	std::vector<int> local;		/* simulator rank -> ring rank */
+};
+
+static uint64_t view(const Ring *R, uint64_t i)
+{
+	const struct rina_sched *b = R->vbase;
+	uint64_t pe, blk, rem;
+
+	if (!b)
+		return i;
+	pe = (uint64_t)b->P * b->E;
+	blk = i / pe;
+	rem = i % pe;
+	return rina_pkt_off(b, blk, R->vchunk, (uint32_t)(rem / b->E)) +
+	       rem % b->E;
+}
+
+static uint32_t input(const Ring *R, unsigned g, uint64_t i)
+{
+	if (R->input_from_result)
+		return g_result[g][view(R, i)];
+	return tensor_val(g, view(R, i));
+}
+
+/* Addresses of ring member k: the agent's ip and port 0x524f if INA. */
+static void member_addr(const Ring *R, unsigned k, uint32_t *ip,
+			unsigned *port)
+{
+	const struct rina_member *m = &R->ring.m[k];
+
+	*ip = ntohl(R->jd->ranks[m->agent].ip);
+	*port = m->ina ? RINA_UDP_PORT_AGENT : RINA_UDP_PORT_WORKER;
+}
+
+static uint8_t g_tx[RINA_TOR_FRAME_MAX];
+static void local_deliver(unsigned rank, const uint8_t *f, unsigned len);
+
+/* ---- a ring member or an INA rack's worker ------------------------------ */
+
+struct RingPart {
+	Ring *R;
+	unsigned g;		/* simulator rank */
+	unsigned lr;		/* ring rank */
+	unsigned me, next;	/* member indices */
+	bool inaw;		/* worker of an INA member */
+	bool agent_host;	/* its rank hosts the member's agent */
+	bool started = false, finished = false;
+	int phase;
+	void (*done)(unsigned, int);
+	Host *h;
+
+	uint32_t sm;		/* member whose ordinals the stream uses */
+	std::vector<uint8_t> ost;
+	std::vector<uint64_t> tsent;
+	std::vector<uint8_t> tries;
+	std::vector<uint32_t> odata;	/* upstream partials (verify) */
+	std::vector<uint16_t> onc;
+	std::vector<uint8_t> sr_have, ag_have, agst, aghop;
+	std::vector<uint64_t> agsent;
+	std::vector<uint8_t> agtries;
+	struct rina_rtt agrtt = {};	/* allgather hop: its own estimator */
+	uint32_t lo = 0, scanned = 0, acked = 0, nsend = 0;
+	std::deque<uint32_t> fifo, agfifo;
+	EventId timer, agtimer, nack_timer;
+	Flow fl;
+	uint64_t got = 0, target = 0;
+	std::vector<std::vector<uint8_t>> early;	/* before start */
+
+	/* batched ACKs to the upstream member */
+	std::vector<uint32_t> ack_sr, ack_ag;
+	uint32_t ack_ip = 0;
+	unsigned ack_port = 0;
+	bool ack_ce_sr = false, ack_ce_ag = false;
+	EventId ack_ev;
+
+	/*
+	 * The congestion window, but never below P + 1 ordinals: member i's
+	 * first ordinal completes only when member i + 1's workers reach
+	 * ordinal P (its step 1 of chunk i), so a smaller window deadlocks
+	 * a ring of INA members.
+	 */
+	unsigned win() const
+	{
+		unsigned w = fl.window(), f = R->s.P + 1;
+
+		return w < f ? f : w;
+	}
+	/*
+	 * The retransmission timer. An INA worker's contribution completes
+	 * only when the whole slot and the downstream member's slot did,
+	 * which depends on every contributor's window: librina gives them
+	 * 2 x RTO, at least 10 ms (protocol-ina.md section 8); here at
+	 * least ten path floors, since the simulated paths are faster.
+	 */
+	uint64_t rto() const
+	{
+		uint64_t r = fl.rto();
+
+		if (!R->ina)
+			return r;
+		r *= 2;
+		return r < 10 * R->jd->rto_us ? 10 * R->jd->rto_us : r;
+	}
+	/*
+	 * Allgather data are forwarded as they come (not windowed) and wait
+	 * in the NIC behind the reduce-scatter window: their timer follows
+	 * their own round trips.
+	 */
+	uint64_t ag_rto() const
+	{
+		uint64_t f = fl.floor_us;
+
+		uint64_t r;
+
+		if (!agrtt.srtt_us)
+			return 10 * f;
+		r = rina_rtt_rto(&agrtt, f, f > 50000 ? 2 * f : 50000);
+		return r < 2 * agrtt.srtt_us ? 2 * agrtt.srtt_us : r;
+	}
+	void init();
+	void start();
+	void rx(const uint8_t *f, unsigned len, bool ce);
+	void pump();
+	void send_ord(uint32_t o, bool retx);
+	void arm();
+	void on_timer();
+	void ag_send(uint32_t seq, bool retx);
+	void ag_arm();
+	void on_agtimer();
+	void ack_add(uint32_t seq, bool ag, uint32_t ip, unsigned port,
+		     bool ce);
+	void ack_flush();
+	void sr_acked(uint32_t seq, bool ce, uint64_t now);
+	void store_result(uint32_t seq, const uint8_t *f, bool own);
+	void check_done();
+	void nack();
+	uint32_t own_elems() const;
+};
+
+uint32_t RingPart::own_elems() const
+{
+	const struct rina_sched *s = &R->s;
+	uint32_t c = rina_own_chunk(me, s->L), n = 0, p;
+	uint64_t b;
+
+	for (b = 0; b < s->nblocks; b++)
+		for (p = 0; p < s->P; p++)
+			n += rina_pkt_len(s, b, c, p);
+	return n;
+}
+
+void RingPart::init()
+{
+	const struct rina_sched *s = &R->s;
+	uint32_t o, c, p, t, L = s->L;
+	uint64_t b;
+
+	next = rina_ring_next(&R->ring, me);
+	sm = inaw ? me : next;
+	ost.assign(R->nord, O_NONE);
+	tsent.assign(R->nord, 0);
+	tries.assign(R->nord, 0);
+	onc.assign(R->nord, 0);
+	if (g_cfg.verify && !inaw)
+		odata.assign((uint64_t)R->nord * s->E, 0);
+	sr_have.assign(s->seqs, 0);
+	ag_have.assign(s->seqs, 0);
+	agst.assign(s->seqs, 0);
+	aghop.assign(s->seqs, 0);
+	agsent.assign(s->seqs, 0);
+	agtries.assign(s->seqs, 0);
+	fl.init(R->jd->window, R->jd->rto_us);
+	for (o = 0; o < R->nord; o++) {
+		b = o / ((uint64_t)L * s->P);
+		t = (o / s->P) % L;
+		p = o % s->P;
+		c = rina_sr_chunk(sm, t, L);
+		if (!R->rs || !rina_pkt_sent(s, b, c, p))
+			continue;
+		if (inaw)
+			ost[o] = O_READY;
+		else if (t == 0)
+			continue;	/* our own chunk: never sent in SR */
+		else
+			ost[o] = t == 1 ? O_READY : O_WAIT;
+	}
+	if (R->rs && R->ag)
+		target = s->count;
+	else if (R->rs)
+		target = own_elems();
+	else
+		target = s->count;
+	while (lo < R->nord && (ost[lo] == O_NONE || ost[lo] == O_ACKED))
+		lo++;
+	scanned = lo;
+}
+
+void RingPart::start()
+{
+	const struct rina_sched *s = &R->s;
+	uint32_t c, p, L = s->L;
+	uint64_t b;
+
+	started = true;
+	if (L == 1 && !inaw) {
+		/* a ring of one: the result is our own data */
+		uint64_t i;
+
+		if (g_cfg.verify && R->rs)
+			for (i = 0; i < s->count; i++)
+				g_result[g][view(R, i)] = input(R, g, i);
+		got = target;
+		check_done();
+		return;
+	}
+	if (!R->rs) {
+		/* allgather only: our own chunk is reduced already */
+		c = rina_own_chunk(me, L);
+		got = own_elems();
+		for (b = 0; b < s->nblocks; b++)
+			for (p = 0; p < s->P; p++) {
+				uint32_t seq = rina_seq(s, b, c, p, 1);
+
+				if (!rina_pkt_sent(s, b, c, p) || L < 2)
+					continue;
+				ag_have[seq] = 1;
+				agst[seq] = 1;
+				aghop[seq] = 1;
+				ag_send(seq, false);
+			}
+	}
+	pump();
+	for (auto &f : early)
+		rx(f.data(), (unsigned)f.size(), false);
+	early.clear();
+	check_done();
+}
+
+void RingPart::send_ord(uint32_t o, bool retx)
+{
+	const struct rina_sched *s = &R->s;
+	uint32_t L = s->L, t = (o / s->P) % L, p = o % s->P;
+	uint32_t c = rina_sr_chunk(sm, t, L), n, i, dip;
+	uint64_t b = o / ((uint64_t)L * s->P), off;
+	unsigned dport, len;
+	static uint32_t words[RINA_MAX_ELEMS];
+	Hdr r;
+
+	n = rina_pkt_len(s, b, c, p);
+	off = rina_pkt_off(s, b, c, p);
+	r.op = inaw ? RINA_OP_SR_CONTRIB : RINA_OP_SR_PARTIAL;
+	r.flags = retx ? RINA_F_RETX : 0;
+	r.job = R->job;
+	r.step = (uint8_t)t;
+	r.src = (uint16_t)lr;
+	r.chunk = (uint16_t)c;
+	r.slot = (uint16_t)(o);
+	r.seq = rina_seq(s, b, c, p, 0);
+	r.n = (uint16_t)rina_wire_elems(n);
+	r.P = (uint16_t)s->P;
+	words[0] = 0;
+	if (inaw) {
+		r.nc = 1;
+		if (g_cfg.verify)
+			for (i = 0; i < n; i++)
+				words[i] = input(R, g, off + i);
+		if (agent_host) {
+			dip = tor_ip(h->rack);
+		} else {
+			member_addr(R, me, &dip, &dport);
+		}
+		dport = RINA_UDP_PORT_AGENT;
+	} else {
+		r.nc = t == 1 ? 1 : onc[o];
+		if (g_cfg.verify) {
+			const uint32_t *up = &odata[(uint64_t)o * s->E];
+
+			for (i = 0; i < n; i++)
+				words[i] = (t == 1 ? 0 : up[i]) +
+					   input(R, g, off + i);
+		}
+		member_addr(R, next, &dip, &dport);
+	}
+	len = build_frame(g_tx, h->ip, RINA_UDP_PORT_WORKER, dip, dport, r,
+			  g_cfg.verify ? words : nullptr);
+	if (retx) {
+		g_st.retx++;
+		if (tries[o] < 255)
+			tries[o]++;
+	}
+	tsent[o] = now_us();
+	fifo.push_back(o);
+	host_send(*h, g_tx, len);
+	arm();
+}
+
+void RingPart::pump()
+{
+	uint32_t hi;
+
+	if (!started)
+		return;
+	hi = lo + win();
+	if (hi > R->nord)
+		hi = R->nord;
+	for (; scanned < hi; scanned++)
+		if (ost[scanned] == O_READY) {
+			ost[scanned] = O_SENT;
+			send_ord(scanned, false);
+		}
+}
+
+void RingPart::arm()
+{
+	uint64_t at;
+
+	if (timer.IsRunning() || fifo.empty())
+		return;
+	at = tsent[fifo.front()] + rto();
+	timer = Simulator::Schedule(MicroSeconds(at > now_us() ?
+				    at - now_us() : 0),
+				    &RingPart::on_timer, this);
+}
+
+void RingPart::on_timer()
+{
+	uint64_t now = now_us(), r = rto();
+	unsigned n = 0;
+	bool fired = false;
+
+	while (!fifo.empty()) {
+		uint32_t o = fifo.front();
+
+		if (ost[o] != O_SENT) {
+			fifo.pop_front();
+			continue;
+		}
+		if (tsent[o] + r > now || n >= 64)
+			break;
+		fifo.pop_front();
+		if (tsent[o] + r > now)
+			continue;	/* resent since */
+		if (g_cfg.trace)
+			fprintf(stderr, "%.3f rank %u timeout ordinal %u (lo %u "
+				"scanned %u win %u rto %lu srtt %lu age %lu st %u) "
+				"chunk %u\n", now_us_f(), g,
+				o, lo, scanned, win(), (unsigned long)r,
+				(unsigned long)fl.rtt.srtt_us,
+				(unsigned long)(now - tsent[o]), ost[o],
+				rina_sr_chunk(sm, (o / R->s.P) % R->s.L,
+					      R->s.L));
+		if (!fired) {
+			rina_cc_on_timeout(&fl.cc, tries[o] + 1, &fl.rtt, now);
+			g_st.timeouts++;
+			fired = true;
+		}
+		send_ord(o, true);
+		n++;
+	}
+	arm();
+}
+
+void RingPart::sr_acked(uint32_t seq, bool ce, uint64_t now)
+{
+	struct rina_pkt_id id;
+	uint64_t o;
+
+	if (seq >= R->s.seqs)
+		return;
+	rina_seq_decode(&R->s, seq, &id);
+	o = rina_ordinal(&R->s, sm, id.block, id.chunk, id.pkt);
+	if (o >= R->nord || ost[o] != O_SENT)
+		return;
+	ost[o] = O_ACKED;
+	acked++;
+	if (!tries[o]) {
+		rina_rtt_update(&fl.rtt, now - tsent[o], now);
+		rina_cc_on_ack(&fl.cc, 1, ce, now - tsent[o], &fl.rtt, now);
+	} else {
+		rina_cc_on_ack(&fl.cc, 1, ce, 0, &fl.rtt, now);
+	}
+}
+
+void RingPart::ag_send(uint32_t seq, bool retx)
+{
+	const struct rina_sched *s = &R->s;
+	struct rina_pkt_id id;
+	static uint32_t words[RINA_MAX_ELEMS];
+	uint32_t dip, n, i;
+	unsigned dport, len;
+	uint64_t off;
+	Hdr r;
+
+	rina_seq_decode(s, seq, &id);
+	n = rina_pkt_len(s, id.block, id.chunk, id.pkt);
+	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
+	r.op = RINA_OP_AG_DATA;
+	r.flags = RINA_F_AG_PHASE | (retx ? RINA_F_RETX : 0);
+	r.job = R->job;
+	r.hop = aghop[seq];
+	r.src = (uint16_t)lr;
+	r.chunk = (uint16_t)id.chunk;
+	r.seq = seq;
+	r.n = (uint16_t)rina_wire_elems(n);
+	r.P = (uint16_t)s->P;
+	r.nc = (uint16_t)R->jd->n_ranks;
+	words[0] = 0;
+	if (g_cfg.verify)
+		for (i = 0; i < n; i++)
+			words[i] = g_result[g][view(R, off + i)];
+	member_addr(R, next, &dip, &dport);
+	len = build_frame(g_tx, h->ip, RINA_UDP_PORT_WORKER, dip, dport, r,
+			  g_cfg.verify ? words : nullptr);
+	if (retx) {
+		g_st.retx++;
+		if (agtries[seq] < 255)
+			agtries[seq]++;
+	}
+	agsent[seq] = now_us();
+	agfifo.push_back(seq);
+	host_send(*h, g_tx, len);
+	ag_arm();
+}
+
+void RingPart::ag_arm()
+{
+	uint64_t at;
+
+	if (agtimer.IsRunning() || agfifo.empty())
+		return;
+	at = agsent[agfifo.front()] + ag_rto();
+	agtimer = Simulator::Schedule(MicroSeconds(at > now_us() ?
+				      at - now_us() : 0),
+				      &RingPart::on_agtimer, this);
+}
+
+void RingPart::on_agtimer()
+{
+	uint64_t now = now_us(), r = ag_rto();
+	unsigned n = 0;
+
+	while (!agfifo.empty() && n < 64) {
+		uint32_t seq = agfifo.front();
+
+		if (agst[seq] != 1) {
+			agfifo.pop_front();
+			continue;
+		}
+		if (agsent[seq] + r > now)
+			break;
+		agfifo.pop_front();
+		ag_send(seq, true);
+		n++;
+	}
+	ag_arm();
+}
+
+void RingPart::ack_add(uint32_t seq, bool ag, uint32_t ip, unsigned port,
+		       bool ce)
+{
+	std::vector<uint32_t> &v = ag ? ack_ag : ack_sr;
+
+	if ((ack_ip != ip || ack_port != port) &&
+	    (!ack_sr.empty() || !ack_ag.empty()))
+		ack_flush();
+	ack_ip = ip;
+	ack_port = port;
+	v.push_back(seq);
+	if (ce)
+		(ag ? ack_ce_ag : ack_ce_sr) = true;
+	if (v.size() >= 16) {
+		ack_flush();
+		return;
+	}
+	if (!ack_ev.IsRunning())
+		ack_ev = Simulator::Schedule(NanoSeconds(500),
+					     &RingPart::ack_flush, this);
+}
+
+void RingPart::ack_flush()
+{
+	for (int ag = 0; ag < 2; ag++) {
+		std::vector<uint32_t> &v = ag ? ack_ag : ack_sr;
+		Hdr r;
+		unsigned len;
+
+		if (v.empty())
+			continue;
+		r.op = RINA_OP_ACK;
+		r.flags = (ag ? RINA_F_AG_PHASE : 0) |
+			  ((ag ? ack_ce_ag : ack_ce_sr) ? RINA_F_ECN_ECHO : 0);
+		r.job = R->job;
+		r.src = (uint16_t)lr;
+		r.seq = v[0];
+		r.n = (uint16_t)v.size();
+		len = build_frame(g_tx, h->ip, RINA_UDP_PORT_WORKER, ack_ip,
+				  ack_port, r, v.data());
+		host_send(*h, g_tx, len);
+		v.clear();
+		(ag ? ack_ce_ag : ack_ce_sr) = false;
+	}
+	if (ack_ev.IsRunning())
+		ack_ev.Cancel();
+}
+
+void RingPart::store_result(uint32_t seq, const uint8_t *f, bool own)
+{
+	const struct rina_sched *s = &R->s;
+	struct rina_pkt_id id;
+	uint32_t n, i;
+	uint64_t off;
+
+	rina_seq_decode(s, seq, &id);
+	n = rina_pkt_len(s, id.block, id.chunk, id.pkt);
+	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
+	if (g_cfg.verify)
+		for (i = 0; i < n; i++)
+			g_result[g][view(R, off + i)] = f_word(f, i) +
+				(own ? input(R, g, off + i) : 0);
+	got += n;
+}
+
+void RingPart::check_done()
+{
+	if (finished || !started || got < target)
+		return;
+	finished = true;
+	if (done)
+		done(g, phase);
+}
+
+void RingPart::nack()
+{
+	const struct rina_sched *s = &R->s;
+	uint32_t miss[64], seq, k = 0, dip;
+	unsigned dport, len;
+	struct rina_pkt_id id;
+	Hdr r;
+
+	if (finished)
+		return;
+	for (seq = 0; seq < s->seqs && k < 64; seq++) {
+		rina_seq_decode(s, seq, &id);
+		if (!id.ag || ag_have[seq] ||
+		    !rina_pkt_len(s, id.block, id.chunk, id.pkt))
+			continue;
+		miss[k++] = seq;
+	}
+	if (k) {
+		r.op = RINA_OP_NACK;
+		r.flags = RINA_F_AG_PHASE;
+		r.job = R->job;
+		r.src = (uint16_t)lr;
+		r.seq = miss[0];
+		r.n = (uint16_t)k;
+		member_addr(R, me, &dip, &dport);
+		len = build_frame(g_tx, h->ip, RINA_UDP_PORT_WORKER, dip,
+				  dport, r, miss);
+		/* the agent shares our address: the kernel delivers locally */
+		if (agent_host)
+			local_deliver(g, g_tx, len);
+		else
+			host_send(*h, g_tx, len);
+		g_st.retx++;
+	}
+	nack_timer = Simulator::Schedule(MicroSeconds(2 * fl.rto()),
+					 &RingPart::nack, this);
+}
+
+void RingPart::rx(const uint8_t *f, unsigned len, bool ce)
+{
+	const struct rina_sched *s = &R->s;
+	unsigned op = f_op(f), n = f_n(f), i, L = s->L;
+	uint32_t seq = f_seq(f);
+	uint64_t now = now_us();
+	struct rina_pkt_id id;
+
+	if (!started) {
+		/*
+		 * A phase (H-AR) that has not started here yet: keep the data
+		 * and acknowledge it, as a receiver buffers a datagram.
+		 */
+		if (op == RINA_OP_SR_PARTIAL || op == RINA_OP_AG_DATA) {
+			early.emplace_back(f, f + len);
+			ack_add(seq, op == RINA_OP_AG_DATA, f_sip(f), f_sport(f),
+				ce);
+		}
+		return;
+	}
+	if (op == RINA_OP_ACK) {
+		bool cee = f_flags(f) & RINA_F_ECN_ECHO;
+
+		for (i = 0; i < n; i++) {
+			uint32_t sq = f_word(f, i);
+
+			if (f_flags(f) & RINA_F_AG_PHASE) {
+				if (inaw) {
+					/* the agent holds our own chunk */
+					if (sq < s->seqs) {
+						rina_seq_decode(s, sq, &id);
+						sr_acked(rina_seq(s, id.block,
+							 id.chunk, id.pkt, 0),
+							 cee, now);
+					}
+				} else if (sq < s->seqs && agst[sq] == 1) {
+					agst[sq] = 2;
+					if (!agtries[sq])
+						rina_rtt_update(&agrtt,
+							now - agsent[sq], now);
+				}
+			} else {
+				sr_acked(sq, cee, now);
+			}
+		}
+		while (lo < R->nord &&
+		       (ost[lo] == O_NONE || ost[lo] == O_ACKED))
+			lo++;
+		if (scanned < lo)
+			scanned = lo;
+		pump();
+		if (inaw && lo >= R->nord && got < target &&
+		    !nack_timer.IsRunning())
+			nack_timer = Simulator::Schedule(
+				MicroSeconds(2 * fl.rto()), &RingPart::nack,
+				this);
+		return;
+	}
+	if (seq >= s->seqs)
+		return;
+	rina_seq_decode(s, seq, &id);
+	if (op == RINA_OP_AG_DATA) {
+		if (!id.ag)
+			return;
+		if (!ag_have[seq]) {
+			ag_have[seq] = 1;
+			store_result(seq, f, false);
+			if (inaw) {
+				/* own chunk: complete on the agent's word */
+			} else if (f_hop(f) + 1u < L) {
+				agst[seq] = 1;
+				aghop[seq] = (uint8_t)(f_hop(f) + 1);
+				ag_send(seq, false);
+			}
+			check_done();
+		}
+		if (!inaw)
+			ack_add(seq, true, f_sip(f), f_sport(f), ce);
+		return;
+	}
+	if (op != RINA_OP_SR_PARTIAL || inaw || id.ag)
+		return;
+	if (!sr_have[seq]) {
+		uint32_t nn = rina_pkt_len(s, id.block, id.chunk, id.pkt);
+
+		sr_have[seq] = 1;
+		if (id.chunk == rina_own_chunk(me, L)) {
+			uint32_t ags = rina_seq(s, id.block, id.chunk, id.pkt,
+						1);
+
+			store_result(ags, f, true);
+			ag_have[ags] = 1;
+			if (R->ag && L > 1) {
+				agst[ags] = 1;
+				aghop[ags] = 1;
+				ag_send(ags, false);
+			}
+			check_done();
+		} else {
+			uint64_t o = rina_ordinal(s, next, id.block, id.chunk,
+						  id.pkt);
+
+			if (o < R->nord) {
+				if (g_cfg.verify)
+					for (i = 0; i < nn; i++)
+						odata[o * s->E + i] =
+							f_word(f, i);
+				onc[o] = (uint16_t)(f_nc(f) + 1);
+				if (ost[o] == O_WAIT) {
+					ost[o] = O_READY;
+					if (o < scanned) {
+						if (o < lo + win()) {
+							ost[o] = O_SENT;
+							send_ord((uint32_t)o,
+								 false);
+						} else {
+							scanned = (uint32_t)o;
+						}
+					}
+					pump();
+				}
+			}
+		}
+	}
+	ack_add(seq, false, f_sip(f), f_sport(f), ce);
+}
+
+/* ---- rings ------------------------------------------------------------------ */
+
+static std::vector<Ring *> g_rings;
+
+Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job,
+	       uint64_t count, bool rs, bool ag)
+{
+	Ring *R = new Ring();
+	struct rina_job_desc *jd = (struct rina_job_desc *)calloc(1,
+								 sizeof(*jd));
+	unsigned i, x = 0;
+	std::vector<int> rack_of(g_cfg.k, -1);
+
+	R->job = job;
+	R->jd = jd;
+	R->rs = rs;
+	R->ag = ag;
+	R->local.assign(g_N, -1);
+	jd->job_id = job;
+	jd->elems = (uint16_t)g_cfg.E;
+	jd->window = (uint16_t)g_cfg.W;
+	jd->timeout_ms = 10000;
+	jd->rto_us = (uint32_t)path_floor_us(g_cfg.W);
+	for (i = 0; i < ranks.size(); i++) {
+		Host &h = g_hosts[ranks[i]];
+
+		if (rack_of[h.rack] < 0) {
+			rack_of[h.rack] = (int)jd->n_racks;
+			jd->racks[jd->n_racks].id = (uint16_t)h.rack;
+			jd->racks[jd->n_racks].ina = job == 7 &&
+				g_cfg.ina[h.rack];
+			jd->racks[jd->n_racks].tor_ip = htonl(tor_ip(h.rack));
+			jd->racks[jd->n_racks].tor_port =
+				htons(RINA_UDP_PORT_AGENT);
+			x += jd->racks[jd->n_racks].ina;
+			jd->n_racks++;
+		}
+		jd->ranks[i].ip = htonl(h.ip);
+		jd->ranks[i].port = htons(RINA_UDP_PORT_WORKER);
+		jd->ranks[i].rack = (uint16_t)h.rack;
+		ip_mac(h.ip, jd->ranks[i].mac);
+		R->glob.push_back(ranks[i]);
+		R->local[ranks[i]] = (int)i;
+	}
+	jd->n_ranks = (uint16_t)ranks.size();
+	if (rina_job_validate(jd).err != RINA_JOB_OK) {
+		fprintf(stderr, "rina-sim: job rejected: %s\n",
+			rina_job_err_names[rina_job_validate(jd).err]);
+		exit(2);
+	}
+	rina_ring_build(jd, 1, &R->ring);
+	R->ina = x > 0;
+	/* protocol.md section 4: with INA members P <= W/4 - 1 */
+	if (rina_sched_init(&R->s, count, R->ring.L, g_cfg.E,
+			    R->ina ? g_cfg.W / 4 : g_cfg.W) != RINA_SCHED_OK) {
+		fprintf(stderr, "rina-sim: the schedule does not fit\n");
+		exit(2);
+	}
+	R->s.pad = R->ina;
+	R->nord = (uint32_t)(R->s.nblocks * R->s.L * R->s.P);
+	g_rings.push_back(R);
+	return R;
+}
+
+void ring_set_view(Ring *R, const struct rina_sched *base, unsigned chunk)
+{
+	R->vbase = base;
+	R->vchunk = chunk;
+	R->input_from_result = true;
+}
+
+uint64_t ring_count(const Ring *R)
+{
+	return R->s.count;
+}
+
+const struct rina_sched *ring_sched(const Ring *R)
+{
+	return &R->s;
+}
+
+/* Hosts: every part of every ring a rank takes part in, and an agent. */
+class RinaHost;
+static std::vector<RinaHost *> g_rh;
+
+class RinaHost : public Endpoint {
+public:
+	Host *h;
+	std::vector<RingPart *> parts;
+	struct rina_agent_core *agent = nullptr;
+	EventId tick_ev;
+	uint64_t tick_at = ~0ULL;
+	void Start() override {}
+	void Rx(const uint8_t *f, unsigned len, bool ce) override;
+	void tick();
+	void tick_soon(uint64_t us);
+};
+
+RingPart *ring_join(Ring *R, unsigned rank, void (*done)(unsigned, int),
+		    int phase)
+{
+	RingPart *p = new RingPart();
+	unsigned lr = (unsigned)R->local[rank];
+	const struct rina_member *mm;
+
+	p->R = R;
+	p->g = rank;
+	p->lr = lr;
+	p->me = R->ring.member_of[lr];
+	mm = &R->ring.m[p->me];
+	p->inaw = mm->ina;
+	p->agent_host = mm->ina && mm->agent == lr;
+	p->done = done;
+	p->phase = phase;
+	p->h = &g_hosts[rank];
+	p->init();
+	if (!g_rh[rank]) {
+		g_rh[rank] = new RinaHost();
+		g_rh[rank]->h = &g_hosts[rank];
+		g_hosts[rank].ep = g_rh[rank];
+	}
+	g_rh[rank]->parts.push_back(p);
+	return p;
+}
+
+void rina_sim_hosts_init()
+{
+	g_rh.assign(g_N, nullptr);
+}
+
+void ring_start(RingPart *p)
+{
+	p->start();
+}
+
+/* ---- the agent's host environment ---------------------------------------- */
+
+/* Size-class free lists: no heap churn for the agent's per-packet copies. */
+static std::map<uint32_t, std::vector<void *>> g_free;
+
+static void *ag_zalloc(void *, __u32 size)
+{
+	std::vector<void *> &l = g_free[size];
+	uint32_t *p;
+
+	if (!l.empty()) {
+		p = (uint32_t *)l.back();
+		l.pop_back();
+	} else {
+		p = (uint32_t *)malloc(size + 16);
+		if (!p)
+			return nullptr;
+		p[0] = size;
+		p += 4;
+	}
+	memset(p, 0, size);
+	return p;
+}
+
+static void ag_free(void *, void *q)
+{
+	uint32_t *p = (uint32_t *)q;
+
+	if (!p)
+		return;
+	g_free[p[-4]].push_back(p);
+}
+
+static __u64 ag_now(void *)
+{
+	return now_us();
+}
+
+static void ag_event(void *, enum rina_agent_event ev, __u32);
+
+static void deliver_local(RinaHost *rh, std::vector<uint8_t> f)
+{
+	rh->Rx(f.data(), (unsigned)f.size(), false);
+}
+
+static void local_deliver(unsigned rank, const uint8_t *f, unsigned len)
+{
+	Simulator::ScheduleNow(&deliver_local, g_rh[rank],
+			       std::vector<uint8_t>(f, f + len));
+}
+
+static void ag_send_fn(void *ctx, const struct rina_agent_addr *to,
+		       const void *buf, __u32 len)
+{
+	RinaHost *rh = (RinaHost *)ctx;
+	static uint8_t fr[RINA_TOR_FRAME_MAX];
+	const struct rina_hdr *rh_hdr = (const struct rina_hdr *)buf;
+	unsigned op = rina_hdr_opcode(rh_hdr);
+	uint32_t dip = ntohl(to->ip);
+	Hdr dummy;
+	unsigned flen;
+
+	if (len + kRina > sizeof(fr))
+		return;
+	dummy.n = 0;
+	flen = build_frame(fr, rh->h->ip, RINA_UDP_PORT_AGENT, dip,
+			   ntohs(to->port), dummy, nullptr);
+	/* the agent's datagram replaces the header build_frame wrote */
+	memcpy(fr + kRina, buf, len);
+	flen = kRina + len;
+	put16(fr + kEthIp + 2, flen - kEthIp);
+	put16(fr + kUdp + 4, flen - kUdp);
+	{
+		unsigned i, sum = 0;
+
+		put16(fr + kEthIp + 10, 0);
+		for (i = 0; i < 20; i += 2)
+			sum += get16(fr + kEthIp + i);
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+		put16(fr + kEthIp + 10, ~sum & 0xffff);
+	}
+	if (g_cfg.trace && op != RINA_OP_AG_DATA)
+		fprintf(stderr, "%.3f agent %u sends op %u fl %02x seq %u n %u "
+			"to %08x:%x\n", now_us_f(), rh->h->id, op,
+			rh_hdr->flags, ntohl(rh_hdr->seq),
+			ntohs(rh_hdr->n_elem), dip, ntohs(to->port));
+	if ((op == RINA_OP_AG_DATA) && (rh_hdr->flags & RINA_F_RETX))
+		g_st.retx++;
+	if (dip == rh->h->ip) {
+		Simulator::ScheduleNow(&deliver_local, rh,
+				       std::vector<uint8_t>(fr, fr + flen));
+		return;
+	}
+	host_send(*rh->h, fr, flen);
+}
+
+static const struct rina_agent_ops g_agent_ops = {
+	ag_zalloc, ag_free, ag_now, ag_send_fn, nullptr, nullptr, nullptr,
+	nullptr, ag_event,
+};
+
+void RinaHost::tick()
+{
+	__u64 w;
+
+	tick_at = ~0ULL;
+	if (!agent)
+		return;
+	w = rina_agent_core_tick(agent);
+	if (w != RINA_AGENT_NO_WAIT)
+		tick_soon(w ? w : 1);
+}
+
+void RinaHost::tick_soon(uint64_t us)
+{
+	uint64_t at = now_us() + us;
+
+	if (tick_at <= at && tick_ev.IsRunning())
+		return;
+	if (tick_ev.IsRunning())
+		tick_ev.Cancel();
+	tick_at = at;
+	tick_ev = Simulator::Schedule(MicroSeconds(us), &RinaHost::tick, this);
+}
+
+void RinaHost::Rx(const uint8_t *f, unsigned len, bool ce)
+{
+	unsigned job;
+
+	if (len < kPay || f[12] != 8 || f[13] != 0 || f[kEthIp + 9] != 17 ||
+	    !rina_port_match(f_dport(f)) ||
+	    rina_hdr_check((const struct rina_hdr *)(f + kRina), len - kRina))
+		return;
+	if (f_dport(f) == RINA_UDP_PORT_AGENT) {
+		struct rina_agent_addr from;
+
+		if (!agent)
+			return;
+		from.ip = htonl(f_sip(f));
+		from.port = htons((uint16_t)f_sport(f));
+		from.pad = 0;
+		rina_agent_core_rx(agent, f + kRina, len - kRina, &from);
+		if (g_cfg.trace)
+			fprintf(stderr, "%.3f agent %u rx op %u fl %02x seq %u "
+				"tor %d held %u\n", now_us_f(), h->id, f_op(f),
+				f_flags(f), f_seq(f), agent->tor_state,
+				agent->n_held);
+		tick_soon(1);
+		return;
+	}
+	/*
+	 * --agent-copy local: the agent takes the ToR's allgather data from
+	 * its rank's copy, in the host, instead of a second copy on the link.
+	 */
+	if (agent && g_cfg.agent_local && f_op(f) == RINA_OP_AG_DATA &&
+	    (f_flags(f) & RINA_F_FROM_SWITCH) && f_sip(f) == h->ip &&
+	    f_sport(f) == RINA_UDP_PORT_AGENT) {
+		struct rina_agent_addr from;
+
+		from.ip = htonl(f_sip(f));
+		from.port = htons(RINA_UDP_PORT_AGENT);
+		from.pad = 0;
+		rina_agent_core_rx(agent, f + kRina, len - kRina, &from);
+		tick_soon(1);
+	}
+	job = f_job(f);
+	for (auto *p : parts)
+		if (p->R->job == job) {
+			p->rx(f, len, ce);
+			return;
+		}
+}
+
+/* ---- the INA ToR: the C switch model on a ToR node ------------------------ */
+
+static struct rina_tor_out g_tor_out;
+
+class TorApp : public SwitchApp {
+public:
+	unsigned rack;
+	uint32_t agent_ip;
+	struct rina_tor *sw;
+	bool Rx(unsigned port, const uint8_t *f, unsigned len,
+		bool ce) override;
+};
+
+bool TorApp::Rx(unsigned port, const uint8_t *f, unsigned len, bool)
+{
+	uint32_t dip;
+	unsigned i;
+
+	if (len < kPay || f_dport(f) != RINA_UDP_PORT_AGENT ||
+	    f[kEthIp + 9] != 17)
+		return false;
+	dip = f_dip(f);
+	if (dip == tor_ip(rack) && f_op(f) == RINA_OP_CTRL &&
+	    len >= kPay + 16) {
+		/* the job is installed from the start (rina-tor's default) */
+		uint32_t type = f_word(f, 0);
+		static uint8_t r[kPay + 16];
+		unsigned rl;
+
+		if (type != RINA_CTRL_TOR_INSTALL &&
+		    type != RINA_CTRL_TOR_REMOVE)
+			return true;
+		memcpy(r, f, kPay + 16);
+		rl = kPay + 16;
+		ip_mac(f_sip(f), r);
+		ip_mac(dip, r + 6);
+		put32(r + kEthIp + 12, dip);
+		put32(r + kEthIp + 16, f_sip(f));
+		put16(r + kUdp, RINA_UDP_PORT_AGENT);
+		put16(r + kUdp + 2, f_sport(f));
+		r[kRina + 1] = RINA_F_FROM_SWITCH;
+		put16(r + kRina + 8, RINA_SRC_SWITCH | rack);
+		put32(r + kPay, RINA_CTRL_TOR_REPLY);
+		put32(r + kPay + 4, 0);
+		tor_forward(rack, r, rl, false);
+		return true;
+	}
+	if (dip != tor_ip(rack) && dip != agent_ip)
+		return false;
+	rina_tor_process(sw, port, f, len, &g_tor_out);
+	if (g_cfg.trace)
+		fprintf(stderr, "%.3f tor%u in port %u op %u fl %02x src %x "
+			"chunk %u seq %u slot %u n %u -> %u out\n", now_us_f(),
+			rack, port, f_op(f), f_flags(f), f_src(f), f_chunk(f),
+			f_seq(f), get16(f + 58), f_n(f), g_tor_out.n);
+	for (i = 0; i < g_tor_out.n; i++) {
+		const uint8_t *o = g_tor_out.pkt[i].data;
+
+		/* --agent-copy local: no agent replica on the wire */
+		if (g_cfg.agent_local && g_tor_out.pkt[i].len >= kPay &&
+		    f_op(o) == RINA_OP_AG_DATA &&
+		    f_dport(o) == RINA_UDP_PORT_AGENT && f_dip(o) == agent_ip)
+			continue;
+		tor_send(rack, g_tor_out.pkt[i].port, o, g_tor_out.pkt[i].len);
+	}
+	return true;
+}
+
+static std::vector<TorApp *> g_torapps;
+
+static int tor_install(TorApp *t, const struct rina_job_desc *jd)
+{
+	struct rina_p4cfg o;
+	char err[256], *buf = nullptr, *line, *save;
+	size_t sz = 0;
+	FILE *f = open_memstream(&buf, &sz);
+	unsigned k;
+
+	rina_p4cfg_defaults(&o);
+	o.rack = t->rack;
+	o.uplink = 0;
+	o.l2 = 1;
+	for (k = 0; k < jd->n_ranks; k++)
+		if (jd->ranks[k].rack == t->rack)
+			o.port_of[k] = 1 + g_hosts[k].idx;
+	if (!f || rina_p4cfg_write(f, jd, &o, err, sizeof(err))) {
+		fprintf(stderr, "rina-sim: ToR %u install: %s\n", t->rack, err);
+		return -1;
+	}
+	fclose(f);
+	rina_tor_init(t->sw);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(nullptr, "\n", &save))
+		if (rina_tor_cli(t->sw, line, err, sizeof(err))) {
+			fprintf(stderr, "rina-sim: ToR %u '%s': %s\n", t->rack,
+				line, err);
+			free(buf);
+			return -1;
+		}
+	free(buf);
+	return 0;
+}
+
+static void rina_done(unsigned rank, int)
+{
+	rank_done(rank);
+}
+
+static void tor_stats()
+{
+	if (g_cfg.trace)
+		for (auto *rh : g_rh)
+			for (auto *p : rh ? rh->parts : std::vector<RingPart *>())
+				if (!p->finished) {
+					uint32_t miss = 0, sq;
+
+					for (sq = 0; sq < p->R->s.seqs; sq++)
+						miss += !p->ag_have[sq];
+					fprintf(stderr, "# rank %u job %u: got "
+						"%lu/%lu lo %u/%u scanned %u "
+						"ag missing %u nack %d\n", p->g,
+						p->R->job,
+						(unsigned long)p->got,
+						(unsigned long)p->target, p->lo,
+						p->R->nord, p->scanned, miss,
+						p->nack_timer.IsRunning());
+				}
+	for (auto *t : g_torapps) {
+		g_st.tor_slots_done += t->sw->job_ctr[RINA_TC_SLOT_DONE];
+		g_st.tor_collisions += t->sw->job_ctr[RINA_TC_COLLISION];
+	}
+	for (auto *rh : g_rh)
+		if (rh && rh->agent)
+			g_st.agent_sw_slots += rh->agent->st.slots_done;
+}
+
+/*
+ * As librina: the agents ask their ToRs first (TOR_INSTALL, TOR_REPLY)
+ * and the ranks start when every agent has its answer; the allreduce
+ * time counts from there.
+ */
+static std::vector<RingPart *> g_parts;
+static unsigned g_tor_wait;
+
+static void start_parts()
+{
+	g_st.t_start_us = now_us_f();
+	for (auto *p : g_parts)
+		p->start();
+}
+
+static void ag_event(void *, enum rina_agent_event ev, __u32)
+{
+	if (ev == RINA_AGENT_EV_TOR && g_tor_wait && !--g_tor_wait)
+		Simulator::ScheduleNow(&start_parts);
+}
+
+static void start_all()
+{
+	for (auto *rh : g_rh)
+		if (rh && rh->agent)
+			g_tor_wait++;
+	if (!g_tor_wait) {
+		start_parts();
+		return;
+	}
+	for (auto *rh : g_rh)
+		if (rh && rh->agent)
+			rina_agent_core_tor_install(rh->agent);
+}
+
+int rina_setup()
+{
+	std::vector<unsigned> ranks;
+	std::vector<RingPart *> &ps = g_parts;
+	unsigned i, r, k;
+	Ring *R;
+
+	rina_sim_hosts_init();
+	for (i = 0; i < g_N; i++)
+		ranks.push_back(i);
+	R = ring_new(ranks, 7, g_cfg.size / 4, true, true);
+	for (i = 0; i < g_N; i++)
+		ps.push_back(ring_join(R, i, rina_done, 0));
+	/* an INA ToR and an agent per INA member */
+	for (k = 0; k < R->ring.L; k++) {
+		const struct rina_member *mm = &R->ring.m[k];
+		struct rina_agent_cfg ac;
+		TorApp *t;
+		RinaHost *rh;
+		unsigned prev = rina_ring_prev(&R->ring, k);
+		unsigned nx = rina_ring_next(&R->ring, k);
+		uint32_t ip;
+		unsigned port;
+
+		if (!mm->ina)
+			continue;
+		r = mm->rack;
+		t = new TorApp();
+		t->rack = r;
+		t->agent_ip = g_hosts[mm->agent].ip;
+		t->sw = (struct rina_tor *)calloc(1, sizeof(*t->sw));
+		if (!t->sw || tor_install(t, R->jd))
+			return 2;
+		set_tor_app(r, t);
+		g_torapps.push_back(t);
+		memset(&ac, 0, sizeof(ac));
+		ac.job_id = R->job;
+		ac.rank = mm->agent;
+		ac.elems = (uint16_t)g_cfg.E;
+		ac.n_local = mm->n_local;
+		ac.window = g_cfg.W;
+		ac.L = R->ring.L;
+		ac.member = k;
+		ac.rto_us = R->jd->rto_us;
+		ac.job_hash = rina_job_hash(R->jd);
+		member_addr(R, nx, &ip, &port);
+		ac.next.ip = htonl(ip);
+		ac.next.port = htons((uint16_t)port);
+		member_addr(R, prev, &ip, &port);
+		ac.prev.ip = htonl(ip);
+		ac.prev.port = htons((uint16_t)port);
+		ac.self.ip = htonl(g_hosts[mm->agent].ip);
+		ac.self.port = htons(RINA_UDP_PORT_AGENT);
+		ac.tor.ip = htonl(tor_ip(r));
+		ac.tor.port = htons(RINA_UDP_PORT_AGENT);
+		for (i = 0; i < mm->n_local; i++) {
+			unsigned rk = R->ring.order[mm->first + i];
+
+			ac.local[i].ip = htonl(g_hosts[rk].ip);
+			ac.local[i].port = htons(RINA_UDP_PORT_WORKER);
+		}
+		rh = g_rh[mm->agent];
+		rh->agent = (struct rina_agent_core *)calloc(1,
+							    sizeof(*rh->agent));
+		if (!rh->agent ||
+		    rina_agent_core_init(rh->agent, &ac, &g_agent_ops, rh)) {
+			fprintf(stderr, "rina-sim: agent init failed\n");
+			return 2;
+		}
+	}
+	Simulator::Schedule(Seconds(0), &start_all);
+	sim_at_end(&tor_stats);
+	return 0;
+}
+
+} // namespace rsim
