@@ -15,7 +15,15 @@ interleaved), then takes median, min and max of those ratios. Rows that
 carry tx_bytes (rina-bench) show, in the ratio column, the median of the
 largest per-rank tx_bytes over the size, against a plain ring's 2(n - 1)/n.
 
-usage: bench_agg.py [--json] [FILE...]   (stdin without FILE)
+Shaped runs (--rate RATE, the links' tc rate): per run also the largest
+per-rank wire_tx_bytes (what a rank's devices sent per call) and
+retx_bytes, and the efficiency: that largest wire_tx_bytes at RATE over
+the run's time (the slowest rank's); every variant's busbw ratio to
+mpi-ring of the same repetition ("vs_ring"); the busiest rank's cpu_util
+(share of a core during the timed calls, max over repetitions); the
+table shows those.
+
+usage: bench_agg.py [--json] [--rate RATE] [FILE...]   (stdin without FILE)
        bench_agg.py --tag TOPO VARIANT REP < rina-run.log >> rows.jsonl
   --tag: keep the JSON rows of one run's output, strip rina-run's
   "[rank N] " / "[mpirun] " prefixes and tag them with topo, variant, rep.
@@ -82,8 +90,26 @@ def run_stats(rows):
     busbw = algbw * 2 * (n - 1) / n if n > 1 else algbw
     wrong = sum(int(r.get("wrong", 0)) for r in rows)
     tx = max([int(r["tx_bytes"]) for r in rows if "tx_bytes" in r] or [0])
+    wire = max([float(r["wire_tx_bytes"]) for r in rows
+                if r.get("wire_tx_bytes") is not None] or [0])
+    retx = max([float(r["retx_bytes"]) for r in rows
+                if r.get("retx_bytes") is not None] or [0])
+    cpu = max([float(r["cpu_util"]) for r in rows
+               if r.get("cpu_util") is not None] or [0])
     return {"time_us": t, "busbw": busbw, "nranks": n, "wrong": wrong,
-            "tx_bytes": tx}
+            "tx_bytes": tx, "wire_tx_bytes": wire, "retx_bytes": retx,
+            "cpu_util": cpu}
+
+
+def parse_rate(s):
+    """tc rate syntax (25mbit, 1gbit, 3mbps) -> bit/s"""
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)(|[kmgt]i?)(bit|bps)",
+                     s.lower())
+    if not m:
+        raise ValueError("bad rate '%s'" % s)
+    mul = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 1024,
+           "mi": 1024 ** 2, "gi": 1024 ** 3, "ti": 1024 ** 4}[m.group(2)]
+    return float(m.group(1)) * mul * (8 if m.group(3) == "bps" else 1)
 
 
 def mmm(vals):
@@ -99,7 +125,7 @@ def aggregate(runs):
     return per
 
 
-def summarize(per):
+def summarize(per, rate_bps=None):
     out = []
     for (topo, variant, size) in sorted(per, key=lambda k: (k[0], k[2], k[1])):
         reps = per[(topo, variant, size)]
@@ -123,6 +149,22 @@ def summarize(per):
                           if rep in rina and reps[rep]["busbw"] > 0]
                 if ratios:
                     s.setdefault("ratio", {})[rv] = mmm(ratios)
+        if rate_bps:
+            wire = [r["wire_tx_bytes"] for r in reps.values()]
+            s["wire_tx_bytes"] = mmm(wire)
+            s["retx_bytes"] = mmm([r["retx_bytes"] for r in reps.values()])
+            s["cpu_util_max"] = max(r["cpu_util"] for r in reps.values())
+            if all(wire):
+                s["efficiency"] = mmm([r["wire_tx_bytes"] * 8 / rate_bps /
+                                       (r["time_us"] / 1e6)
+                                       for r in reps.values()])
+            ring = per.get((topo, "mpi-ring", size))
+            if ring:
+                ratios = [reps[rep]["busbw"] / ring[rep]["busbw"]
+                          for rep in sorted(reps)
+                          if rep in ring and ring[rep]["busbw"] > 0]
+                if ratios:
+                    s["vs_ring"] = mmm(ratios)
         base = per.get((topo, "rina-udp", size))
         if variant.startswith(("rina-ina", "rina-agent")) and base:
             # INA against plain Rina RAR on the same topology, same rep
@@ -174,12 +216,53 @@ def print_table(summary, f=sys.stdout):
         print(file=f)
 
 
+def human_bytes(b):
+    for unit, mul in (("M", 1 << 20), ("K", 1 << 10)):
+        if b >= mul:
+            return "%.2f%s" % (b / mul, unit)
+    return "%.0f" % b
+
+
+def print_shaped_table(summary, rate, f=sys.stdout):
+    for topo in sorted({s["topo"] for s in summary}):
+        rows = [s for s in summary if s["topo"] == topo]
+        nr = max(s["nranks"] for s in rows)
+        print("# topo %s, %d ranks, links shaped at %s; median [min..max] "
+              "over repetitions" % (topo, nr, rate), file=f)
+        print("# %6s  %-13s %4s  %-26s %-24s %-20s %9s %9s %5s  %s" %
+              ("size", "variant", "reps", "time_us", "busbw_GBps",
+               "efficiency", "wire/rank", "retx/rank", "cpu",
+               "busbw/mpi-ring"), file=f)
+        for s in rows:
+            eff = fmt(s["efficiency"], 3) if "efficiency" in s else "-"
+            wire = human_bytes(s["wire_tx_bytes"]["median"]) \
+                if "wire_tx_bytes" in s else "-"
+            retx = human_bytes(s["retx_bytes"]["median"]) \
+                if "retx_bytes" in s else "-"
+            ring = fmt(s["vs_ring"], 2) if "vs_ring" in s else "-"
+            wrong = "" if not s["wrong"] else "  WRONG %d" % s["wrong"]
+            cpu = "%.2f" % s["cpu_util_max"] if "cpu_util_max" in s else "-"
+            print("  %6s  %-13s %4d  %-26s %-24s %-20s %9s %9s %5s  %s%s" %
+                  (human(s["size"]), s["variant"], s["reps"],
+                   fmt(s["time_us"], 0), fmt(s["busbw_GBps"], 4), eff,
+                   wire, retx, cpu, ring, wrong), file=f)
+        print(file=f)
+
+
 def main(argv):
     if argv[:1] == ["--tag"]:
         if len(argv) != 4:
             print(__doc__, file=sys.stderr)
             return 2
         return 0 if tag(sys.stdin, argv[1], argv[2], argv[3]) else 1
+    rate = None
+    if "--rate" in argv:
+        i = argv.index("--rate")
+        if i + 1 >= len(argv):
+            print(__doc__, file=sys.stderr)
+            return 2
+        rate = argv[i + 1]
+        argv = argv[:i] + argv[i + 2:]
     as_json = "--json" in argv
     files = [a for a in argv if a != "--json"]
     lines = []
@@ -188,10 +271,13 @@ def main(argv):
     for name in files:
         with open(name) as fh:
             lines += fh.readlines()
-    summary = summarize(aggregate(load(lines)))
+    summary = summarize(aggregate(load(lines)),
+                        parse_rate(rate) if rate else None)
     if as_json:
         for s in summary:
             print(json.dumps(s, sort_keys=True))
+    elif rate:
+        print_shaped_table(summary, rate)
     else:
         print_table(summary)
     return 0 if summary else 1

@@ -9,7 +9,8 @@ $(BIN)/rina-run: $(TOP)/tools/rina-run/rina-run
 	$(Q)mkdir -p $(dir $@)
 	$(Q)install -m 0755 $< $@
 
-$(BIN)/mpi-bench: $(TOP)/tools/mpi-bench/mpi-bench.c $(TOP)/user/bench/size_arg.h
+$(BIN)/mpi-bench: $(TOP)/tools/mpi-bench/mpi-bench.c $(TOP)/user/bench/size_arg.h \
+		$(TOP)/user/bench/wire_stats.h
 	$(call cc-prog,-std=gnu11 -O2 -g -Wall -Wextra -Werror \
 		-I$(TOP)/user/bench,$<,-lm,OMPI_CC=$(CC) $(MPICC),MPICC)
 

@@ -18,7 +18,8 @@
  * place from a per-port receive ring (PACKET_RX_RING, TPACKET_V2), the
  * outputs of a batch written to their port's transmit ring
  * (PACKET_TX_RING) and sent with one send() each, past the qdisc
- * (PACKET_QDISC_BYPASS). (An AF_XDP
+ * (PACKET_QDISC_BYPASS; --qdisc sends through it, for ports that
+ * rina-run --rate shapes). (An AF_XDP
  * datapath with an XDP program steering Rina frames to XSKs is the
  * faster alternative; the model is the same.)
  *
@@ -117,6 +118,7 @@ static struct port ports[MAX_PORTS];
 static int n_ports;
 static volatile sig_atomic_t stop;
 static unsigned int rack;
+static int use_qdisc;	/* --qdisc: the ports' qdiscs shape what we send */
 
 static void on_signal(int sig)
 {
@@ -211,8 +213,14 @@ static int port_open(struct port *p, int filter_fd)
 	    setsockopt(p->fd, SOL_PACKET, PACKET_TX_RING, &treq,
 		       sizeof(treq)))
 		return -errno;
-	/* no qdisc on the way out (a veth has none to speak of anyway) */
-	setsockopt(p->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
+	/*
+	 * no qdisc on the way out (a veth has none to speak of), unless the
+	 * port is shaped: then its qdisc paces, queues and drops our frames
+	 * like the bridge's
+	 */
+	if (!use_qdisc)
+		setsockopt(p->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one,
+			   sizeof(one));
 	ring = mmap(NULL, rx_len + (size_t)RING_BLOCK * TX_BLOCKS,
 		    PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
 	if (ring == MAP_FAILED)
@@ -781,8 +789,9 @@ static int tx_init(void)
 	tx_copy_fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, 0);
 	if (tx_copy_fd < 0)
 		return -errno;
-	setsockopt(tx_copy_fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one,
-		   sizeof(one));
+	if (!use_qdisc)
+		setsockopt(tx_copy_fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one,
+			   sizeof(one));
 	for (i = 0; i < n_ports; i++) {
 		tx_sll[i].sll_family = AF_PACKET;
 		tx_sll[i].sll_ifindex = ports[i].ifindex;
@@ -859,11 +868,12 @@ static void usage(void)
 		"usage: rina-tor --job FILE [--job FILE]... --rack R [--bridge br0]\n"
 		"                [--epoch N] [--on-demand]\n"
 		"                [--stats FILE] [-j] [--drop VER_OP:RATE]...\n"
-		"                [--drop-out VER_OP:RATE]...\n"
+		"                [--drop-out VER_OP:RATE]... [--qdisc]\n"
 		"  runs in a ToR namespace whose bridge has ports up0, h0, h1...\n"
 		"  --drop 0x11:655  drop 1%% of SR_CONTRIB (ingress simulator)\n"
 		"  --drop-out 0x13:6554  drop 10%% of the AG_DATA copies the\n"
-		"                switch emits, each on its own (egress simulator)\n");
+		"                switch emits, each on its own (egress simulator)\n"
+		"  --qdisc       send through the ports' qdiscs (shaped links)\n");
 	exit(2);
 }
 
@@ -879,6 +889,7 @@ int main(int argc, char **argv)
 		{ "drop-out", required_argument, NULL, 'D' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "on-demand", no_argument, NULL, 'o' },
+		{ "qdisc", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *files[MAX_TOR_JOBS], *bridge = "br0", *stats = NULL;
@@ -904,6 +915,7 @@ int main(int argc, char **argv)
 		case 's': stats = optarg; break;
 		case 'j': jflag = 1; break;
 		case 'o': on_demand = 1; break;
+		case 'q': use_qdisc = 1; break;
 		case 'd':
 		case 'D': {
 			const char *pipe = c == 'd' ? "Ingress" : "Egress";

@@ -3,7 +3,9 @@
 # scripts/bench_agg.py (the aggregation behind make bench) on canned rows:
 # prefix stripping and tagging, slowest-rank time per run, busbw with the
 # run's rank count, median/min/max over repetitions, paired rina/MPI busbw
-# ratios, wrong counts, malformed rows ignored.
+# ratios, wrong counts, malformed rows ignored; shaped runs (--rate):
+# efficiency, wire and retransmitted bytes per rank, ratio to mpi-ring,
+# and the PNG plots.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/ktap.sh"
 AGG=$top/scripts/bench_agg.py
@@ -15,7 +17,7 @@ command -v python3 >/dev/null || {
 	ktap_plan 1; ktap_skip bench_agg "no python3"; exit 4
 }
 
-ktap_plan 8
+ktap_plan 10
 
 # 1: --tag keeps only the JSON rows of a rina-run log and tags them
 cat >"$tmp/log" <<'EOF'
@@ -94,6 +96,38 @@ if grep -qE '^ +1M +rina-udp +3 .* wire tx/size 1\.53 \(ring 1\.50\)$' "$tmp/tab
 	ktap_ok "wire_bytes_vs_ring_volume"
 else
 	ktap_fail "wire_bytes_vs_ring_volume"
+fi
+
+# 9: shaped: efficiency = largest wire bytes at the rate over the slowest
+# rank's time; retx and wire bytes the largest rank's; ratio to mpi-ring
+# paired by repetition (rep 0: 0.5 / 0.25 = 2, rep 1: 0.5 / 0.5 = 1)
+cat >"$tmp/shaped" <<'EOF'
+{"topo":"2x2","variant":"rina-udp","rep":0,"rank":0,"nranks":4,"size":1000000,"time_us":500000,"wire_tx_bytes":1500000,"retx_bytes":100,"cpu_util":0.1,"wrong":0}
+{"topo":"2x2","variant":"rina-udp","rep":0,"rank":1,"nranks":4,"size":1000000,"time_us":400000,"wire_tx_bytes":1000000,"retx_bytes":300,"cpu_util":0.2,"wrong":0}
+{"topo":"2x2","variant":"rina-udp","rep":1,"rank":0,"nranks":4,"size":1000000,"time_us":1000000,"wire_tx_bytes":1500000,"retx_bytes":0,"cpu_util":0.1,"wrong":0}
+{"topo":"2x2","variant":"mpi-ring","rep":0,"rank":0,"nranks":4,"size":1000000,"time_us":1000000,"wire_tx_bytes":1500000,"retx_bytes":0,"wrong":0}
+{"topo":"2x2","variant":"mpi-ring","rep":1,"rank":0,"nranks":4,"size":1000000,"time_us":1000000,"wire_tx_bytes":1500000,"retx_bytes":0,"wrong":0}
+EOF
+python3 "$AGG" --rate 25mbit --json "$tmp/shaped" >"$tmp/sum"
+ktap_check "shaped_efficiency_bytes_and_ring_ratio" expect rina-udp 2x2 1000000 \
+	'close(s["efficiency"]["max"], 1500000 * 8 / 25e6 / 0.5) and close(s["efficiency"]["min"], 1500000 * 8 / 25e6 / 1.0) and close(s["retx_bytes"]["max"], 300) and close(s["wire_tx_bytes"]["median"], 1500000) and close(s["vs_ring"]["max"], 2.0) and close(s["vs_ring"]["min"], 1.0) and close(s["cpu_util_max"], 0.2)'
+
+# 10: the plots of a shaped summary (Debian's matplotlib)
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+	sed 's/"variant":"rina-udp"/"variant":"rina-ina-x1"/' "$tmp/shaped" |
+		grep ina >"$tmp/shaped.ina"
+	cat "$tmp/shaped.ina" >>"$tmp/shaped"
+	python3 "$AGG" --rate 25mbit --json "$tmp/shaped" >"$tmp/sum"
+	/usr/bin/python3 "$top/scripts/bench_plot.py" "$tmp/sum" "$tmp" 25mbit \
+		>/dev/null
+	if [ "$(head -c 8 "$tmp/busbw_vs_size.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] &&
+	   [ "$(head -c 8 "$tmp/busbw_vs_ina_racks.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]; then
+		ktap_ok "shaped_plots_png"
+	else
+		ktap_fail "shaped_plots_png" "no PNG written"
+	fi
+else
+	ktap_skip "shaped_plots_png" "no python3-matplotlib"
 fi
 
 ktap_finish

@@ -23,6 +23,7 @@
 #include <mpi.h>
 
 #include "size_arg.h"
+#include "wire_stats.h"
 
 enum bench_dtype { DT_INT32, DT_FLOAT32 };
 enum bench_op { OP_SUM, OP_AVG };
@@ -269,18 +270,24 @@ int main(int argc, char **argv)
 
 	for (size = o.min_bytes; size <= o.max_bytes; size *= o.factor) {
 		size_t count = size / 4, wrong = 0;
-		unsigned long long wrong_all, w64;
-		double t0, local_us, max_us, algbw, busbw;
+		unsigned long long wrong_all, w64, retx;
+		double t0, local_us, max_us, algbw, busbw, cpu0, cpu_util;
+		struct bench_wire w0, w1;
 		int i;
 
 		fill(sbuf, count, o.dtype);
 		for (i = 0; i < o.warmup; i++)
 			do_allreduce(sbuf, rbuf, count, o.dtype, o.op);
 		MPI_Barrier(MPI_COMM_WORLD);
+		bench_wire_read(&w0);
+		cpu0 = bench_cpu_s();
 		t0 = MPI_Wtime();
 		for (i = 0; i < o.iters; i++)
 			do_allreduce(sbuf, rbuf, count, o.dtype, o.op);
 		local_us = (MPI_Wtime() - t0) * 1e6 / o.iters;
+		cpu_util = (bench_cpu_s() - cpu0) / (local_us * o.iters / 1e6);
+		bench_wire_read(&w1);
+		retx = w1.tcp_retrans - w0.tcp_retrans;
 		MPI_Allreduce(&local_us, &max_us, 1, MPI_DOUBLE, MPI_MAX,
 			      MPI_COMM_WORLD);
 
@@ -300,9 +307,16 @@ int main(int argc, char **argv)
 			printf("{\"rank\":%d,\"nranks\":%d,\"size\":%zu,"
 			       "\"count\":%zu,\"dtype\":\"%s\",\"op\":\"%s\","
 			       "\"time_us\":%.2f,\"algbw_GBps\":%.4f,"
-			       "\"busbw_GBps\":%.4f,\"wrong\":%zu}\n",
+			       "\"busbw_GBps\":%.4f,\"wrong\":%zu,"
+			       "\"wire_tx_bytes\":%.0f,\"retransmits\":%llu,"
+			       "\"retx_bytes\":%.0f,\"cpu_util\":%.3f}\n",
 			       rank, nranks, size, count, dtype_name[o.dtype],
-			       op_name[o.op], local_us, algbw, busbw, wrong);
+			       op_name[o.op], local_us, algbw, busbw, wrong,
+			       w0.ok && w1.ok ? (double)(w1.tx_bytes -
+			       w0.tx_bytes) / o.iters : 0.0, retx,
+			       /* TCP counts segments: a full MSS each */
+			       (double)retx * (w1.mtu > 52 ? w1.mtu - 52 : 0) /
+			       o.iters, cpu_util);
 			fflush(stdout);
 		}
 		algbw = (double)size / max_us / 1e3;

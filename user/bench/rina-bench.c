@@ -5,7 +5,10 @@
  * Every rank runs it (rina-run sets RINA_JOB and RINA_RANK). Rank 0
  * prints the table; with --json every rank prints one object per size.
  * Bytes on the wire per rank are compared with the ring's theoretical
- * volume 2(L-1)/L * S plus per-packet headers.
+ * volume 2(L-1)/L * S plus per-packet headers. Given the link rate
+ * (--link-rate, or RINA_LINK_RATE from rina-run --rate), the efficiency
+ * column is the line-rate ideal time of the bytes this rank's devices
+ * sent (its namespace's, after the qdisc) over the measured time.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,7 +22,9 @@
 
 #include "rina.h"
 
+#include "rate_arg.h"
 #include "size_arg.h"
+#include "wire_stats.h"
 
 #define HDR_BYTES	70	/* Ethernet + IPv4 + UDP + Rina header */
 
@@ -33,6 +38,8 @@ struct opts {
 	const char *transport;
 	bool	json;
 	int	elems;		/* E of the job, for the theory column */
+	const char *link_rate;	/* tc syntax, or NULL: not known */
+	double	link_bps;	/* the slowest link the job crosses, bit/s */
 };
 
 static double now_s(void)
@@ -49,7 +56,10 @@ static void usage(FILE *f)
 "Usage: rina-bench [-b MINBYTES] [-e MAXBYTES] [-f FACTOR] [-n ITERS]\n"
 "                  [-w WARMUP] [-c 0|1] [-d int32|float32] [-o sum|avg|max]\n"
 "                  [--transport auto|udp|xdp|inproc] [--json]\n"
-"Run once per rank with RINA_JOB and RINA_RANK set (see rina-run).\n");
+"                  [--link-rate RATE]\n"
+"Run once per rank with RINA_JOB and RINA_RANK set (see rina-run).\n"
+"RATE (tc syntax: 25mbit, 1gbit; default $RINA_LINK_RATE) gives the\n"
+"efficiency column: line-rate time of this rank's wire bytes / time.\n");
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -57,13 +67,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	static const struct option lo[] = {
 		{ "transport", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "link-rate", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	*o = (struct opts){ 1024, 16 << 20, 2.0, 20, 5, 1, RINA_FLOAT32,
-			    RINA_SUM, NULL, false, 256 };
+			    RINA_SUM, NULL, false, 256, NULL, 0 };
+	o->link_rate = getenv("RINA_LINK_RATE");
+	if (o->link_rate && !*o->link_rate)
+		o->link_rate = NULL;
 	while ((c = getopt_long(argc, argv, "b:e:f:n:w:c:d:o:h", lo,
 				NULL)) != -1) {
 		switch (c) {
@@ -104,6 +118,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'T': o->transport = optarg; break;
 		case 'J': o->json = true; break;
+		case 'R': o->link_rate = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: goto bad;
 		}
@@ -111,6 +126,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	if (optind != argc || o->iters < 1 || o->warmup < 0 ||
 	    o->min_bytes > o->max_bytes)
 		goto bad;
+	if (o->link_rate && bench_parse_rate(o->link_rate, &o->link_bps)) {
+		fprintf(stderr,
+			"rina-bench: link rate '%s': expected a tc rate such as 25mbit or 1gbit\n",
+			o->link_rate);
+		return -1;
+	}
 	return 0;
 bad:
 	usage(stderr);
@@ -274,6 +295,7 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	struct rina_stats s0 = { .size = sizeof(s0) }, s1 = { .size = sizeof(s1) };
+	struct bench_wire w0, w1;
 	struct opts o;
 	rina_comm_t *comm;
 	double sum_busbw = 0, *times;
@@ -309,17 +331,24 @@ int main(int argc, char **argv)
 		       n, L, role_name(role), rina_comm_transport(comm), tname,
 		       o.op == RINA_SUM ? "sum" : o.op == RINA_AVG ? "avg" :
 		       "max");
-		printf("#\n# %10s %12s %8s %6s %10s %8s %8s %7s %12s %12s %6s\n",
+		if (o.link_rate)
+			printf("# link rate %s (%.3f Mbit/s): effic = rank 0's device tx bytes at that rate / its time\n",
+			       o.link_rate, o.link_bps / 1e6);
+		else
+			printf("# link rate not given (--link-rate, RINA_LINK_RATE): no efficiency\n");
+		printf("#\n# %10s %12s %8s %6s %10s %8s %8s %7s %12s %12s %6s %10s %6s\n",
 		       "size", "count", "type", "redop", "time", "algbw",
-		       "busbw", "#wrong", "tx/rank", "theory", "ratio");
-		printf("# %10s %12s %8s %6s %10s %8s %8s %7s %12s %12s %6s\n",
+		       "busbw", "#wrong", "tx/rank", "theory", "ratio",
+		       "retx/rank", "effic");
+		printf("# %10s %12s %8s %6s %10s %8s %8s %7s %12s %12s %6s %10s %6s\n",
 		       "(B)", "(elements)", "", "", "(us)", "(GB/s)",
-		       "(GB/s)", "", "(B)", "(B)", "");
+		       "(GB/s)", "", "(B)", "(B)", "", "(B)", "");
 	}
 	for (bytes = o.min_bytes;; bytes = next_size(bytes, &o)) {
 		size_t count = bytes / 4, wrong = 0;
 		double t, algbw, busbw, theory, tx, rx;
-		double npkt;
+		double npkt, retx, wire, effic = 0, cpu0, wall0, cpu_util;
+		char effic_s[24];
 
 		for (i = 0; i < o.warmup; i++) {
 			fill(buf, count, &o, rank);
@@ -329,6 +358,9 @@ int main(int argc, char **argv)
 				goto fail;
 		}
 		rina_comm_get_stats(comm, &s0);
+		bench_wire_read(&w0);
+		cpu0 = bench_cpu_s();
+		wall0 = now_s();
 		for (i = 0; i < o.iters; i++) {
 			double t0;
 
@@ -341,7 +373,9 @@ int main(int argc, char **argv)
 			if (ret)
 				goto fail;
 		}
+		cpu_util = (bench_cpu_s() - cpu0) / (now_s() - wall0);
 		rina_comm_get_stats(comm, &s1);
+		bench_wire_read(&w1);
 		if (o.check)
 			wrong = check(buf, count, &o, n);
 		total_wrong += wrong;
@@ -364,6 +398,28 @@ int main(int argc, char **argv)
 		else
 			theory = L > 1 ? 2.0 * (L - 1) / L *
 				 ((double)count * 4 + npkt * HDR_BYTES) : 0;
+		/*
+		 * librina counts retransmitted packets, not bytes: each
+		 * counts as a full data packet (E elements and headers), so
+		 * retx is an upper bound when a short last packet was resent
+		 */
+		retx = (double)(s1.retransmits - s0.retransmits +
+				s1.agent_ag_retransmits - s0.agent_ag_retransmits +
+				s1.agent_reemit - s0.agent_reemit) *
+		       ((double)o.elems * 4 + HDR_BYTES) / o.iters;
+		/*
+		 * what the devices sent: librina's tx_bytes also counts what
+		 * a full local qdisc dropped (UDP does not tell)
+		 */
+		wire = w0.ok && w1.ok ?
+		       (double)(w1.tx_bytes - w0.tx_bytes) / o.iters : tx;
+		/* the line-rate time of this rank's wire bytes, over its own */
+		if (o.link_rate && t > 0)
+			effic = wire * 8 / o.link_bps / t;
+		if (o.link_rate)
+			snprintf(effic_s, sizeof(effic_s), "%.4f", effic);
+		else
+			snprintf(effic_s, sizeof(effic_s), "null");
 		sum_busbw += busbw;
 		rows++;
 		if (o.json) {
@@ -399,13 +455,20 @@ int main(int argc, char **argv)
 				       (unsigned long long)
 				       (s1.agent_slots_done -
 					s0.agent_slots_done));
-			printf("}\n");
+			if (o.link_rate)
+				printf(",\"link_rate\":\"%s\",\"link_rate_bps\":%.0f",
+				       o.link_rate, o.link_bps);
+			else
+				printf(",\"link_rate\":null,\"link_rate_bps\":null");
+			printf(",\"wire_tx_bytes\":%.0f,\"efficiency\":%s,\"retx_bytes\":%.0f,\"cpu_util\":%.3f}\n",
+			       wire, effic_s, retx, cpu_util);
 		} else if (rank == 0) {
-			printf("  %10zu %12zu %8s %6s %10.1f %8.3f %8.3f %7zu %12.0f %12.0f %6.3f\n",
+			printf("  %10zu %12zu %8s %6s %10.1f %8.3f %8.3f %7zu %12.0f %12.0f %6.3f %10.0f %6s\n",
 			       count * 4, count, tname,
 			       o.op == RINA_SUM ? "sum" : o.op == RINA_AVG ?
 			       "avg" : "max", t * 1e6, algbw, busbw, wrong,
-			       tx, theory, theory > 0 ? tx / theory : 0);
+			       tx, theory, theory > 0 ? tx / theory : 0, retx,
+			       o.link_rate ? effic_s : "-");
 		}
 		fflush(stdout);
 		if (next_size(bytes, &o) > o.max_bytes ||

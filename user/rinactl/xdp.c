@@ -149,6 +149,19 @@ static int do_attach(int ifindex, const char *dev, int argc, char **argv)
 		goto fail;
 	}
 	err = xdp_program__attach(prog, ifindex, mode, 0);
+	if (err && mode == XDP_MODE_UNSPEC) {
+		/*
+		 * auto: the driver refused native mode (veth takes frames of
+		 * one page only, ERANGE above MTU ~3500): generic works for
+		 * any MTU
+		 */
+		libxdp_strerror(err, buf, sizeof(buf));
+		fprintf(stderr,
+			"rinactl: native XDP on %s refused (%s): generic mode\n",
+			dev, buf);
+		mode = XDP_MODE_SKB;
+		err = xdp_program__attach(prog, ifindex, mode, 0);
+	}
 	if (err)
 		goto fail;
 	if (jobs) {

@@ -1,0 +1,292 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# Shaped links in rina-run (--rate, --uplink-rate, --queue): the tbf
+# qdiscs it prints are the ones on both ends of every host link and
+# uplink, and traffic crosses them; plain RAR and INA racks stay exact at
+# a 15-20 Mbit/s bottleneck with a small queue, with their retransmissions
+# reported; rina-bench's efficiency, retx_bytes and link rate fields are
+# consistent; --xdp auto works at the default MTU 9000; an iperf3 TCP flow
+# sharing a shaped host link and Rina both finish, Rina exact.
+# Every run is bounded by rina-run --timeout. No speed is asserted:
+# without congestion control the ring's retransmissions are only reported.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/selftests/lib.sh"
+
+require_root
+require_cmd ip tc python3
+
+RUN=$top/build/bin/rina-run
+BENCH=$top/build/bin/rina-bench
+for b in "$RUN" "$BENCH"; do
+	[ -x "$b" ] || { ktap_plan 1; ktap_fail "build" "no $b (make)"; \
+		ktap_finish; }
+done
+tmp=$(mktemp -d /tmp/test_shaped.XXXXXX)
+defer rm -rf "$tmp"
+
+# check_rows OUT NRANKS RATE_BPS [ina]: rina-bench --json rows of a run
+# are exact, agree, and carry consistent efficiency/retx fields; with
+# EFF_BOUND=0 the efficiency is not bounded by 1.05 (links of different
+# rates: a rank whose hop is faster than the slowest link may exceed 1)
+check_rows()
+{
+	python3 - "$@" <<'EOF'
+import json, os, re, sys
+out, n, bps = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+ina = len(sys.argv) > 4
+bound = os.environ.get("EFF_BOUND", "1") == "1"
+rows = []
+for line in open(out):
+    line = re.sub(r"^\[rank [0-9]+\] ", "", line.strip())
+    if line.startswith("{"):
+        rows.append(json.loads(line))
+bad = []
+if not rows:
+    bad.append("no rows")
+for size in sorted({r["size"] for r in rows}):
+    rs = [r for r in rows if r["size"] == size]
+    if sorted(r["rank"] for r in rs) != list(range(n)):
+        bad.append("%d: ranks %s" % (size, sorted(r["rank"] for r in rs)))
+    if len({r["hash"] for r in rs}) != 1:
+        bad.append("%d: ranks disagree" % size)
+retx = 0
+for r in rows:
+    for k in ("efficiency", "retx_bytes", "wire_tx_bytes", "link_rate_bps",
+              "retransmits", "tx_bytes", "time_us", "hash"):
+        if k not in r:
+            bad.append("rank %d: no %s" % (r["rank"], k))
+    if bad:
+        break
+    if r["wrong"]:
+        bad.append("rank %d: %d wrong" % (r["rank"], r["wrong"]))
+    nretx = r["retransmits"] + r["agent_retransmits"]
+    retx += nretx
+    if (r["retx_bytes"] > 0) != (nretx > 0):
+        bad.append("rank %d: retx_bytes %s with %d retransmits"
+                   % (r["rank"], r["retx_bytes"], nretx))
+    if bps == "null":
+        if r["efficiency"] is not None or r["link_rate_bps"] is not None:
+            bad.append("rank %d: efficiency without a link rate" % r["rank"])
+        continue
+    if r["link_rate_bps"] != float(bps):
+        bad.append("rank %d: link_rate_bps %s" % (r["rank"],
+                                                    r["link_rate_bps"]))
+    e = r["efficiency"]
+    want = r["wire_tx_bytes"] * 8 / float(bps) / (r["time_us"] / 1e6)
+    if not (0 < e <= (1.05 if bound else 1e9)) or \
+       abs(e - want) > 0.01 * want + 1e-4:
+        bad.append("rank %d: efficiency %s (wire bytes say %.4f)"
+                   % (r["rank"], e, want))
+    if ina and r["role"] == "ina-agent" and r.get("tor") != "on":
+        bad.append("rank %d: tor %s" % (r["rank"], r.get("tor")))
+eff = [r["efficiency"] for r in rows if r["efficiency"] is not None]
+print("# %d rows, retransmits %d, efficiency %s" % (
+    len(rows), retx, "%.3f..%.3f" % (min(eff), max(eff)) if eff else "-"))
+for b in bad[:8]:
+    print("# " + b)
+sys.exit(1 if bad else 0)
+EOF
+}
+
+report()
+{
+	local name=$1 rc=$2 out=$3
+	if [ "$rc" -eq 0 ]; then
+		ktap_ok "$name"
+	else
+		tail -15 "$out" | sed 's/^/#   /'
+		ktap_fail "$name" "rc=$rc"
+	fi
+}
+
+ktap_plan 9
+
+# 1: the shaping printed is the shaping on both ends of every link (read
+# back from tc -s qdisc in the kept namespaces), and traffic crossed each
+out=$tmp/applied
+"$RUN" --topo 2x2 --rate 20mbit --uplink-rate 15mbit --queue 32k --keep \
+	--timeout 60 -- sh -c \
+	'echo "NETNS $RINA_NETNS"; exec "$0" -b 64K -e 64K -n 1 -w 0 --json' \
+	"$BENCH" >"$out" 2>"$out.err"
+rc=$?
+prefix=$(sed -n 's/.*NETNS \(rina-[a-z0-9]\{5\}\)-.*/\1/p' "$out" | head -1)
+rundir=$(sed -n 's/.*kept namespaces rina-[a-z0-9]*-\* and \(.*\)$/\1/p' \
+	"$out.err")
+if [ -n "$prefix" ]; then
+	nss=()
+	for f in /run/netns/"$prefix"-*; do nss+=("${f##*/}"); done
+	defer cleanup_ns "${nss[@]}"
+fi
+[ -n "$rundir" ] && defer rm -rf "$rundir"
+ok=1
+[ "$rc" -eq 0 ] && [ -n "$prefix" ] || ok=0
+grep -q "shaping host links .*tbf rate 20mbit (20000000bit) .*limit 32768b" \
+	"$out.err" || { ok=0; echo "# no host link line"; }
+grep -q "shaping uplinks .*tbf rate 15mbit (15000000bit) .*limit 32768b" \
+	"$out.err" || { ok=0; echo "# no uplink line"; }
+[ "$(grep -c 'shaping' "$out.err")" -eq 2 ] || ok=0
+if [ "$ok" -eq 1 ]; then
+	: >"$tmp/qdiscs"
+	for r in 0 1; do
+		for i in 0 1; do
+			echo "host $prefix-h$r-$i eth0 2500000" >>"$tmp/qdiscs"
+			echo "host $prefix-tor$r h$i 2500000" >>"$tmp/qdiscs"
+		done
+		echo "up $prefix-tor$r up0 1875000" >>"$tmp/qdiscs"
+		echo "up $prefix-spine tor$r 1875000" >>"$tmp/qdiscs"
+	done
+	while read -r cls ns dev rate; do
+		echo "$cls $ns $dev $rate $(ip netns exec "$ns" tc -j -s \
+			qdisc show dev "$dev" root)"
+	done <"$tmp/qdiscs" >"$tmp/qdiscs.json"
+	python3 - "$tmp/qdiscs.json" <<'EOF' || ok=0
+import json, sys
+bad = 0
+for line in open(sys.argv[1]):
+    cls, ns, dev, rate, js = line.split(" ", 4)
+    q = json.loads(js)[0]
+    o = q.get("options", {})
+    # tc prints tbf's queue as the latency of (limit - burst) at the rate
+    limit = o.get("rate", 0) * o.get("lat", 0) / 1e6 + o.get("burst", 0)
+    why = []
+    if q.get("kind") != "tbf":
+        why.append("kind %s" % q.get("kind"))
+    if o.get("rate") != int(rate):
+        why.append("rate %s B/s, want %s" % (o.get("rate"), rate))
+    if o.get("burst", 0) < 9014:
+        why.append("burst %s below one 9014-byte frame" % o.get("burst"))
+    if abs(limit - 32768) > 0.02 * 32768:
+        why.append("limit %.0f, want 32768" % limit)
+    if q.get("bytes", 0) <= 0:
+        why.append("no traffic through it")
+    if why:
+        bad = 1
+        print("# %s %s: %s" % (ns, dev, ", ".join(why)))
+sys.exit(bad)
+EOF
+	grep -c . "$tmp/qdiscs.json" | grep -qx 12 || ok=0
+fi
+[ "$ok" -eq 1 ] && EFF_BOUND=0 check_rows "$out" 4 15000000 \
+	>"$tmp/applied.chk" || ok=0
+cat "$tmp/applied.chk" 2>/dev/null
+report "shaping_applied_both_directions_and_printed" $((1 - ok)) "$out.err"
+
+# 2: plain RAR exact at a 15 Mbit/s bottleneck with a 16 KiB queue
+out=$tmp/rar
+"$RUN" --topo 2x2 --rate 15mbit --queue 16k --timeout 120 -- \
+	"$BENCH" -b 256K -e 256K -n 3 -w 1 --json >"$out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && { check_rows "$out" 4 15000000 || rc=1; }
+report "plain_rar_exact_15mbit_queue_16k_retx_reported" "$rc" "$out"
+
+# 3: every rack INA through rina-tor, same bottleneck
+out=$tmp/ina
+"$RUN" --topo 2x2 --ina all --rate 15mbit --queue 16k --timeout 120 -- \
+	"$BENCH" -b 256K -e 256K -n 3 -w 1 --json >"$out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && { check_rows "$out" 4 15000000 ina || rc=1; }
+report "ina_racks_exact_15mbit_queue_16k_retx_reported" "$rc" "$out"
+
+# 4: --link-rate gives the rate without shaping; no rate: efficiency null
+out=$tmp/flag
+"$RUN" --topo 1x2 --timeout 60 -- sh -c \
+	'exec "$0" -b 64K -e 64K -n 2 -w 1 --json --link-rate 100gbit' "$BENCH" \
+	>"$out" 2>&1 && check_rows "$out" 2 100000000000 >"$out.chk" &&
+	"$RUN" --topo 1x2 --timeout 60 -- "$BENCH" -b 64K -e 64K -n 2 -w 1 \
+	--json >"$out.none" 2>&1 && check_rows "$out.none" 2 null >>"$out.chk"
+rc=$?
+cat "$out.chk"
+report "rina_bench_link_rate_flag_and_no_rate" "$rc" "$out"
+
+# 5: bad rates and queues are refused with a message
+ok=1
+for a in "--rate 25" "--rate fast" "--rate 0mbit" "--uplink-rate 1xbit" \
+	 "--rate 10mbit --queue 10parsecs" "--queue 20ms"; do
+	# shellcheck disable=SC2086
+	"$RUN" --topo 1x2 $a -- true >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	if [ "$rc" -ne 2 ] || ! grep -q "^rina-run: --[a-z-]* .*" "$tmp/bad.err"; then
+		echo "# rina-run $a: rc $rc: $(cat "$tmp/bad.err")"
+		ok=0
+	fi
+done
+"$BENCH" --link-rate 25 >/dev/null 2>"$tmp/bad.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "link rate '25'" "$tmp/bad.err" ||
+	{ echo "# rina-bench --link-rate 25: rc $rc"; ok=0; }
+report "bad_rate_and_queue_refused" $((1 - ok)) "$tmp/bad.err"
+
+# 6: tc's rate units (bit, k/m/g, ki/mi, bps = bytes) and queue times
+ok=1
+for spec in "8000bit 1s 8000 1000" "1.5mbit 100ms 1500000 18750" \
+	    "10mibit 64k 10485760 65536" "3mbps 100000 24000000 100000"; do
+	read -r r q bps lim <<<"$spec"
+	"$RUN" --topo 1x1 --rate "$r" --queue "$q" -- true >/dev/null \
+		2>"$tmp/units.err"
+	# the queue is at least one 9014-byte frame
+	[ "$lim" -lt 9014 ] && lim=9014
+	grep -q "tbf rate $r (${bps}bit) burst [0-9]*b limit ${lim}b " \
+		"$tmp/units.err" ||
+		{ echo "# $r $q: $(cat "$tmp/units.err")"; ok=0; }
+done
+report "rate_and_queue_units" $((1 - ok)) "$tmp/units.err"
+
+# 7: --xdp auto at the default MTU 9000 picks a mode that works
+out=$tmp/xdp
+"$RUN" --topo 1x2 --xdp auto --timeout 60 -- "$BENCH" --transport xdp \
+	-b 64K -e 256K -f 4 -n 2 -w 1 --json >"$out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ]; then
+	grep -q "xdp: rina_xdp on every host's eth0, generic mode" "$out" &&
+	[ "$(grep -c '"transport":"xdp"' "$out")" -eq 4 ] &&
+	check_rows "$out" 2 null || rc=1
+fi
+report "xdp_auto_at_mtu_9000" "$rc" "$out"
+
+# 8-9: an iperf3 TCP flow (h0-0 -> h1-1, 8 s) shares rank 0's shaped
+# host link with Rina; both finish, Rina exact
+if ! command -v iperf3 >/dev/null; then
+	ktap_skip "iperf3_coexistence_rina_exact" "no iperf3"
+	ktap_skip "iperf3_coexistence_tcp_finished" "no iperf3"
+else
+	out=$tmp/iperf
+	rm -f "$tmp/iperf.json"
+	"$RUN" --topo 2x2 --rate 20mbit --queue 64k --timeout 120 -- \
+		bash -c '
+		bench=$0 j=$1
+		case $RINA_RANK in
+		3)	iperf3 -s -1 -B 198.18.1.2 >/dev/null 2>&1 &
+			for i in $(seq 50); do
+				ss -ltn | grep -q ":5201 " && break
+				sleep 0.1
+			done
+			touch "$RINA_RUN_DIR/iperf.ready" ;;
+		0)	for i in $(seq 100); do
+				[ -e "$RINA_RUN_DIR/iperf.ready" ] && break
+				sleep 0.1
+			done
+			iperf3 -c 198.18.1.2 -t 8 -J >"$j" 2>&1 &
+			sleep 1 ;;
+		esac
+		"$bench" -b 1M -e 1M -n 3 -w 0 --json || exit 1
+		wait' "$BENCH" "$tmp/iperf.json" >"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] && { check_rows "$out" 4 20000000 || rc=1; }
+	report "iperf3_coexistence_rina_exact" "$rc" "$out"
+	python3 - "$tmp/iperf.json" <<'EOF'
+import json, sys
+try:
+    j = json.load(open(sys.argv[1]))
+    bps = j["end"]["sum_received"]["bits_per_second"]
+    secs = j["end"]["sum_received"]["seconds"]
+except (OSError, ValueError, KeyError) as e:
+    print("# iperf3: no result (%s)" % e)
+    sys.exit(1)
+print("# iperf3: %.2f Mbit/s over %.1f s (%.0f%% of the 20 Mbit/s link)"
+      % (bps / 1e6, secs, bps / 2e5))
+sys.exit(0 if bps > 0 and secs > 7 else 1)
+EOF
+	report "iperf3_coexistence_tcp_finished" $? "$tmp/iperf.json"
+fi
+
+ktap_finish
