@@ -172,6 +172,12 @@ uint64_t rina_path_rto(const struct rina_comm *c, const struct rina_path *p)
 	return rina_rtt_rto(&p->rtt, c->rto_us, rina_path_rto_cap(c, p));
 }
 
+uint64_t rina_path_rto_slot(const struct rina_comm *c,
+			    const struct rina_path *p)
+{
+	return rina_rtt_rto(&p->rtt, c->rto_us, RINA_RTO_MAX_US);
+}
+
 /* ---- receiving --------------------------------------------------- */
 
 void rina_stash(struct rina_comm *c, const struct rina_msg *m)

@@ -40,6 +40,15 @@ void rina_path_init(const struct rina_comm *c, struct rina_path *p);
 void rina_path_rtt(struct rina_path *p, uint64_t rtt_us, uint64_t now_us);
 /* RFC 6298's timeout, at least the job's timer. */
 uint64_t rina_path_rto(const struct rina_comm *c, const struct rina_path *p);
+/*
+ * The same where an ACK comes when an aggregator's slot completes (an
+ * INA worker's contributions, a member's partials to an INA member):
+ * those round trips wait for the ring and for every repair of it, so
+ * they would raise the timer without bound as losses slow the ring;
+ * capped at RINA_RTO_MAX_US, as before congestion control.
+ */
+uint64_t rina_path_rto_slot(const struct rina_comm *c,
+			    const struct rina_path *p);
 /* How far a packet's timer backs off on this path. */
 uint64_t rina_path_rto_cap(const struct rina_comm *c,
 			   const struct rina_path *p);

@@ -120,7 +120,7 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 		x->rto = x->rto * 2 > RINA_RTO_SLOT_MAX_US ?
 			 RINA_RTO_SLOT_MAX_US : x->rto * 2;
 	} else {
-		x->rto = rina_path_rto(c, &c->to_agg) * RINA_RTO_SLOT_FACTOR;
+		x->rto = rina_path_rto_slot(c, &c->to_agg) * RINA_RTO_SLOT_FACTOR;
 		if (x->rto < RINA_RTO_SLOT_MIN_US)
 			x->rto = RINA_RTO_SLOT_MIN_US;
 	}
@@ -401,8 +401,8 @@ static int wloop(struct wcall *k)
 		now = rina_now_us();
 		/* contributions all delivered but data missing: ask */
 		if (k->got_done == k->nct && now - k->last_progress >
-		    rina_path_rto(c, &c->to_agg) &&
-		    now - k->last_nack > rina_path_rto(c, &c->to_agg)) {
+		    rina_path_rto_slot(c, &c->to_agg) &&
+		    now - k->last_nack > rina_path_rto_slot(c, &c->to_agg)) {
 			wnack(k);
 			k->last_nack = now;
 		}

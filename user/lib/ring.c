@@ -233,7 +233,8 @@ static int send_new(struct call *k, uint32_t seq, uint64_t now)
 	e->seq = seq;
 	e->tries = 0;
 	e->t_sent = now;
-	e->rto = rina_path_rto(k->c, &k->c->to_next);
+	e->rto = k->ordwin ? rina_path_rto_slot(k->c, &k->c->to_next) :
+		 rina_path_rto(k->c, &k->c->to_next);
 	if (k->ordwin && e->rto * RINA_RTO_SLOT_FACTOR > RINA_RTO_SLOT_MIN_US)
 		e->rto *= RINA_RTO_SLOT_FACTOR;
 	else if (k->ordwin)
@@ -322,7 +323,8 @@ static void out_remove(struct call *k, uint32_t seq)
  */
 static int resend(struct call *k, struct out_ent *e, uint64_t now)
 {
-	uint64_t cap = rina_path_rto_cap(k->c, &k->c->to_next);
+	uint64_t cap = k->ordwin ? RINA_RTO_MAX_US :
+		       rina_path_rto_cap(k->c, &k->c->to_next);
 	int ret = emit(k, e->seq, true);
 
 	if (ret)
