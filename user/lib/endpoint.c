@@ -161,7 +161,6 @@ uint64_t rina_path_rto_cap(const struct rina_comm *c,
 {
 	uint64_t cap = 4 * rina_rtt_rto(&p->rtt, c->rto_us, RINA_RTO_CEIL_US);
 
-	(void)c;
 	if (cap < RINA_RTO_MAX_US)
 		cap = RINA_RTO_MAX_US;
 	return cap > RINA_RTO_CEIL_US ? RINA_RTO_CEIL_US : cap;
