@@ -110,7 +110,9 @@ CORE_SRC_PATHS := $(addprefix $(TOP)/core/,$(CORE_SRCS))
 # second expansion happens after every fragment is read.
 LIBRINA_A	:= $(LIBDIR)/librina.a
 LIBRINA_SO	:= $(LIBDIR)/librina.so.1
-RINA_LDLIBS	:= -lxdp -lbpf -lelf -lz -lmnl -lm -lpthread
+RINA_LDLIBS	:= -lxdp -lbpf -lelf -lz -lmnl -lsodium -lm -lpthread
+# what librina_core.a needs (secret.c: libsodium)
+CORE_LDLIBS	:= -lsodium
 # the core and the job-file parser, compiled once (user/build.mk) and
 # linked by every program that needs them
 LIBRINA_CORE_A	:= $(LIBDIR)/librina_core.a

@@ -106,17 +106,18 @@ static void send_ctrl_arg(struct rina_agent_core *a,
 			  const struct rina_agent_addr *to, __u32 type,
 			  __u32 arg)
 {
-	struct {
-		struct rina_hdr h;
-		struct rina_ctrl m;
-	} __attribute__((packed)) r;
+	const __u8 *key = a->cfg.has_secret ? a->cfg.secret : NULL;
+	struct rina_ctrl_msg r;
+	__u32 len;
 
 	hdr_init(a, &r.h, RINA_OP_CTRL, 0);
-	r.h.n_elem = rina_htons(RINA_CTRL_WORDS);
-	r.m.type = rina_htonl(type);
-	r.m.arg = rina_htonl(arg);
-	put_be64(&r.m.hash, a->cfg.job_hash);
-	xmit(a, to, &r, sizeof(r));
+	r.c.type = rina_htonl(type);
+	r.c.arg = rina_htonl(arg);
+	put_be64(&r.c.hash, a->cfg.job_hash);
+	len = rina_ctrl_seal(&r, key, a->ops->mac,
+			     key ? a->ops->ctrl_stamp(a->ctx) : 0, to->ip,
+			     to->port);
+	xmit(a, to, &r, len);
 }
 
 static void send_ctrl(struct rina_agent_core *a,
@@ -696,12 +697,44 @@ static void answer_workers(struct rina_agent_core *a)
 				      a->worker_inc[j]);
 }
 
+/*
+ * Whether a control message may act: it comes from a party the agent
+ * talks to (its workers, its ring neighbours, its ToR), and in a job
+ * with a secret it is signed, fresh and new (ctrl_auth.h).
+ */
+static int ctrl_trusted(struct rina_agent_core *a, const struct rina_hdr *h,
+			const struct rina_agent_addr *from, int k)
+{
+	const __u8 *key = a->cfg.has_secret ? a->cfg.secret : NULL;
+	enum rina_ctrl_verdict v;
+
+	if (k < 0 && !addr_eq(from, &a->cfg.prev) &&
+	    !addr_eq(from, &a->cfg.next) &&
+	    !(a->cfg.tor.ip && addr_eq(from, &a->cfg.tor))) {
+		a->st.ctrl_forged++;
+		return 0;
+	}
+	v = rina_ctrl_check(a->ctrl_guard, h, key, a->ops->mac,
+			    key ? a->ops->wall_us(a->ctx) : 0, a->cfg.self.ip,
+			    a->cfg.self.port);
+	if (v == RINA_CTRL_OK)
+		return 1;
+	if (v == RINA_CTRL_STALE || v == RINA_CTRL_REPLAY)
+		a->st.ctrl_replayed++;
+	else
+		a->st.ctrl_forged++;
+	return 0;
+}
+
 static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 		 const struct rina_agent_addr *from)
 {
 	const struct rina_ctrl *m = (const struct rina_ctrl *)(h + 1);
 	__u32 type = rina_ntohl(m->type);
 	int k = local_index(a, from);
+
+	if (!ctrl_trusted(a, h, from, k))
+		return;
 
 	if (type == RINA_CTRL_ABORT) {
 		ev(a, RINA_AGENT_EV_ABORT, rina_ntohl(m->arg));
@@ -1037,7 +1070,9 @@ int rina_agent_core_init(struct rina_agent_core *a,
 {
 	rina_memset(a, 0, sizeof(*a));
 	if (!cfg->n_local || cfg->n_local > RINA_AGENT_MAX_LOCAL ||
-	    !cfg->L || !cfg->window || cfg->elems > RINA_MAX_ELEMS)
+	    !cfg->L || !cfg->window || cfg->elems > RINA_MAX_ELEMS ||
+	    (cfg->has_secret &&
+	     (!ops->mac || !ops->wall_us || !ops->ctrl_stamp)))
 		return -1;
 	a->cfg = *cfg;
 	a->ops = ops;
@@ -1047,12 +1082,15 @@ int rina_agent_core_init(struct rina_agent_core *a,
 	a->mem.ctx = a;
 	a->local_mask = (1u << cfg->n_local) - 1;
 	a->up_bit = 1u << cfg->n_local;
-	a->max_msg = RINA_HDR_LEN + 4u * (cfg->elems > RINA_CTRL_WORDS ?
-					  cfg->elems : RINA_CTRL_WORDS);
+	a->max_msg = RINA_HDR_LEN + 4u * (cfg->elems > RINA_CTRL_AUTH_WORDS ?
+					  cfg->elems : RINA_CTRL_AUTH_WORDS);
 	a->fifo_cap = 4096;
 	a->fifo = zalloc(a, a->fifo_cap * (__u32)sizeof(*a->fifo));
 	a->scratch = zalloc(a, a->max_msg);
+	if (cfg->has_secret)
+		a->ctrl_guard = zalloc(a, sizeof(*a->ctrl_guard));
 	if (!a->fifo || !a->scratch ||
+	    (cfg->has_secret && !a->ctrl_guard) ||
 	    rina_keymap_init(&a->ag, 4096, &a->mem) ||
 	    rina_keymap_init(&a->agg, 4096, &a->mem)) {
 		rina_agent_core_fini(a);
@@ -1067,6 +1105,9 @@ void rina_agent_core_fini(struct rina_agent_core *a)
 	rina_keymap_free(&a->agg, drop_val, a);
 	afree(a, a->fifo);
 	afree(a, a->scratch);
+	afree(a, a->ctrl_guard);
 	a->fifo = NULL;
 	a->scratch = NULL;
+	a->ctrl_guard = NULL;
+	rina_memset(a->cfg.secret, 0, sizeof(a->cfg.secret));
 }

@@ -28,6 +28,7 @@
 #include "rtt.h"
 #include <linux/rina.h>
 #include "keymap.h"
+#include "ctrl_auth.h"
 
 #define RINA_AGENT_MAX_LOCAL	31	/* ranks of an INA rack */
 #define RINA_AGENT_RTO_MAX_US	200000	/* timer cap before back-off */
@@ -60,6 +61,8 @@ struct rina_agent_counters {
 	__u64 ag_in, ag_out, ag_retransmits, mcast_out;
 	__u64 acks_out, ag_acks_in, nacks_in, repairs, reemit;
 	__u64 dup, stale, collision, bad, malformed, foreign, nomem;
+	/* control messages refused (ctrl_auth.h): forged, or replayed */
+	__u64 ctrl_forged, ctrl_replayed;
 	__u64 tor_copies;	/* allgather copies the ToR sent us */
 	__u64 tor_held;		/* data dropped while asking the ToR */
 	__u64 sessions;		/* sessions ended (all said BYE) */
@@ -94,6 +97,14 @@ struct rina_agent_ops {
 	void	(*store_be)(__be32 *out, const __s32 *acc, __u32 n);
 	/* Optional: state transitions. */
 	void	(*event)(void *ctx, enum rina_agent_event ev, __u32 arg);
+	/*
+	 * For jobs with a secret (cfg.has_secret), required: SipHash-2-4,
+	 * the wall clock in microseconds, and the host's next control
+	 * stamp (ctrl_auth.h; unique over the host's senders).
+	 */
+	rina_mac_fn mac;
+	__u64	(*wall_us)(void *ctx);
+	__u64	(*ctrl_stamp)(void *ctx);
 };
 
 struct rina_agent_cfg {
@@ -118,6 +129,9 @@ struct rina_agent_cfg {
 	struct rina_agent_addr self;	/* the rack's address (agent port) */
 	struct rina_agent_addr tor;	/* ToR control address, ip 0: none */
 	struct rina_agent_addr local[RINA_AGENT_MAX_LOCAL];
+	/* the job secret: control messages signed and checked with it */
+	__u32	has_secret;
+	__u8	secret[RINA_SECRET_LEN];
 };
 
 struct rina_agent_ag;
@@ -173,10 +187,14 @@ struct rina_agent_core {
 	__u16			held_round;
 
 	__u8			*scratch;	/* datagram being built */
+	struct rina_ctrl_guard	*ctrl_guard;	/* has_secret only */
 	struct rina_agent_counters st;
 };
 
-/* 0, or -1 without memory (nothing left allocated). */
+/*
+ * 0, or -1 without memory or with a configuration it cannot serve (a
+ * secret without the ops that use it); nothing is left allocated.
+ */
 int rina_agent_core_init(struct rina_agent_core *a,
 			 const struct rina_agent_cfg *cfg,
 			 const struct rina_agent_ops *ops, void *ctx);

@@ -49,7 +49,12 @@ struct rina_job_desc {
 	__u16	cc_init;	/* initial window, packets */
 	__u16	cc_ai;		/* additive increase, 1/1024 packet per RTT */
 	__u16	cc_beta;	/* loss decrease, 1/1024 */
-	__u16	cc_pad;
+	/*
+	 * The job secret (protocol.md 6.2): control messages are signed
+	 * with it when has_secret. Never printed, logged or hashed.
+	 */
+	__u16	has_secret;
+	__u8	secret[RINA_SECRET_LEN];
 	struct rina_rank_desc ranks[RINA_MAX_RANKS];	/* index = rank */
 	struct rina_rack_desc racks[RINA_MAX_RACKS];
 };

@@ -3,4 +3,4 @@
 # (librina, the core library, the kernel module's dependencies), by Kbuild
 # (rina.ko's objects) and by scripts/vm/build-kmod.sh (what it mirrors).
 # Keep it plain make assignments: kbuild reads it too.
-CORE_SRCS := plan.c agg.c keymap.c agent.c cc.c
+CORE_SRCS := plan.c agg.c keymap.c agent.c cc.c ctrl_auth.c

@@ -56,8 +56,9 @@ static inline unsigned int rina_hdr_opcode(const struct rina_hdr *h)
  * Check a Rina header against the bytes that carry it. len counts the
  * Rina header plus payload (the UDP payload length). Data opcodes carry
  * n_elem int32 words; ACK and NACK carry n_elem seqs; CTRL carries
- * exactly one struct rina_ctrl. Trailing bytes are not allowed: a length
- * mismatch means a broken sender or a truncated frame.
+ * exactly one struct rina_ctrl, signed (followed by struct rina_ctrl_auth)
+ * or not. Trailing bytes are not allowed: a length mismatch means a
+ * broken sender or a truncated frame.
  */
 static inline enum rina_parse_err
 rina_hdr_check(const struct rina_hdr *h, unsigned int len)
@@ -90,7 +91,7 @@ rina_hdr_check(const struct rina_hdr *h, unsigned int len)
 			return RINA_PARSE_BAD_LENGTH;
 		break;
 	case RINA_OP_CTRL:
-		if (n != RINA_CTRL_WORDS)
+		if (n != RINA_CTRL_WORDS && n != RINA_CTRL_AUTH_WORDS)
 			return RINA_PARSE_BAD_LENGTH;
 		break;
 	default:	/* ACK, NACK: at least one seq */

@@ -29,7 +29,7 @@ $(OBJ)/p4/cfg/%.o: $(TOP)/p4/cfg/%.c
 -include $(P4CFG_OBJ:.o=.d) $(OBJ)/p4/cfg/rina-p4cfg.d
 
 $(BIN)/rina-p4cfg: $(OBJ)/p4/cfg/rina-p4cfg.o $(P4CFG_OBJ) $(LIBRINA_CORE_A)
-	$(call ld-prog)
+	$(call ld-prog,$(CORE_LDLIBS))
 
 ALL_TARGETS += $(TOR_MODEL_LIB) $(BIN)/rina-p4cfg
 
@@ -51,7 +51,7 @@ $(RINA_TOR_BIN): $(TOP)/p4/tor/rina-tor.c $(P4CFG_OBJ) $(TOR_MODEL_LIB) \
 		$(TOP)/user/lib/jobfile.h $(RINA_TOR_TC_SKEL)
 	$(call cc-prog,$(TOR_CFLAGS) -I$(TOP)/p4/cfg -I$(TOP)/user/lib,\
 		$< $(P4CFG_OBJ) $(TOR_MODEL_LIB) $(LIBRINA_CORE_A),\
-		-lbpf -lelf -lz)
+		-lbpf -lelf -lz $(CORE_LDLIBS))
 
 ALL_TARGETS += $(RINA_TOR_BIN)
 

@@ -10,7 +10,7 @@ set -euo pipefail
 PKGS=(
 	build-essential clang llvm lld gcc-multilib pkg-config
 	libbpf-dev bpftool libxdp-dev xdp-tools libelf-dev zlib1g-dev
-	libmnl-dev iproute2 ethtool iputils-ping iperf3 kmod cpio busybox-static
+	libmnl-dev libsodium-dev iproute2 ethtool iputils-ping iperf3 kmod cpio busybox-static
 	openmpi-bin libopenmpi-dev python3 procps psmisc
 	qemu-system-x86 linux-headers-cloud-amd64 linux-source-6.1 xz-utils
 	linux-headers-6.12-cloud-amd64 sparse tshark
@@ -24,6 +24,7 @@ BUILD_NEEDS=(
 	libbpf-dev:/usr/include/bpf/libbpf.h libxdp-dev:/usr/include/xdp/xsk.h
 	libelf-dev:/usr/include/libelf.h zlib1g-dev:/usr/include/zlib.h
 	libmnl-dev:/usr/include/libmnl/libmnl.h
+	libsodium-dev:/usr/include/sodium.h
 	libjansson-dev:/usr/include/jansson.h
 	libopenmpi-dev:/usr/bin/mpicc
 )

@@ -5,7 +5,8 @@
 # SELFTEST_BIN (build/selftests): top Makefile. The test directories'
 # own fragments: selftests/*/build.mk.
 SELFTEST_CORE := $(SELFTEST_BIN)/test_core $(SELFTEST_BIN)/test_jobfile \
-	$(SELFTEST_BIN)/test_agent $(SELFTEST_BIN)/test_cc
+	$(SELFTEST_BIN)/test_agent $(SELFTEST_BIN)/test_cc \
+	$(SELFTEST_BIN)/test_ctrl_auth
 SELFTEST_LIB := $(SELFTEST_BIN)/test_allreduce $(SELFTEST_BIN)/test_async
 ALL_TARGETS += $(SELFTEST_CORE) $(SELFTEST_LIB) $(SELFTEST_BIN)/fuzz_hdr
 
@@ -28,7 +29,9 @@ $(SELFTEST_BIN)/lifecycle: $(TOP)/selftests/lib/lifecycle.c $(LIBRINA_A)
 # built from source with clang's sanitizers, which must instrument every
 # object, instead of linking librina_core.a.
 $(SELFTEST_BIN)/fuzz_hdr: $(TOP)/selftests/core/fuzz_hdr.c \
-		$(TOP)/core/wire.h $(TOP)/user/lib/jobfile.c $(TOP)/core/plan.c
+		$(TOP)/core/wire.h $(TOP)/user/lib/jobfile.c $(TOP)/core/plan.c \
+		$(TOP)/user/lib/secret.c
 	$(call clang-fuzz,-g -O1 -I$(TOP)/include/uapi -I$(TOP)/core \
 		-I$(TOP)/user/lib -I$(TOP)/user/include -D_GNU_SOURCE,\
-		$< $(TOP)/user/lib/jobfile.c $(TOP)/core/plan.c)
+		$< $(TOP)/user/lib/jobfile.c $(TOP)/core/plan.c \
+		$(TOP)/user/lib/secret.c $(CORE_LDLIBS))

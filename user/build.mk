@@ -14,7 +14,7 @@ LIBRINA_PIC_OBJS := $(LIBRINA_OBJS:.o=.pic.o)
 LIB_CFLAGS := -O3 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib
 
 LIBRINA_CORE_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(CORE_SRC_PATHS)) \
-	$(OBJ)/user/lib/jobfile.o
+	$(OBJ)/user/lib/jobfile.o $(OBJ)/user/lib/secret.o
 
 RINACTL_SRCS := $(wildcard $(TOP)/user/rinactl/*.c)
 RINACTL_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(RINACTL_SRCS))

@@ -9,6 +9,7 @@
  * the ToR is asked.
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "agent.h"
 #include "schedule.h"
+#include "secret.h"
 #include "../ktap.h"
 
 #define MAX_SENT	64
@@ -24,6 +26,8 @@ struct sent {
 	struct rina_agent_addr to;
 	struct rina_hdr h;
 	__u32 arg;		/* CTRL type or first payload word */
+	struct rina_ctrl_msg ctrl;	/* a CTRL as sent */
+	__u32 len;
 };
 
 static struct sent sent[MAX_SENT];
@@ -60,12 +64,36 @@ static void h_send(void *ctx, const struct rina_agent_addr *to,
 	sent[nsent].h = *h;
 	memcpy(&sent[nsent].arg, (const __u8 *)buf + RINA_HDR_LEN, 4);
 	sent[nsent].arg = ntohl(sent[nsent].arg);
+	sent[nsent].len = len;
+	if (len <= sizeof(sent[nsent].ctrl))
+		memcpy(&sent[nsent].ctrl, buf, len);
 	nsent++;
+}
+
+/* the wall clock of signed control messages: 2023, plus the fake clock */
+#define WALL0	1700000000000000ull
+
+static __u64 h_wall(void *ctx)
+{
+	(void)ctx;
+	return WALL0 + now_us;
+}
+
+static __u64 h_stamp(void *ctx)
+{
+	static __u64 last;
+
+	(void)ctx;
+	last = WALL0 + now_us > last ? WALL0 + now_us : last + 1;
+	return last;
 }
 
 static const struct rina_agent_ops ops = {
 	.zalloc = h_zalloc, .free = h_free, .now_us = h_now, .send = h_send,
+	.mac = rina_siphash24, .wall_us = h_wall, .ctrl_stamp = h_stamp,
 };
+
+static const __u8 test_secret[RINA_SECRET_LEN] = "0123456789abcdef";
 
 static struct rina_agent_addr addr(unsigned int host, unsigned int port)
 {
@@ -74,8 +102,11 @@ static struct rina_agent_addr addr(unsigned int host, unsigned int port)
 	return a;
 }
 
-/* 3 members; the agent is member 0 with two local workers, and a ToR. */
-static void setup(struct rina_agent_core *a, bool tor)
+/*
+ * 3 members; the agent is member 0 with two local workers, and a ToR;
+ * signed: the job has a secret.
+ */
+static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
 {
 	struct rina_agent_cfg cfg;
 
@@ -95,11 +126,20 @@ static void setup(struct rina_agent_core *a, bool tor)
 	cfg.prev = addr(0x201, RINA_UDP_PORT_MIN);
 	if (tor)
 		cfg.tor = addr(0xfe, RINA_UDP_PORT_AGENT);
+	if (signed_job) {
+		cfg.has_secret = 1;
+		memcpy(cfg.secret, test_secret, sizeof(cfg.secret));
+	}
 	if (rina_agent_core_init(a, &cfg, &ops, NULL)) {
 		printf("Bail out! agent core init\n");
 		exit(1);
 	}
 	nsent = 0;
+}
+
+static void setup(struct rina_agent_core *a, bool tor)
+{
+	setup_job(a, tor, false);
 }
 
 static void hdr(struct rina_hdr *h, unsigned int op, __u16 n)
@@ -193,7 +233,9 @@ static void test_install(void)
 	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, hash ^ 1, a.cfg.tor);
 	ok &= a.tor_state == RINA_AGENT_TOR_WAIT;	/* another job */
 	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, hash, a.cfg.tor);
-	ok &= a.tor_state == RINA_AGENT_TOR_ON && a.st.bad == 2;
+	/* the stranger's is refused as forged, the other job's as bad */
+	ok &= a.tor_state == RINA_AGENT_TOR_ON && a.st.bad == 1 &&
+	      a.st.ctrl_forged == 1;
 	nsent = 0;
 	rina_agent_core_tor_remove(&a);
 	ok &= count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, &a.cfg.tor) >= 1 &&
@@ -362,11 +404,70 @@ static void test_hello_gate(void)
 	ktap_result(ok, "agent: while the ToR is asked, workers wait for HELLO_ACK and data is dropped (retried)");
 }
 
+/* A signed HELLO from local worker 0 (src_id 0) to the agent port. */
+static void rx_signed_hello(struct rina_agent_core *a, __u32 inc,
+			    const __u8 *key, __u64 stamp)
+{
+	struct rina_ctrl_msg m;
+	__u32 len;
+
+	hdr(&m.h, RINA_OP_CTRL, 0);
+	m.c.type = htonl(RINA_CTRL_HELLO);
+	m.c.arg = htonl(inc);
+	m.c.hash = htobe64(a->cfg.job_hash);
+	len = rina_ctrl_seal(&m, key, rina_siphash24, stamp, a->cfg.self.ip,
+			     a->cfg.self.port);
+	rina_agent_core_rx(a, &m, len, &a->cfg.local[0]);
+}
+
+static void test_signed(void)
+{
+	struct rina_agent_core a;
+	struct rina_ctrl_guard *g = calloc(1, sizeof(*g));
+	const struct sent *s = NULL;
+	__u8 wrong[RINA_SECRET_LEN] = { 0 };
+	unsigned int i;
+	bool ok;
+
+	setup_job(&a, false, true);
+	rx_ctrl(&a, RINA_CTRL_HELLO, 42, a.cfg.job_hash, a.cfg.local[0]);
+	ok = !a.hello_from && a.st.ctrl_forged == 1;
+	rx_ctrl(&a, RINA_CTRL_ABORT, 5, a.cfg.job_hash, addr(0x99, 0x5200));
+	ok &= a.st.ctrl_forged == 2;
+	rx_signed_hello(&a, 42, wrong, h_wall(NULL));
+	ok &= a.st.ctrl_forged == 3 && !a.hello_from;
+	ktap_result(ok, "agent, signed job: unsigned, strangers' and wrongly signed messages are refused (%llu)",
+		    (unsigned long long)a.st.ctrl_forged);
+
+	rx_signed_hello(&a, 42, test_secret, h_wall(NULL));
+	ok = a.hello_from == 1 && a.worker_inc[0] == 42;
+	rx_signed_hello(&a, 43, test_secret, h_wall(NULL) - 40000000);
+	ok &= a.worker_inc[0] == 42 && a.st.ctrl_replayed == 1;
+	ktap_result(ok, "agent, signed job: a signed HELLO is taken, a stale one is not");
+
+	rina_agent_core_tick(&a);
+	for (i = 0; i < nsent; i++)
+		if (sent[i].h.ver_op == (RINA_VERSION << 4 | RINA_OP_CTRL) &&
+		    sent[i].arg == RINA_CTRL_HELLO)
+			s = &sent[i];
+	ok = s && s->len == sizeof(struct rina_ctrl_msg) &&
+	     rina_ctrl_check(g, &s->ctrl.h, test_secret, rina_siphash24,
+			     h_wall(NULL), a.cfg.next.ip,
+			     a.cfg.next.port) == RINA_CTRL_OK &&
+	     rina_ctrl_check(g, &s->ctrl.h, test_secret, rina_siphash24,
+			     h_wall(NULL), a.cfg.prev.ip,
+			     a.cfg.prev.port) == RINA_CTRL_FORGED;
+	ktap_result(ok, "agent, signed job: its HELLO downstream is signed for downstream only");
+	rina_agent_core_fini(&a);
+	free(g);
+}
+
 int main(void)
 {
-	ktap_plan(4 + 2 + 2);
+	ktap_plan(4 + 2 + 2 + 3);
 	test_install();
 	test_tor_copies();
 	test_hello_gate();
+	test_signed();
 	return ktap_finish();
 }

@@ -26,7 +26,7 @@ $(TOR_TEST_DIR)/tor_ring: $(TOP)/selftests/tor/tor_ring.c $$(P4CFG_OBJ) \
 		$(TOP)/p4/cfg/p4cfg.h $(TOP)/core/schedule.h $(TOP)/core/plan.h \
 		$(TOP)/selftests/ktap.h
 	$(call cc-prog,$(TOR_CFLAGS) -I$(TOP)/p4/cfg,\
-		$< $(P4CFG_OBJ) $(TOR_MODEL_LIB) $(LIBRINA_CORE_A))
+		$< $(P4CFG_OBJ) $(TOR_MODEL_LIB) $(LIBRINA_CORE_A),$(CORE_LDLIBS))
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_ring
 
@@ -44,6 +44,7 @@ ALL_TARGETS += $(TOR_TEST_DIR)/tor_replay
 
 $(TOR_TEST_DIR)/tor_ctrl: $(TOP)/selftests/tor/tor_ctrl.c $(LIBRINA_CORE_A) \
 		$(TOP)/core/plan.h $(TOP)/user/lib/jobfile.h
-	$(call cc-prog,$(USER_CFLAGS) -I$(TOP)/user/lib,$< $(LIBRINA_CORE_A))
+	$(call cc-prog,$(USER_CFLAGS) -I$(TOP)/user/lib,$< $(LIBRINA_CORE_A),\
+		$(CORE_LDLIBS))
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_ctrl

@@ -127,6 +127,12 @@ struct rina_stats {
 	/* ACK frames' share of tx_bytes / rx_bytes (this rank's ring role) */
 	uint64_t	ack_tx_bytes, ack_rx_bytes;
 	uint64_t	fault_rx_dropped;	/* rx_drop_ppm's */
+	/*
+	 * Control messages refused (protocol.md 6.2): without a valid MAC
+	 * or from an address that is not the sender's (ctrl_forged); with
+	 * a stamp outside the window or seen before (ctrl_replayed).
+	 */
+	uint64_t	ctrl_forged, ctrl_replayed;
 };
 
 /*

@@ -15,6 +15,7 @@
 
 #include "rina_int.h"
 #include "agent.h"
+#include "secret.h"
 
 struct rina_agent {
 	struct rina_comm c;		/* own endpoint, neighbours, knobs */
@@ -95,6 +96,18 @@ static void op_store_be(__be32 *out, const __s32 *acc, __u32 n)
 	rina_reduce->store_be(out, acc, n);
 }
 
+static __u64 op_wall_us(void *ctx)
+{
+	(void)ctx;
+	return rina_wall_us();
+}
+
+static __u64 op_ctrl_stamp(void *ctx)
+{
+	(void)ctx;
+	return rina_ctrl_stamp();
+}
+
 static const struct rina_agent_ops agent_ops = {
 	.zalloc		= op_zalloc,
 	.free		= op_free,
@@ -104,6 +117,9 @@ static const struct rina_agent_ops agent_ops = {
 	.max_be		= op_max_be,
 	.load_be	= op_load_be,
 	.store_be	= op_store_be,
+	.mac		= rina_siphash24,
+	.wall_us	= op_wall_us,
+	.ctrl_stamp	= op_ctrl_stamp,
 };
 
 static void to_core_addr(struct rina_agent_addr *o, const struct rina_addr *a)
@@ -228,6 +244,8 @@ static void rina_agent_cfg_fill(const struct rina_comm *c,
 	to_core_addr(&cfg->prev, &c->member_prev);
 	cfg->self.ip = c->job.ranks[c->rank].ip;
 	cfg->self.port = htons(RINA_UDP_PORT_AGENT);
+	cfg->has_secret = c->job.has_secret;
+	memcpy(cfg->secret, c->job.secret, sizeof(cfg->secret));
 	for (k = 0; k < c->job.n_racks; k++) {
 		const struct rina_rack_desc *r = &c->job.racks[k];
 
@@ -266,6 +284,7 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out)
 	a->c.work = NULL;
 	a->c.txbuf = NULL;
 	a->c.rng ^= 0x5bd1e995;
+	a->c.ctrl_guard = NULL;	/* the core checks the agent's own */
 	a->c.self.port = htons(RINA_UDP_PORT_AGENT);
 	a->c.next = c->member_next;
 	a->c.prev = c->member_prev;
@@ -349,6 +368,8 @@ void rina_agent_get_stats(const struct rina_agent *a,
 	st->malformed = s->malformed;
 	st->foreign = s->foreign;
 	st->tor_copies = s->tor_copies;
+	st->ctrl_forged = s->ctrl_forged;
+	st->ctrl_replayed = s->ctrl_replayed;
 	st->tor_state = a->core.tor_state;
 	st->tor_status = a->core.tor_status;
 }

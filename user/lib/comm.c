@@ -15,6 +15,7 @@
 
 #include "rina_int.h"
 #include "jobfile.h"
+#include "secret.h"
 #include "schedule.h"
 
 static int open_transport(struct rina_comm *c, const char *want)
@@ -146,6 +147,31 @@ static int cc_setup(struct rina_comm *c)
 	return RINA_OK;
 }
 
+/*
+ * The job secret: the job file's secret_file, or RINA_SECRET_FILE (which
+ * wins, so that a launcher can hand each job its own without rewriting
+ * a shared job file). With one, control messages are signed and only
+ * signed ones are taken (session.c).
+ */
+static int secret_setup(struct rina_comm *c)
+{
+	const char *path = getenv("RINA_SECRET_FILE");
+	char err[512];
+
+	if (path && *path) {
+		if (rina_secret_load(path, c->job.secret, err, sizeof(err)))
+			return rina_fail(RINA_ERR_INVALID, "RINA_SECRET_FILE: %s",
+					 err);
+		c->job.has_secret = 1;
+	}
+	if (!c->job.has_secret)
+		return RINA_OK;
+	c->ctrl_guard = calloc(1, sizeof(*c->ctrl_guard));
+	if (!c->ctrl_guard)
+		return rina_fail(RINA_ERR_NOMEM, "out of memory");
+	return RINA_OK;
+}
+
 static uint32_t config_rx_drop_ppm(const struct rina_config *cfg)
 {
 	return cfg->size >= offsetof(struct rina_config, rx_drop_ppm) + 4 ?
@@ -189,6 +215,9 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 		ret = rina_fail(RINA_ERR_JOBFILE, "%s", err);
 		goto err_free;
 	}
+	ret = secret_setup(c);
+	if (ret)
+		goto err_free;
 	if (cfg->rank < 0 || cfg->rank >= c->job.n_ranks) {
 		ret = rina_fail(RINA_ERR_INVALID,
 				"rank %d is not in the job (ranks 0..%u)",
@@ -213,8 +242,8 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	    sizeof(c->incarnation))
 		c->incarnation = (uint32_t)(c->rng >> 17);
 	c->max_msg = RINA_HDR_LEN + (uint32_t)c->job.elems * 4;
-	if (c->max_msg < RINA_HDR_LEN + sizeof(struct rina_ctrl))
-		c->max_msg = RINA_HDR_LEN + sizeof(struct rina_ctrl);
+	if (c->max_msg < sizeof(struct rina_ctrl_msg))
+		c->max_msg = sizeof(struct rina_ctrl_msg);
 	/* RINA_NO_INA=1: INA racks run as plain racks (for comparisons) */
 	place_in_ring(c, !(getenv("RINA_NO_INA") &&
 			   strcmp(getenv("RINA_NO_INA"), "0")));
@@ -258,6 +287,8 @@ err_tp:
 	c->tp->ops->destroy(c->tp);
 err_free:
 	free(c->txbuf);
+	free(c->ctrl_guard);
+	explicit_bzero(c->job.secret, sizeof(c->job.secret));
 	free(c);
 	return ret;
 }
@@ -331,6 +362,8 @@ int rina_comm_destroy(rina_comm_t *c)
 		free(c->stash[j].buf);
 	free(c->work);
 	free(c->txbuf);
+	free(c->ctrl_guard);
+	explicit_bzero(c->job.secret, sizeof(c->job.secret));
 	free(c);
 	return RINA_OK;
 }
@@ -410,6 +443,9 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 		tmp.agent_tor = as.tor_state;
 		tmp.agent_tor_status = as.tor_status;
 		tmp.agent_tor_copies = as.tor_copies;
+		/* one rank's refusals, whichever of its ports they came to */
+		tmp.ctrl_forged += as.ctrl_forged;
+		tmp.ctrl_replayed += as.ctrl_replayed;
 	}
 	tmp.size = size;
 	memcpy(st, &tmp, size);

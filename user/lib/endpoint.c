@@ -14,6 +14,7 @@
 
 #include "rina_int.h"
 #include "wire.h"
+#include "secret.h"
 
 /* ---- sending ----------------------------------------------------- */
 
@@ -83,17 +84,16 @@ bool rina_addr_eq(const struct rina_addr *a, const struct rina_addr *b)
 void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
 		    uint32_t type, uint32_t arg)
 {
-	struct {
-		struct rina_hdr h;
-		struct rina_ctrl m;
-	} __attribute__((packed)) r;
-	struct rina_msg msg = { &r, sizeof(r), *to };
+	const uint8_t *key = c->job.has_secret ? c->job.secret : NULL;
+	struct rina_ctrl_msg r;
+	struct rina_msg msg = { &r, 0, *to };
 
 	rina_hdr_init(c, &r.h, RINA_OP_CTRL, 0);
-	r.h.n_elem = htons(RINA_CTRL_WORDS);
-	r.m.type = htonl(type);
-	r.m.arg = htonl(arg);
-	r.m.hash = htobe64(c->job_hash);
+	r.c.type = htonl(type);
+	r.c.arg = htonl(arg);
+	r.c.hash = htobe64(c->job_hash);
+	msg.len = rina_ctrl_seal(&r, key, rina_siphash24,
+				 key ? rina_ctrl_stamp() : 0, to->ip, to->port);
 	rina_xmit(c, &msg, 1);
 }
 

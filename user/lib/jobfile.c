@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "jobfile.h"
+#include "secret.h"
 #include "cc.h"
 
 #define MAX_FIELDS	8
@@ -233,6 +234,24 @@ static int do_cc(struct parse_ctx *c, struct rina_job_desc *job, char **f,
 	return 0;
 }
 
+/* "secret_file PATH": the job secret (protocol.md 6.2) */
+static int do_secret(struct parse_ctx *c, struct rina_job_desc *job,
+		     char **f, int nf)
+{
+	char why[256];
+
+	if (nf != 2)
+		return fail(c, f[0], "expected one path");
+	if (job->has_secret)
+		return fail(c, f[0], "given twice");
+	if (f[1][0] != '/')
+		return fail(c, f[0], "\"%s\" is not an absolute path", f[1]);
+	if (rina_secret_load(f[1], job->secret, why, sizeof(why)))
+		return fail(c, f[0], "%s", why);
+	job->has_secret = 1;
+	return 0;
+}
+
 static int do_param(struct parse_ctx *c, struct rina_job_desc *job,
 		    char **f, int nf)
 {
@@ -309,6 +328,8 @@ static int parse_line(struct parse_ctx *c, struct rina_job_desc *job,
 		return do_rank(c, job, f, nf);
 	if (!strcmp(f[0], "cc"))
 		return do_cc(c, job, f, nf);
+	if (!strcmp(f[0], "secret_file"))
+		return do_secret(c, job, f, nf);
 	return do_param(c, job, f, nf);
 }
 

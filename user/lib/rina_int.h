@@ -14,6 +14,7 @@
 
 #include "rina.h"
 #include "plan.h"
+#include "ctrl_auth.h"
 #include "transport.h"
 #include "endpoint.h"
 #include "session.h"
@@ -53,6 +54,7 @@ struct rina_agent_stats {
 	uint64_t acks_out, ag_acks_in, nacks_in, repairs, reemit;
 	uint64_t dup, stale, collision, bad, malformed, foreign;
 	uint64_t tor_copies;
+	uint64_t ctrl_forged, ctrl_replayed;
 	uint32_t tor_state, tor_status;	/* core/agent.h */
 };
 
@@ -99,6 +101,8 @@ struct rina_comm {
 	uint32_t		incarnation;
 	uint32_t		prev_inc;	/* upstream's, once greeted */
 	bool			prev_greeted;
+	/* signed control messages: stamps taken (job.has_secret only) */
+	struct rina_ctrl_guard	*ctrl_guard;
 
 	struct rina_stats	st;
 

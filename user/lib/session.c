@@ -12,7 +12,36 @@
 
 #include "rina_int.h"
 #include "wire.h"
+#include "secret.h"
 #include "schedule.h"
+
+/*
+ * Whether a control message may act (protocol.md 6.2): in a job with a
+ * secret, only signed, fresh and new ones; in any job, a message from a
+ * rank only from that rank's address (an ABORT from elsewhere would
+ * blame a rank that said nothing).
+ */
+static bool ctrl_trusted(struct rina_comm *c, const struct rina_hdr *h,
+			 const struct rina_addr *from)
+{
+	const uint8_t *key = c->job.has_secret ? c->job.secret : NULL;
+	unsigned int src = ntohs(h->src_id);
+	enum rina_ctrl_verdict v;
+
+	if (src >= c->N || from->ip != c->job.ranks[src].ip) {
+		c->st.ctrl_forged++;
+		return false;
+	}
+	v = rina_ctrl_check(c->ctrl_guard, h, key, rina_siphash24,
+			    key ? rina_wall_us() : 0, c->self.ip, c->self.port);
+	if (v == RINA_CTRL_OK)
+		return true;
+	if (v == RINA_CTRL_STALE || v == RINA_CTRL_REPLAY)
+		c->st.ctrl_replayed++;
+	else
+		c->st.ctrl_forged++;
+	return false;
+}
 
 int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 		      const struct rina_addr *from,
@@ -23,6 +52,8 @@ int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 	uint64_t hash = be64toh(m->hash);
 	unsigned int src = ntohs(h->src_id);
 
+	if (!ctrl_trusted(c, h, from))
+		return 0;
 	switch (type) {
 	case RINA_CTRL_HELLO:
 	case RINA_CTRL_HELLO_ACK:

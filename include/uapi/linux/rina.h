@@ -100,7 +100,7 @@ static_assert(sizeof(struct rina_hdr) == RINA_HDR_LEN, "rina_hdr size");
 _Static_assert(sizeof(struct rina_hdr) == RINA_HDR_LEN, "rina_hdr size");
 #endif
 
-/* Control messages (RINA_OP_CTRL payload, n_elem = 4). */
+/* Control messages (RINA_OP_CTRL payload, n_elem = 4, or 8 signed). */
 enum rina_ctrl_type {
 	RINA_CTRL_HELLO		= 1,	/* arg: 0; hash: job description hash */
 	RINA_CTRL_HELLO_ACK	= 2,	/* reply, same fields */
@@ -119,6 +119,20 @@ struct rina_ctrl {
 } __attribute__((packed));
 
 #define RINA_CTRL_WORDS		4
+
+/*
+ * In a job with a secret every control message is followed by this
+ * (n_elem = RINA_CTRL_AUTH_WORDS, protocol.md 6.2): the sender's wall
+ * clock for freshness, and a SipHash-2-4 MAC under the job secret of the
+ * header, the struct rina_ctrl, the stamp and the destination.
+ */
+struct rina_ctrl_auth {
+	__be64	stamp;		/* sender's CLOCK_REALTIME, microseconds */
+	__u8	mac[8];		/* SipHash-2-4 output bytes */
+} __attribute__((packed));
+
+#define RINA_CTRL_AUTH_WORDS	8
+#define RINA_SECRET_LEN		16	/* a SipHash key */
 
 /* ------------------------------------------------------------------ */
 /* Generic netlink family "rina" (Documentation/netlink/rina.yaml)     */

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Signed control messages: sealing and checking (ctrl_auth.h).
+ */
+#include "ctrl_auth.h"
+
+/* header, struct rina_ctrl, stamp, then the destination it was sent to */
+#define MAC_IN_LEN	(sizeof(struct rina_hdr) + sizeof(struct rina_ctrl) + \
+			 8 + 4 + 2)
+
+/* where the stamp sits in struct rina_ctrl_msg */
+#define STAMP_OFF	(sizeof(struct rina_hdr) + sizeof(struct rina_ctrl))
+
+static void mac_of(const struct rina_ctrl_msg *m, const __u8 *key,
+		   rina_mac_fn mac, __be32 ip, __be16 port,
+		   __u8 out[RINA_MAC_LEN])
+{
+	__u8 in[MAC_IN_LEN];
+	__u32 off = STAMP_OFF + 8;
+
+	rina_memcpy(in, m, off);
+	rina_memcpy(in + off, &ip, 4);
+	rina_memcpy(in + off + 4, &port, 2);
+	mac(key, in, sizeof(in), out);
+}
+
+static __u64 be64_load(const __u8 *b)
+{
+	__u64 v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | b[i];
+	return v;
+}
+
+static void be64_store(__u8 *b, __u64 v)
+{
+	int i;
+
+	for (i = 7; i >= 0; i--, v >>= 8)
+		b[i] = (__u8)v;
+}
+
+__u32 rina_ctrl_seal(struct rina_ctrl_msg *m, const __u8 *key,
+		     rina_mac_fn mac, __u64 stamp, __be32 to_ip,
+		     __be16 to_port)
+{
+	if (!key) {
+		m->h.n_elem = rina_htons(RINA_CTRL_WORDS);
+		return sizeof(m->h) + sizeof(m->c);
+	}
+	m->h.n_elem = rina_htons(RINA_CTRL_AUTH_WORDS);
+	be64_store((__u8 *)m + STAMP_OFF, stamp);
+	mac_of(m, key, mac, to_ip, to_port, m->a.mac);
+	return sizeof(*m);
+}
+
+/* constant time, as for any MAC comparison */
+static int mac_equal(const __u8 *a, const __u8 *b)
+{
+	__u8 d = 0;
+	int i;
+
+	for (i = 0; i < RINA_MAC_LEN; i++)
+		d |= a[i] ^ b[i];
+	return !d;
+}
+
+static int guard_index(__u16 src)
+{
+	if ((src & RINA_SRC_SWITCH) == RINA_SRC_SWITCH)
+		return RINA_MAX_RANKS + (src & 0x0fff) % RINA_MAX_RACKS;
+	return src < RINA_MAX_RANKS ? src : -1;
+}
+
+/*
+ * Not taken before, and newer than the oldest remembered when all slots
+ * are full (so that an old message cannot come back once forgotten):
+ * taken into the oldest slot.
+ */
+static int guard_take(__u64 *seen, __u64 stamp)
+{
+	int i, oldest = 0;
+
+	for (i = 0; i < RINA_CTRL_GUARD_DEPTH; i++) {
+		if (seen[i] == stamp)
+			return 0;
+		if (seen[i] < seen[oldest])
+			oldest = i;
+	}
+	if (stamp <= seen[oldest])
+		return 0;
+	seen[oldest] = stamp;
+	return 1;
+}
+
+enum rina_ctrl_verdict rina_ctrl_check(struct rina_ctrl_guard *g,
+				       const struct rina_hdr *h,
+				       const __u8 *key, rina_mac_fn mac,
+				       __u64 now_us, __be32 self_ip,
+				       __be16 self_port)
+{
+	const struct rina_ctrl_msg *m = (const struct rina_ctrl_msg *)h;
+	int signed_msg = rina_ntohs(h->n_elem) == RINA_CTRL_AUTH_WORDS;
+	__u8 want[RINA_MAC_LEN];
+	__u64 stamp;
+	int k;
+
+	if (!key)
+		return signed_msg ? RINA_CTRL_NO_KEY : RINA_CTRL_OK;
+	if (!signed_msg)
+		return RINA_CTRL_UNSIGNED;
+	k = guard_index(rina_ntohs(h->src_id));
+	if (k < 0)
+		return RINA_CTRL_BAD_SENDER;
+	mac_of(m, key, mac, self_ip, self_port, want);
+	if (!mac_equal(want, m->a.mac))
+		return RINA_CTRL_FORGED;
+	stamp = be64_load((const __u8 *)m + STAMP_OFF);
+	if (stamp + RINA_CTRL_WINDOW_US < now_us ||
+	    stamp > now_us + RINA_CTRL_WINDOW_US)
+		return RINA_CTRL_STALE;
+	if (!guard_take(g->seen[k], stamp))
+		return RINA_CTRL_REPLAY;
+	return RINA_CTRL_OK;
+}

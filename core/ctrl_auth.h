@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Signed control messages (protocol.md 6.2), one implementation for
+ * librina, the agent core (kernel and userspace) and the ToR: in a job
+ * with a secret, HELLO, ABORT, BYE and the ToR's install, remove and
+ * reply carry a freshness stamp and a MAC, and a receiver takes only
+ * those whose MAC is right, whose stamp is recent and that it has not
+ * taken before.
+ *
+ * The MAC is SipHash-2-4, which the host provides (the kernel's
+ * siphash(), libsodium's crypto_shorthash() in userspace): core/ holds
+ * no cryptography of its own.
+ */
+#ifndef RINA_CORE_CTRL_AUTH_H
+#define RINA_CORE_CTRL_AUTH_H
+
+#include "compat.h"
+#include "plan.h"
+#include <linux/rina.h>
+
+#define RINA_MAC_LEN		8
+
+/*
+ * A stamp further than this from the receiver's clock is refused: a
+ * recorded message replays at most this long, and hosts' clocks must
+ * agree this well (NTP does, by far).
+ */
+#define RINA_CTRL_WINDOW_US	(30ull * 1000000)
+
+/* Accepted stamps remembered per sender, against replays. */
+#define RINA_CTRL_GUARD_DEPTH	4
+
+/* SipHash-2-4 of in under key: the 8 output bytes in reference order. */
+typedef void (*rina_mac_fn)(const __u8 key[RINA_SECRET_LEN], const void *in,
+			    __u32 len, __u8 out[RINA_MAC_LEN]);
+
+/* One sender's recent stamps; index: src_id (ranks, then ToRs' racks). */
+struct rina_ctrl_guard {
+	__u64	seen[RINA_MAX_RANKS + RINA_MAX_RACKS][RINA_CTRL_GUARD_DEPTH];
+};
+
+enum rina_ctrl_verdict {
+	RINA_CTRL_OK = 0,
+	RINA_CTRL_UNSIGNED,	/* no MAC in a job with a secret */
+	RINA_CTRL_NO_KEY,	/* a MAC in a job without a secret */
+	RINA_CTRL_FORGED,	/* the MAC is wrong */
+	RINA_CTRL_STALE,	/* the stamp is outside the window */
+	RINA_CTRL_REPLAY,	/* taken before, or older than all taken */
+	RINA_CTRL_BAD_SENDER,	/* src_id names no rank nor ToR */
+	__RINA_CTRL_VERDICT_MAX,
+};
+
+#define RINA_CTRL_VERDICT_NAMES {			\
+	[RINA_CTRL_OK]		= "ok",			\
+	[RINA_CTRL_UNSIGNED]	= "unsigned",		\
+	[RINA_CTRL_NO_KEY]	= "signed_without_key",	\
+	[RINA_CTRL_FORGED]	= "forged",		\
+	[RINA_CTRL_STALE]	= "stale",		\
+	[RINA_CTRL_REPLAY]	= "replayed",		\
+	[RINA_CTRL_BAD_SENDER]	= "bad_sender",		\
+}
+
+/* A signed control message as built and checked here. */
+struct rina_ctrl_msg {
+	struct rina_hdr		h;
+	struct rina_ctrl	c;
+	struct rina_ctrl_auth	a;
+} __attribute__((packed));
+
+/*
+ * Bytes on the wire of a control message: RINA_CTRL_AUTH_WORDS words
+ * after the header when key is set, RINA_CTRL_WORDS otherwise. m holds
+ * the header and struct rina_ctrl; with a key this sets n_elem, the
+ * stamp and the MAC for the destination to_ip:to_port (network order).
+ */
+__u32 rina_ctrl_seal(struct rina_ctrl_msg *m, const __u8 *key,
+		     rina_mac_fn mac, __u64 stamp, __be32 to_ip,
+		     __be16 to_port);
+
+/*
+ * Check a control message that passed rina_hdr_check(), received on
+ * self_ip:self_port; key NULL: the job has no secret. On RINA_CTRL_OK the
+ * stamp is remembered in g (NULL only without a key).
+ */
+enum rina_ctrl_verdict rina_ctrl_check(struct rina_ctrl_guard *g,
+				       const struct rina_hdr *h,
+				       const __u8 *key, rina_mac_fn mac,
+				       __u64 now_us, __be32 self_ip,
+				       __be16 self_port);
+
+#endif /* RINA_CORE_CTRL_AUTH_H */

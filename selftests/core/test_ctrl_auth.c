@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Unit tests of signed control messages (core/ctrl_auth.c) and of the
+ * userspace secret (user/lib/secret.c): SipHash-2-4 matches the
+ * reference vectors, a sealed message checks, every altered byte, a
+ * wrong key or destination is forged, replays and stale stamps are
+ * refused, unsigned messages are refused where a secret is set, and the
+ * secret file is read only when its owner alone can read it.
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctrl_auth.h"
+#include "secret.h"
+#include "wire.h"
+#include "../ktap.h"
+
+#define NOW	1700000000000000ull	/* us: some wall clock */
+#define SELF_IP	htonl(0xc6120001)	/* 198.18.0.1 */
+#define SELF_PORT htons(0x5200)
+
+static const __u8 key[RINA_SECRET_LEN] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+};
+
+static void build(struct rina_ctrl_msg *m, __u16 src, __u32 type)
+{
+	memset(m, 0, sizeof(*m));
+	m->h.ver_op = RINA_VERSION << 4 | RINA_OP_CTRL;
+	m->h.job_id = htons(7);
+	m->h.src_id = htons(src);
+	m->h.exp = RINA_EXP_NONE;
+	m->c.type = htonl(type);
+	m->c.arg = htonl(0x1234);
+}
+
+static __u32 seal(struct rina_ctrl_msg *m, __u64 stamp)
+{
+	return rina_ctrl_seal(m, key, rina_siphash24, stamp, SELF_IP,
+			      SELF_PORT);
+}
+
+static enum rina_ctrl_verdict check(struct rina_ctrl_guard *g,
+				    const struct rina_ctrl_msg *m,
+				    const __u8 *k)
+{
+	return rina_ctrl_check(g, &m->h, k, rina_siphash24, NOW, SELF_IP,
+			       SELF_PORT);
+}
+
+/* The SipHash paper's vectors: key 00..0f, messages 00..len-1. */
+static void test_siphash(void)
+{
+	static const __u64 want[] = {
+		0x726fdb47dd0e0e31ull,	/* len 0 */
+		0x74f839c593dc67fdull,	/* len 1 */
+		0xa129ca6149be45e5ull,	/* len 15 */
+	};
+	static const unsigned int lens[] = { 0, 1, 15 };
+	__u8 in[16], out[8];
+	unsigned int i, j;
+	bool ok = true;
+
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (__u8)i;
+	for (i = 0; i < 3; i++) {
+		__u64 v = 0;
+
+		rina_siphash24(key, in, lens[i], out);
+		for (j = 0; j < 8; j++)
+			v |= (__u64)out[j] << (8 * j);
+		ok &= v == want[i];
+	}
+	ktap_result(ok, "siphash: libsodium's SipHash-2-4 gives the reference vectors");
+}
+
+static void test_seal_check(void)
+{
+	struct rina_ctrl_guard *g = calloc(1, sizeof(*g));
+	struct rina_ctrl_msg m, x;
+	__u8 other[RINA_SECRET_LEN];
+	unsigned int i, forged = 0;
+	__u32 len;
+
+	build(&m, 3, RINA_CTRL_ABORT);
+	len = seal(&m, NOW);
+	ktap_result(len == sizeof(m) && !rina_hdr_check(&m.h, len) &&
+		    ntohs(m.h.n_elem) == RINA_CTRL_AUTH_WORDS,
+		    "seal: a signed control message is %u bytes and valid on the wire",
+		    len);
+	ktap_result(check(g, &m, key) == RINA_CTRL_OK,
+		    "check: a sealed message from a rank checks");
+	ktap_result(check(g, &m, key) == RINA_CTRL_REPLAY,
+		    "check: the same message again is a replay");
+
+	/* every byte of header, body, stamp and MAC is covered */
+	for (i = 0; i < sizeof(m); i++) {
+		x = m;
+		((__u8 *)&x)[i] ^= 0x01;
+		if (rina_ctrl_check(g, &x.h, key, rina_siphash24, NOW,
+				    SELF_IP, SELF_PORT) != RINA_CTRL_OK)
+			forged++;
+	}
+	ktap_result(forged == sizeof(m),
+		    "check: each of the %zu bytes altered is refused (%u refused)",
+		    sizeof(m), forged);
+
+	build(&x, 3, RINA_CTRL_ABORT);
+	rina_ctrl_seal(&x, key, rina_siphash24, NOW + 1, SELF_IP,
+		       htons(0x5201));
+	ktap_result(check(g, &x, key) == RINA_CTRL_FORGED,
+		    "check: a message sealed for another destination is forged");
+
+	memcpy(other, key, sizeof(other));
+	other[0] ^= 0x80;
+	build(&x, 3, RINA_CTRL_ABORT);
+	rina_ctrl_seal(&x, other, rina_siphash24, NOW + 2, SELF_IP,
+		       SELF_PORT);
+	ktap_result(check(g, &x, key) == RINA_CTRL_FORGED,
+		    "check: a message sealed with another secret is forged");
+
+	build(&x, 3, RINA_CTRL_ABORT);
+	len = rina_ctrl_seal(&x, NULL, NULL, 0, 0, 0);
+	ktap_result(len == RINA_HDR_LEN + 16 && !rina_hdr_check(&x.h, len) &&
+		    check(g, &x, key) == RINA_CTRL_UNSIGNED &&
+		    check(NULL, &x, NULL) == RINA_CTRL_OK &&
+		    check(NULL, &m, NULL) == RINA_CTRL_NO_KEY,
+		    "check: unsigned refused with a secret, taken without; signed refused without");
+
+	build(&x, 300, RINA_CTRL_HELLO);
+	seal(&x, NOW + 3);
+	ktap_result(check(g, &x, key) == RINA_CTRL_BAD_SENDER,
+		    "check: a src_id that is no rank nor ToR is refused");
+	free(g);
+}
+
+static void test_freshness(void)
+{
+	struct rina_ctrl_guard *g = calloc(1, sizeof(*g));
+	struct rina_ctrl_msg m[6];
+	bool ok;
+	int i;
+
+	build(&m[0], 1, RINA_CTRL_HELLO);
+	seal(&m[0], NOW - RINA_CTRL_WINDOW_US - 1);
+	build(&m[1], 1, RINA_CTRL_HELLO);
+	seal(&m[1], NOW + RINA_CTRL_WINDOW_US + 1);
+	ktap_result(check(g, &m[0], key) == RINA_CTRL_STALE &&
+		    check(g, &m[1], key) == RINA_CTRL_STALE,
+		    "freshness: stamps beyond the %llu s window, either way, are stale",
+		    RINA_CTRL_WINDOW_US / 1000000);
+
+	/* reordered within the guard's memory: taken */
+	for (i = 0; i < 6; i++) {
+		build(&m[i], 1, RINA_CTRL_HELLO);
+		seal(&m[i], NOW - 1000 + i);
+	}
+	ok = check(g, &m[1], key) == RINA_CTRL_OK &&
+	     check(g, &m[0], key) == RINA_CTRL_OK &&
+	     check(g, &m[3], key) == RINA_CTRL_OK &&
+	     check(g, &m[2], key) == RINA_CTRL_OK;
+	ktap_result(ok, "freshness: messages reordered within %d are taken",
+		    RINA_CTRL_GUARD_DEPTH);
+	/* m[4] pushes out m[0]; m[0] then is older than all remembered */
+	ok = check(g, &m[4], key) == RINA_CTRL_OK &&
+	     check(g, &m[0], key) == RINA_CTRL_REPLAY &&
+	     check(g, &m[1], key) == RINA_CTRL_REPLAY;
+	ktap_result(ok, "freshness: a message older than all remembered is a replay");
+	/* another sender's stamps are its own */
+	build(&m[5], 2, RINA_CTRL_HELLO);
+	seal(&m[5], NOW - 1000);
+	ktap_result(check(g, &m[5], key) == RINA_CTRL_OK,
+		    "freshness: each sender has its own memory");
+	free(g);
+}
+
+static int write_secret(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	fchmod(fd, mode);
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+static void test_secret_file(void)
+{
+	char dir[] = "/tmp/rina-secret.XXXXXX", path[64], err[256];
+	__u8 k[RINA_SECRET_LEN];
+	bool ok;
+
+	if (!mkdtemp(dir)) {
+		ktap_result(0, "secret file: mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/secret", dir);
+	ok = !write_secret(path, "000102030405060708090a0b0c0d0e0f\n",
+			   0600) &&
+	     !rina_secret_load(path, k, err, sizeof(err)) &&
+	     !memcmp(k, key, sizeof(k));
+	ktap_result(ok, "secret file: 32 hex digits and a newline, mode 0600, read");
+	ok = !write_secret(path, "000102030405060708090a0b0c0d0e0f", 0644) &&
+	     rina_secret_load(path, k, err, sizeof(err)) &&
+	     strstr(err, "readable by others") &&
+	     !strstr(err, "0001020304");
+	ktap_result(ok, "secret file: mode 0644 refused, contents not shown: %s",
+		    err);
+	ok = !write_secret(path, "000102030405060708090a0b0c0d0e0", 0600) &&
+	     rina_secret_load(path, k, err, sizeof(err)) &&
+	     !write_secret(path, "000102030405060708090a0b0c0d0e0g", 0600) &&
+	     rina_secret_load(path, k, err, sizeof(err)) &&
+	     !write_secret(path, "000102030405060708090a0b0c0d0e0f00", 0600) &&
+	     rina_secret_load(path, k, err, sizeof(err));
+	ktap_result(ok, "secret file: short, long or non-hex contents refused");
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	ktap_plan(16);
+	test_siphash();
+	test_seal_check();
+	test_freshness();
+	test_secret_file();
+	return ktap_finish();
+}
