@@ -3,8 +3,8 @@
 # Rank ports belong to their rank: a process of another user cannot bind
 # a running rank's address and port (no SO_REUSEADDR), a second
 # communicator on a held port fails at once with a clear error, and a
-# rank whose init fails tells the others at once (ABORT) instead of
-# leaving them to their timeout.
+# rank whose init fails tells the others at once (a signed ABORT, from
+# another port of its host) instead of leaving them to their timeout.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 
@@ -17,6 +17,7 @@ BENCH=$top/build/bin/rina-bench
 tmp=$(mktemp -d /tmp/test_ports.XXXXXX)
 defer rm -rf "$tmp"
 chmod 755 "$tmp"
+(umask 077; od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$tmp/secret")
 ktap_plan 3
 
 # a small binder: bind ADDR:PORT over UDP, print the outcome, hold it
@@ -56,8 +57,9 @@ fi
 
 # 2 and 3: rank 0's port held by another process: its init fails with a
 # clear error, and ranks 1..3 learn it from its ABORT, long before their
-# 20 s timeout
-"$RUN" --topo 2x2 --timeout 60 --job-opt 'timeout_ms 20000' -- sh -c '
+# 20 s timeout (signed: from another port only a signed ABORT is taken)
+"$RUN" --topo 2x2 --timeout 60 --job-opt 'timeout_ms 20000' \
+	--job-opt "secret_file $tmp/secret" -- sh -c '
 	if [ "$RINA_RANK" = 0 ]; then
 		"$2" "$0" 198.18.0.1 21056 30 "$RINA_RUN_DIR/held" &
 		i=0

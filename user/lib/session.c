@@ -16,6 +16,29 @@
 #include "schedule.h"
 
 /*
+ * The address a rank's control messages come from: its own port, or the
+ * agent port when it is an INA rack's agent. The ABORT of a rank whose
+ * port could not be bound leaves from another port of its host: taken
+ * only when signed (unsigned, it would let any user of that host stop
+ * the job; without a secret the others learn of the failure from their
+ * timeout).
+ */
+static bool ctrl_from_rank(const struct rina_comm *c, const struct rina_hdr *h,
+			   const struct rina_addr *from, bool signed_job)
+{
+	unsigned int src = ntohs(h->src_id);
+	const struct rina_member *mb;
+
+	if (src >= c->N || from->ip != c->job.ranks[src].ip)
+		return false;
+	if (signed_job || from->port == c->job.ranks[src].port)
+		return true;
+	mb = &c->ring.m[c->ring.member_of[src]];
+	return mb->ina && mb->agent == src &&
+	       from->port == htons(RINA_UDP_PORT_AGENT);
+}
+
+/*
  * Whether a control message may act (protocol.md 6.2): in a job with a
  * secret, only signed, fresh and new ones; in any job, a message from a
  * rank only from that rank's address (an ABORT from elsewhere would
@@ -25,10 +48,9 @@ static bool ctrl_trusted(struct rina_comm *c, const struct rina_hdr *h,
 			 const struct rina_addr *from)
 {
 	const uint8_t *key = c->job.has_secret ? c->job.secret : NULL;
-	unsigned int src = ntohs(h->src_id);
 	enum rina_ctrl_verdict v;
 
-	if (src >= c->N || from->ip != c->job.ranks[src].ip) {
+	if (!ctrl_from_rank(c, h, from, key)) {
 		c->st.ctrl_forged++;
 		return false;
 	}
@@ -142,12 +164,15 @@ int rina_session_hello(struct rina_comm *c)
 
 		if (now - start > limit)
 			return rina_fail(RINA_ERR_TIMEOUT,
-					 "rank %d: ring neighbours did not answer within %u ms (%s rank %d, %s rank %d)",
+					 "rank %d: ring neighbours did not answer within %u ms (%s rank %d, %s rank %d)%s",
 					 c->rank, c->timeout_ms,
 					 seen.hello_prev ? "heard" : "no word from",
 					 c->prev_rank,
 					 seen.hello_next ? "heard" : "no word from",
-					 c->next_rank);
+					 c->next_rank,
+					 c->st.ctrl_forged ?
+					 "; control messages that failed authentication came: do all ranks have the job's secret?" :
+					 "");
 		if (!seen.hello_next && now - last_tx >= 10000) {
 			rina_send_ctrl(c, &c->next, RINA_CTRL_HELLO,
 				       c->incarnation);

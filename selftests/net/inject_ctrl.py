@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+"""Forge Rina control messages at a running job, as an off-path host on
+the cluster network would: ABORT, HELLO, HELLO_ACK and BYE to every
+rank's port and every agent port, with the claimed sender's source
+address spoofed (raw IPv4), unsigned or with a made-up MAC and a fresh
+stamp, right job id, right or wrong job hash. Bounded: exactly COUNT
+packets spread over SECONDS, then it exits and prints what it sent.
+
+    inject_ctrl.py JOBFILE COUNT SECONDS [--own-address]
+
+--own-address sends from the injector's own address instead (no
+spoofing): what a non-root attacker can do.
+"""
+import os
+import random
+import socket
+import struct
+import sys
+import time
+
+OP_CTRL = 6
+VERSION = 1
+HELLO, HELLO_ACK, ABORT, BYE = 1, 2, 3, 4
+PORT_AGENT = 0x524f
+EXP_NONE = -128
+
+
+def parse_job(path):
+    job_id, ranks, ina = None, {}, set()
+    for line in open(path):
+        f = line.split("#")[0].split()
+        if not f:
+            continue
+        if f[0] == "job":
+            job_id = int(f[1])
+        elif f[0] == "rack" and "ina" in f[2:]:
+            ina.add(int(f[1]))
+        elif f[0] == "rank":
+            ip, _, port = f[2].partition(":")
+            ranks[int(f[1])] = (ip, int(port or 0x5240), int(f[4]))
+    return job_id, ranks, ina
+
+
+def rina_ctrl(job_id, src, ctype, arg, h, signed):
+    n = 8 if signed else 4
+    hdr = struct.pack("!BBHHBBHHIHHHHbBH", VERSION << 4 | OP_CTRL, 0,
+                      job_id, 0, 0, 0, src, 0, 0, 0, n, 0, 0, EXP_NONE,
+                      0, 0)
+    body = struct.pack("!IIQ", ctype, arg, h)
+    if signed:	# a fresh stamp and a guessed MAC
+        body += struct.pack("!Q", int(time.time() * 1e6)) + os.urandom(8)
+    return hdr + body
+
+
+def ipv4_udp(src, sport, dst, dport, payload):
+    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp) + len(payload),
+                     random.getrandbits(16), 0, 64, socket.IPPROTO_UDP, 0,
+                     socket.inet_aton(src), socket.inet_aton(dst))
+    return ip + udp + payload
+
+
+def main():
+    job_path, count, seconds = sys.argv[1], int(sys.argv[2]), \
+        float(sys.argv[3])
+    own = "--own-address" in sys.argv[4:]
+    job_id, ranks, ina = parse_job(job_path)
+    targets = [(ip, port) for ip, port, _ in ranks.values()]
+    # the agent port of each INA rack: its lowest rank's address
+    for rack in sorted(ina):
+        low = min(r for r, v in ranks.items() if v[2] == rack)
+        targets.append((ranks[low][0], PORT_AGENT))
+    raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    rng = random.Random(12345)
+    kinds = [(ABORT, False), (ABORT, True), (HELLO, False), (HELLO, True),
+             (HELLO_ACK, True), (BYE, False), (BYE, True)]
+    sent = 0
+    t0 = time.monotonic()
+    for i in range(count):
+        ip, port = targets[i % len(targets)]
+        # a claimed sender that is not the target's own address
+        src = rng.choice([r for r, v in ranks.items() if v[0] != ip])
+        sip, sport, _ = ranks[src]
+        ctype, signed = kinds[i % len(kinds)]
+        h = rng.getrandbits(64)
+        arg = 5 if ctype == ABORT else rng.getrandbits(32)
+        msg = rina_ctrl(job_id, src, ctype, arg, h, signed)
+        try:
+            if own:
+                udp.sendto(msg, (ip, port))
+            else:
+                raw.sendto(ipv4_udp(sip, sport, ip, port, msg), (ip, 0))
+            sent += 1
+        except OSError:
+            pass
+        # spread over the run; bounded in time whatever happens
+        lag = t0 + seconds * (i + 1) / count - time.monotonic()
+        if lag > 0:
+            time.sleep(lag)
+        if time.monotonic() - t0 > seconds + 5:
+            break
+    print(f"inject_ctrl: sent {sent} forged control packets to "
+          f"{len(targets)} ports in {time.monotonic() - t0:.1f} s",
+          flush=True)
+
+
+if __name__ == "__main__":
+    main()
