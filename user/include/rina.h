@@ -157,6 +157,8 @@ int rina_comm_init(rina_comm_t **comm, const struct rina_config *cfg);
  * The same from the environment launchers set: RINA_JOB (job file),
  * RINA_RANK, and optionally RINA_TRANSPORT, RINA_TIMEOUT_MS,
  * RINA_FAULT_DROP_PPM, RINA_FAULT_DUP_PPM, RINA_FAULT_RX_DROP_PPM.
+ * RINA_SECRET_FILE (any init) names the job secret's file, over the job
+ * file's secret_file (Documentation/security.md).
  */
 int rina_comm_init_env(rina_comm_t **comm);
 /*

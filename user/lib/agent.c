@@ -325,6 +325,7 @@ err_core:
 	rina_agent_core_fini(&a->core);
 err_free:
 	free(a->txbuf);
+	explicit_bzero(a->c.job.secret, sizeof(a->c.job.secret));
 	free(a);
 	return RINA_ERR_NOMEM;
 }
@@ -340,6 +341,7 @@ void rina_agent_stop(struct rina_agent *a, bool linger)
 	a->c.tp->ops->destroy(a->c.tp);
 	rina_agent_core_fini(&a->core);
 	free(a->txbuf);
+	explicit_bzero(a->c.job.secret, sizeof(a->c.job.secret));
 	free(a);
 }
 
