@@ -96,9 +96,17 @@ static void hdr_init(const struct rina_agent_core *a, struct rina_hdr *h,
 	h->exp = RINA_EXP_NONE;
 }
 
+/* Largest datagram the core sends: an ACK fan-out of RINA_MAX_ELEMS seqs. */
+#define TAGGED_TX_LEN	(RINA_HDR_LEN + RINA_MAX_PAYLOAD + RINA_TAG_LEN)
+
 static void xmit(struct rina_agent_core *a, const struct rina_agent_addr *to,
 		 const void *buf, __u32 len)
 {
+	if (a->cfg.tagged && len + RINA_TAG_LEN <= TAGGED_TX_LEN) {
+		rina_memcpy(a->tagged_tx, buf, len);
+		len = rina_tag_seal(a->tagged_tx, len, a->cfg.tag);
+		buf = a->tagged_tx;
+	}
 	a->ops->send(a->ctx, to, buf, len);
 }
 
@@ -877,6 +885,11 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 		a->st.foreign++;
 		return;
 	}
+	len = rina_tag_open(h, len, a->cfg.tagged ? a->cfg.tag : NULL);
+	if (!len) {
+		a->st.bad_tag++;
+		return;
+	}
 	op = rina_hdr_opcode(h);
 	round = rina_ntohs(h->round);
 	if (op != RINA_OP_CTRL && rina_round_cmp(round, a->max_round) > 0) {
@@ -1089,8 +1102,11 @@ int rina_agent_core_init(struct rina_agent_core *a,
 	a->scratch = zalloc(a, a->max_msg);
 	if (cfg->has_secret)
 		a->ctrl_guard = zalloc(a, sizeof(*a->ctrl_guard));
+	if (cfg->tagged)
+		a->tagged_tx = zalloc(a, TAGGED_TX_LEN);
 	if (!a->fifo || !a->scratch ||
 	    (cfg->has_secret && !a->ctrl_guard) ||
+	    (cfg->tagged && !a->tagged_tx) ||
 	    rina_keymap_init(&a->ag, 4096, &a->mem) ||
 	    rina_keymap_init(&a->agg, 4096, &a->mem)) {
 		rina_agent_core_fini(a);
@@ -1106,8 +1122,10 @@ void rina_agent_core_fini(struct rina_agent_core *a)
 	afree(a, a->fifo);
 	afree(a, a->scratch);
 	afree(a, a->ctrl_guard);
+	afree(a, a->tagged_tx);
 	a->fifo = NULL;
 	a->scratch = NULL;
 	a->ctrl_guard = NULL;
+	a->tagged_tx = NULL;
 	rina_memset(a->cfg.secret, 0, sizeof(a->cfg.secret));
 }

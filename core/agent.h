@@ -63,6 +63,7 @@ struct rina_agent_counters {
 	__u64 dup, stale, collision, bad, malformed, foreign, nomem;
 	/* control messages refused (ctrl_auth.h): forged, or replayed */
 	__u64 ctrl_forged, ctrl_replayed;
+	__u64 bad_tag;		/* data without the job's tag */
 	__u64 tor_copies;	/* allgather copies the ToR sent us */
 	__u64 tor_held;		/* data dropped while asking the ToR */
 	__u64 sessions;		/* sessions ended (all said BYE) */
@@ -132,6 +133,9 @@ struct rina_agent_cfg {
 	/* the job secret: control messages signed and checked with it */
 	__u32	has_secret;
 	__u8	secret[RINA_SECRET_LEN];
+	/* tagged: every other datagram carries tag (ctrl_auth.h) */
+	__u32	tagged;
+	__u8	tag[RINA_TAG_LEN];
 };
 
 struct rina_agent_ag;
@@ -188,6 +192,7 @@ struct rina_agent_core {
 
 	__u8			*scratch;	/* datagram being built */
 	struct rina_ctrl_guard	*ctrl_guard;	/* has_secret only */
+	__u8			*tagged_tx;	/* a datagram and its tag */
 	struct rina_agent_counters st;
 };
 

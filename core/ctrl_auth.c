@@ -3,6 +3,7 @@
  * Signed control messages: sealing and checking (ctrl_auth.h).
  */
 #include "ctrl_auth.h"
+#include "wire.h"
 
 /* header, struct rina_ctrl, stamp, then the destination it was sent to */
 #define MAC_IN_LEN	(sizeof(struct rina_hdr) + sizeof(struct rina_ctrl) + \
@@ -124,4 +125,46 @@ enum rina_ctrl_verdict rina_ctrl_check(struct rina_ctrl_guard *g,
 	if (!guard_take(g->seen[k], stamp))
 		return RINA_CTRL_REPLAY;
 	return RINA_CTRL_OK;
+}
+
+void rina_job_tag(const __u8 key[RINA_SECRET_LEN], rina_mac_fn mac,
+		  __u16 job_id, __u8 tag[RINA_TAG_LEN])
+{
+	static const char label[] = "rina data tag v1";
+	__u8 in[sizeof(label) - 1 + 2];
+
+	rina_memcpy(in, label, sizeof(label) - 1);
+	in[sizeof(label) - 1] = (__u8)(job_id >> 8);
+	in[sizeof(label)] = (__u8)job_id;
+	mac(key, in, sizeof(in), tag);
+}
+
+__u32 rina_tag_seal(void *pkt, __u32 len, const __u8 tag[RINA_TAG_LEN])
+{
+	struct rina_hdr *h = pkt;
+
+	if (rina_hdr_opcode(h) == RINA_OP_CTRL)
+		return len;
+	h->rsvd = rina_htons(RINA_X_TAG);
+	rina_memcpy((__u8 *)pkt + len, tag, RINA_TAG_LEN);
+	return len + RINA_TAG_LEN;
+}
+
+__u32 rina_tag_open(const void *pkt, __u32 len, const __u8 *tag)
+{
+	const struct rina_hdr *h = pkt;
+	const __u8 *t;
+	__u8 d = 0;
+	int i;
+
+	if (rina_hdr_opcode(h) == RINA_OP_CTRL)
+		return len;
+	if (!rina_hdr_trailer(h))
+		return tag ? 0 : len;
+	if (!tag)
+		return 0;
+	t = (const __u8 *)pkt + len - RINA_TAG_LEN;
+	for (i = 0; i < RINA_TAG_LEN; i++)
+		d |= t[i] ^ tag[i];
+	return d ? 0 : len - RINA_TAG_LEN;
 }

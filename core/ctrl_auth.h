@@ -88,4 +88,28 @@ enum rina_ctrl_verdict rina_ctrl_check(struct rina_ctrl_guard *g,
 				       __u64 now_us, __be32 self_ip,
 				       __be16 self_port);
 
+/*
+ * The job's data tag (protocol.md 6.3): SipHash-2-4 under the secret of
+ * a fixed label and the job id. Every data packet, ACK and NACK of a
+ * tagged job carries it after its payload; a packet without it is not
+ * the job's. Unguessable without the secret, but a bearer token: an
+ * on-path observer reads it (Documentation/security.md).
+ */
+void rina_job_tag(const __u8 key[RINA_SECRET_LEN], rina_mac_fn mac,
+		  __u16 job_id, __u8 tag[RINA_TAG_LEN]);
+
+/*
+ * Put tag after the packet's len bytes (the buffer has RINA_TAG_LEN
+ * bytes more) and mark the header: the new length. CTRL is left as it
+ * is (it is signed instead).
+ */
+__u32 rina_tag_seal(void *pkt, __u32 len, const __u8 tag[RINA_TAG_LEN]);
+
+/*
+ * A packet that passed rina_hdr_check(): its length without the tag when
+ * it carries the job's tag (tag NULL: the job is untagged, and a packet
+ * may carry none), 0 when it is not the job's. CTRL passes as it is.
+ */
+__u32 rina_tag_open(const void *pkt, __u32 len, const __u8 *tag);
+
 #endif /* RINA_CORE_CTRL_AUTH_H */

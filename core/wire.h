@@ -52,13 +52,20 @@ static inline unsigned int rina_hdr_opcode(const struct rina_hdr *h)
 	return h->ver_op & 0xf;
 }
 
+/* Bytes after the n_elem payload words: the data tag's, or none. */
+static inline unsigned int rina_hdr_trailer(const struct rina_hdr *h)
+{
+	return rina_ntohs(h->rsvd) == RINA_X_TAG ? RINA_TAG_LEN : 0;
+}
+
 /*
  * Check a Rina header against the bytes that carry it. len counts the
  * Rina header plus payload (the UDP payload length). Data opcodes carry
  * n_elem int32 words; ACK and NACK carry n_elem seqs; CTRL carries
  * exactly one struct rina_ctrl, signed (followed by struct rina_ctrl_auth)
- * or not. Trailing bytes are not allowed: a length mismatch means a
- * broken sender or a truncated frame.
+ * or not. Other trailing bytes are allowed only as the data tag (rsvd
+ * RINA_X_TAG, not on CTRL): a length mismatch means a broken sender or a
+ * truncated frame.
  */
 static inline enum rina_parse_err
 rina_hdr_check(const struct rina_hdr *h, unsigned int len)
@@ -75,9 +82,9 @@ rina_hdr_check(const struct rina_hdr *h, unsigned int len)
 	n = rina_ntohs(h->n_elem);
 	if (n > RINA_MAX_ELEMS)
 		return RINA_PARSE_OVERSIZE;
-	if (len != RINA_HDR_LEN + n * 4)
+	if (len != RINA_HDR_LEN + n * 4 + rina_hdr_trailer(h))
 		return RINA_PARSE_BAD_LENGTH;
-	if (h->rsvd)
+	if (h->rsvd && (!rina_hdr_trailer(h) || op == RINA_OP_CTRL))
 		return RINA_PARSE_BAD_FIELD;
 	switch (op) {
 	case RINA_OP_SR_CONTRIB:

@@ -28,6 +28,8 @@
 #define RINA_HDR_LEN		28
 #define RINA_MAX_ELEMS		1024
 #define RINA_CTRL_WORDS		4
+#define RINA_X_TAG		0x8000	/* rsvd: a data tag follows */
+#define RINA_TAG_LEN		8
 
 #define RINA_OP_SR_CONTRIB	1
 #define RINA_OP_SR_PARTIAL	2

@@ -13,11 +13,15 @@ control HeaderCheck(in headers_t hdr, inout metadata_t meta,
 {
 	apply {
 		bit<16> plen = 0;
+		bit<16> trailer = 0;
 		bit<8> op = hdr.rina.ver_op & 0x0f;
 		bit<8> err = RINA_PARSE_OK;
 
 		if (hdr.udp.length >= 8)
 			plen = hdr.udp.length - 8;
+		/* rsvd RINA_X_TAG: the job's data tag follows the payload */
+		if (hdr.rina.isValid() && hdr.rina.rsvd == RINA_X_TAG)
+			trailer = RINA_TAG_LEN;
 		if (!hdr.rina.isValid() || plen < RINA_HDR_LEN) {
 			err = RINA_PARSE_RUNT;
 		} else if ((hdr.rina.ver_op >> 4) != RINA_VERSION) {
@@ -26,9 +30,11 @@ control HeaderCheck(in headers_t hdr, inout metadata_t meta,
 			err = RINA_PARSE_BAD_OPCODE;
 		} else if (hdr.rina.n_elem > RINA_MAX_ELEMS) {
 			err = RINA_PARSE_OVERSIZE;
-		} else if (plen != RINA_HDR_LEN + (hdr.rina.n_elem << 2)) {
+		} else if (plen != RINA_HDR_LEN + (hdr.rina.n_elem << 2) +
+			   trailer) {
 			err = RINA_PARSE_BAD_LENGTH;
-		} else if (hdr.rina.rsvd != 0) {
+		} else if (hdr.rina.rsvd != 0 &&
+			   (trailer == 0 || op == RINA_OP_CTRL)) {
 			err = RINA_PARSE_BAD_FIELD;
 		} else if (op <= RINA_OP_AG_DATA) {
 			if ((hdr.rina.dtype_op >> 4) > RINA_WIRE_INT32 ||

@@ -88,7 +88,7 @@ STATS_FIELDS = (
     "agent_stale", "agent_bad", "xdp_prog_redirected", "xdp_prog_passed",
     "xdp_prog_dropped", "xdp_prog_fault_dropped", "agent_tor",
     "agent_tor_status", "agent_tor_copies", "ack_tx_bytes", "ack_rx_bytes",
-    "fault_rx_dropped", "ctrl_forged", "ctrl_replayed",
+    "fault_rx_dropped", "ctrl_forged", "ctrl_replayed", "rx_bad_tag",
 )
 
 

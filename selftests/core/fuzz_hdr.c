@@ -26,9 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= RINA_HDR_LEN) {
 		e = rina_hdr_check((const struct rina_hdr *)copy,
 				   (unsigned int)size);
+		/* accepted: the payload words and the data tag, if any */
 		if (e == RINA_PARSE_OK &&
-		    RINA_HDR_LEN + 4u * ntohs(((struct rina_hdr *)copy)->n_elem) !=
-		    size)
+		    RINA_HDR_LEN + 4u * ntohs(((struct rina_hdr *)copy)->n_elem) +
+		    rina_hdr_trailer((struct rina_hdr *)copy) != size)
 			abort();
 		if (e >= __RINA_PARSE_MAX)
 			abort();

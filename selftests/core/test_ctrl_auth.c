@@ -180,6 +180,60 @@ static void test_freshness(void)
 	free(g);
 }
 
+/* A data packet of n words with room for the tag. */
+static __u32 data_pkt(__u8 *buf, __u16 n)
+{
+	struct rina_hdr *h = (struct rina_hdr *)buf;
+
+	memset(buf, 0, RINA_HDR_LEN + 4u * n + RINA_TAG_LEN);
+	h->ver_op = RINA_VERSION << 4 | RINA_OP_SR_PARTIAL;
+	h->job_id = htons(7);
+	h->n_elem = htons(n);
+	h->exp = RINA_EXP_NONE;
+	h->dtype_op = RINA_DTYPE_OP(RINA_WIRE_INT32, 0);
+	return RINA_HDR_LEN + 4u * n;
+}
+
+static void test_tag(void)
+{
+	__u8 tag[RINA_TAG_LEN], other[RINA_TAG_LEN], buf[256];
+	struct rina_hdr *h = (struct rina_hdr *)buf;
+	struct rina_ctrl_msg m;
+	__u32 len, n;
+	bool ok;
+
+	rina_job_tag(key, rina_siphash24, 7, tag);
+	rina_job_tag(key, rina_siphash24, 8, other);
+	ktap_result(memcmp(tag, other, sizeof(tag)) != 0,
+		    "tag: each job has its own");
+
+	len = data_pkt(buf, 4);
+	n = rina_tag_seal(buf, len, tag);
+	ok = n == len + RINA_TAG_LEN && ntohs(h->rsvd) == RINA_X_TAG &&
+	     rina_hdr_check(h, n) == RINA_PARSE_OK &&
+	     rina_hdr_check(h, len) == RINA_PARSE_BAD_LENGTH &&
+	     rina_tag_open(buf, n, tag) == len &&
+	     rina_tag_open(buf, n, other) == 0 &&
+	     rina_tag_open(buf, n, NULL) == 0;
+	ktap_result(ok, "tag: a tagged packet is valid with its 8 bytes, opens with its job's tag only");
+
+	len = data_pkt(buf, 4);
+	ok = rina_tag_open(buf, len, tag) == 0 &&
+	     rina_tag_open(buf, len, NULL) == len;
+	h->rsvd = htons(RINA_X_TAG | 1);
+	ok &= rina_hdr_check(h, len + RINA_TAG_LEN) == RINA_PARSE_BAD_LENGTH &&
+	      rina_hdr_check(h, len) == RINA_PARSE_BAD_FIELD;
+	ktap_result(ok, "tag: an untagged packet is refused where the job tags, other rsvd bits stay invalid");
+
+	build(&m, 1, RINA_CTRL_HELLO);
+	len = rina_ctrl_seal(&m, NULL, NULL, 0, 0, 0);
+	ok = rina_tag_seal(&m, len, tag) == len && !m.h.rsvd &&
+	     rina_tag_open(&m, len, tag) == len;
+	m.h.rsvd = htons(RINA_X_TAG);
+	ok &= rina_hdr_check(&m.h, len + RINA_TAG_LEN) == RINA_PARSE_BAD_FIELD;
+	ktap_result(ok, "tag: control messages carry none (they are signed) and may not");
+}
+
 static int write_secret(const char *path, const char *text, mode_t mode)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -228,10 +282,11 @@ static void test_secret_file(void)
 
 int main(void)
 {
-	ktap_plan(16);
+	ktap_plan(20);
 	test_siphash();
 	test_seal_check();
 	test_freshness();
+	test_tag();
 	test_secret_file();
 	return ktap_finish();
 }

@@ -19,6 +19,8 @@ local RINA_VERSION = 1
 local RINA_HDR_LEN = 28
 local RINA_MAX_ELEMS = 1024
 local RINA_CTRL_WORDS = 4
+local RINA_X_TAG = 0x8000
+local RINA_TAG_LEN = 8
 local RINA_UDP_PORT_MIN = 0x5240	-- 21056
 local RINA_UDP_PORT_MAX = 0x524f	-- 21071, the agent port
 local RINA_SRC_SWITCH = 0xf000
@@ -211,13 +213,16 @@ local function rina_hdr_check(tvb, len)
 	if n > RINA_MAX_ELEMS then
 		return "oversize"
 	end
-	if len ~= RINA_HDR_LEN + n * 4 then
-		return "bad_length"
-	end
 	if cap < RINA_HDR_LEN then
 		return nil
 	end
-	if tvb(26, 2):uint() ~= 0 then
+	-- rsvd RINA_X_TAG: the job's data tag follows the payload
+	local rsvd = tvb(26, 2):uint()
+	local trailer = rsvd == RINA_X_TAG and RINA_TAG_LEN or 0
+	if len ~= RINA_HDR_LEN + n * 4 + trailer then
+		return "bad_length"
+	end
+	if rsvd ~= 0 and (trailer == 0 or op == OP_CTRL) then
 		return "bad_field"
 	end
 	if op <= OP_AG_DATA then

@@ -133,6 +133,8 @@ struct rina_stats {
 	 * a stamp outside the window or seen before (ctrl_replayed).
 	 */
 	uint64_t	ctrl_forged, ctrl_replayed;
+	/* packets without the job's data tag (protocol.md 6.3), dropped */
+	uint64_t	rx_bad_tag;
 };
 
 /*

@@ -246,6 +246,8 @@ static void rina_agent_cfg_fill(const struct rina_comm *c,
 	cfg->self.port = htons(RINA_UDP_PORT_AGENT);
 	cfg->has_secret = c->job.has_secret;
 	memcpy(cfg->secret, c->job.secret, sizeof(cfg->secret));
+	cfg->tagged = c->tagged;
+	memcpy(cfg->tag, c->tag, sizeof(cfg->tag));
 	for (k = 0; k < c->job.n_racks; k++) {
 		const struct rina_rack_desc *r = &c->job.racks[k];
 
@@ -285,11 +287,12 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out)
 	a->c.txbuf = NULL;
 	a->c.rng ^= 0x5bd1e995;
 	a->c.ctrl_guard = NULL;	/* the core checks the agent's own */
+	a->c.tagged = false;	/* ... and tags its datagrams itself */
 	a->c.self.port = htons(RINA_UDP_PORT_AGENT);
 	a->c.next = c->member_next;
 	a->c.prev = c->member_prev;
 	/* ACKs fanned out may carry up to RINA_MAX_ELEMS sequence numbers */
-	a->txbuf_len = RINA_HDR_LEN + RINA_MAX_PAYLOAD;
+	a->txbuf_len = RINA_HDR_LEN + RINA_MAX_PAYLOAD + RINA_TAG_LEN;
 	a->txbuf = malloc((size_t)RINA_BATCH * a->txbuf_len);
 	rina_agent_cfg_fill(c, &cfg);
 	if (!a->txbuf || rina_agent_core_init(&a->core, &cfg, &agent_ops, a)) {
@@ -372,6 +375,7 @@ void rina_agent_get_stats(const struct rina_agent *a,
 	st->tor_copies = s->tor_copies;
 	st->ctrl_forged = s->ctrl_forged;
 	st->ctrl_replayed = s->ctrl_replayed;
+	st->bad_tag = s->bad_tag;
 	st->tor_state = a->core.tor_state;
 	st->tor_status = a->core.tor_status;
 }

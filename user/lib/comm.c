@@ -157,6 +157,7 @@ static int secret_setup(struct rina_comm *c)
 {
 	const char *path = getenv("RINA_SECRET_FILE");
 	char err[512];
+	unsigned int i;
 
 	if (path && *path) {
 		if (rina_secret_load(path, c->job.secret, err, sizeof(err)))
@@ -169,6 +170,17 @@ static int secret_setup(struct rina_comm *c)
 	c->ctrl_guard = calloc(1, sizeof(*c->ctrl_guard));
 	if (!c->ctrl_guard)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
+	/*
+	 * Data is tagged where no ToR is on the path: the P4 program does
+	 * not carry the tag through its aggregation yet (security.md).
+	 */
+	c->tagged = true;
+	for (i = 0; i < c->job.n_racks; i++)
+		if (c->job.racks[i].tor_ip)
+			c->tagged = false;
+	if (c->tagged)
+		rina_job_tag(c->job.secret, rina_siphash24, c->job.job_id,
+			     c->tag);
 	return RINA_OK;
 }
 
@@ -241,7 +253,8 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	if (getrandom(&c->incarnation, sizeof(c->incarnation), 0) !=
 	    sizeof(c->incarnation))
 		c->incarnation = (uint32_t)(c->rng >> 17);
-	c->max_msg = RINA_HDR_LEN + (uint32_t)c->job.elems * 4;
+	c->max_msg = RINA_HDR_LEN + (uint32_t)c->job.elems * 4 +
+		     (c->tagged ? RINA_TAG_LEN : 0);
 	if (c->max_msg < sizeof(struct rina_ctrl_msg))
 		c->max_msg = sizeof(struct rina_ctrl_msg);
 	/* RINA_NO_INA=1: INA racks run as plain racks (for comparisons) */
@@ -446,6 +459,7 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 		/* one rank's refusals, whichever of its ports they came to */
 		tmp.ctrl_forged += as.ctrl_forged;
 		tmp.ctrl_replayed += as.ctrl_replayed;
+		tmp.rx_bad_tag += as.bad_tag;
 	}
 	tmp.size = size;
 	memcpy(st, &tmp, size);

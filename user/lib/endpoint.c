@@ -39,6 +39,10 @@ int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n)
 	int i, k = 0, sent = 0, ret;
 
 	for (i = 0; i < n; i++) {
+		/* every builder leaves RINA_TAG_LEN bytes for it */
+		if (c->tagged)
+			msgs[i].len = rina_tag_seal(msgs[i].buf, msgs[i].len,
+						    c->tag);
 		if (c->drop_ppm && rng_next(c) % 1000000 < c->drop_ppm) {
 			c->st.fault_dropped++;
 			continue;
@@ -99,7 +103,7 @@ void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
 
 void rina_ack_flush(struct rina_comm *c, struct rina_ack_batch *a)
 {
-	uint8_t buf[RINA_HDR_LEN + sizeof(a->seqs)];
+	uint8_t buf[RINA_HDR_LEN + sizeof(a->seqs) + RINA_TAG_LEN];
 	struct rina_hdr *h = (struct rina_hdr *)buf;
 	struct rina_msg m;
 
@@ -220,6 +224,30 @@ int rina_replay_stash(struct rina_comm *c, rina_rx_fn fn, void *k)
 	return RINA_OK;
 }
 
+bool rina_rx_accept(struct rina_comm *c, struct rina_msg *m)
+{
+	struct rina_hdr *h = m->buf;
+	uint32_t len;
+
+	if (rina_hdr_check(h, m->len)) {
+		c->st.rx_malformed++;
+		return false;
+	}
+	if (ntohs(h->job_id) != c->job.job_id) {
+		c->st.rx_foreign++;
+		return false;
+	}
+	len = rina_tag_open(h, m->len, c->tagged ? c->tag : NULL);
+	if (!len) {
+		c->st.rx_bad_tag++;
+		return false;
+	}
+	/* from here on it reads as sent without the tag */
+	m->len = len;
+	h->rsvd = 0;
+	return true;
+}
+
 int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
 		    void *k)
 {
@@ -232,7 +260,7 @@ int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
 		return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
 				 strerror(-n));
 	for (j = 0; j < n; j++) {
-		const struct rina_msg *m = &msgs[j];
+		struct rina_msg *m = &msgs[j];
 		const struct rina_hdr *h = m->buf;
 
 		/* what every role does first; fn sees this job's data/ACKs */
@@ -243,14 +271,8 @@ int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
 			c->st.fault_rx_dropped++;
 			continue;
 		}
-		if (rina_hdr_check(h, m->len)) {
-			c->st.rx_malformed++;
+		if (!rina_rx_accept(c, m))
 			continue;
-		}
-		if (ntohs(h->job_id) != c->job.job_id) {
-			c->st.rx_foreign++;
-			continue;
-		}
 		switch (rina_hdr_opcode(h)) {
 		case RINA_OP_CTRL:
 			ret = c->ctrl_rx ? c->ctrl_rx(c, h, &m->addr) : 0;

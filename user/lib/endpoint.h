@@ -83,6 +83,12 @@ void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
 typedef int (*rina_rx_fn)(void *k, const struct rina_msg *m, bool stashed);
 int rina_replay_stash(struct rina_comm *c, rina_rx_fn fn, void *k);
 /*
+ * Whether a received datagram is this job's: a valid header, the job id,
+ * and the job's data tag where it has one (then stripped: m->len and the
+ * header read as sent without it). Counts what it refuses.
+ */
+bool rina_rx_accept(struct rina_comm *c, struct rina_msg *m);
+/*
  * Wait up to wait_us and receive a batch: count it, drop what is malformed
  * or of another job, hand CTRL to the session layer (rina_comm.ctrl_rx),
  * the rest to fn.

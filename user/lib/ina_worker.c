@@ -210,7 +210,7 @@ static void wnack(struct wcall *k)
 {
 	struct rina_comm *c = k->c;
 	const struct rina_sched *s = &k->s;
-	uint8_t buf[RINA_HDR_LEN + 4 * RINA_MAX_ELEMS];
+	uint8_t buf[RINA_HDR_LEN + 4 * RINA_MAX_ELEMS + RINA_TAG_LEN];
 	struct rina_hdr *h = (struct rina_hdr *)buf;
 	__be32 *seqs = (__be32 *)(h + 1);
 	uint32_t n = 0, max = c->job.elems, seq;

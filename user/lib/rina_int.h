@@ -54,7 +54,7 @@ struct rina_agent_stats {
 	uint64_t acks_out, ag_acks_in, nacks_in, repairs, reemit;
 	uint64_t dup, stale, collision, bad, malformed, foreign;
 	uint64_t tor_copies;
-	uint64_t ctrl_forged, ctrl_replayed;
+	uint64_t ctrl_forged, ctrl_replayed, bad_tag;
 	uint32_t tor_state, tor_status;	/* core/agent.h */
 };
 
@@ -103,6 +103,9 @@ struct rina_comm {
 	bool			prev_greeted;
 	/* signed control messages: stamps taken (job.has_secret only) */
 	struct rina_ctrl_guard	*ctrl_guard;
+	/* every data packet, ACK and NACK carries the job's tag */
+	bool			tagged;
+	uint8_t			tag[RINA_TAG_LEN];
 
 	struct rina_stats	st;
 

@@ -187,14 +187,8 @@ int rina_session_hello(struct rina_comm *c)
 
 			c->st.rx_packets++;
 			c->st.rx_bytes += msgs[j].len + RINA_FRAME_OVERHEAD;
-			if (rina_hdr_check(h, msgs[j].len)) {
-				c->st.rx_malformed++;
+			if (!rina_rx_accept(c, &msgs[j]))
 				continue;
-			}
-			if (ntohs(h->job_id) != c->job.job_id) {
-				c->st.rx_foreign++;
-				continue;
-			}
 			if (rina_hdr_opcode(h) == RINA_OP_CTRL) {
 				ret = rina_session_ctrl(c, h, &msgs[j].addr, &seen);
 				if (ret)
@@ -256,8 +250,7 @@ void rina_session_linger(struct rina_comm *c)
 			const struct rina_hdr *h = msgs[j].buf;
 			unsigned int op;
 
-			if (rina_hdr_check(h, msgs[j].len) ||
-			    ntohs(h->job_id) != c->job.job_id)
+			if (!rina_rx_accept(c, &msgs[j]))
 				continue;
 			last_rx = rina_now_us();
 			op = rina_hdr_opcode(h);

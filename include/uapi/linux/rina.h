@@ -87,8 +87,15 @@ struct rina_hdr {
 	__be16	num_contrib;	/* contributions summed into payload */
 	__s8	exp;		/* block exponent, or RINA_EXP_NONE */
 	__u8	dtype_op;	/* RINA_DTYPE_OP() */
-	__be16	rsvd;		/* zero */
+	__be16	rsvd;		/* RINA_X_TAG or zero */
 } __attribute__((packed));
+
+/*
+ * rsvd = RINA_X_TAG: the job's RINA_TAG_LEN-byte data tag follows the
+ * payload, outside n_elem (protocol.md 6.3). Not on CTRL, which signs.
+ */
+#define RINA_X_TAG		0x8000
+#define RINA_TAG_LEN		8
 
 #define RINA_HDR_LEN		28
 #define RINA_MAX_ELEMS		1024	/* largest E a packet may carry */

@@ -1,16 +1,19 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-"""Forge Rina control messages at a running job, as an off-path host on
-the cluster network would: ABORT, HELLO, HELLO_ACK and BYE to every
-rank's port and every agent port, with the claimed sender's source
-address spoofed (raw IPv4), unsigned or with a made-up MAC and a fresh
-stamp, right job id, right or wrong job hash. Bounded: exactly COUNT
-packets spread over SECONDS, then it exits and prints what it sent.
+"""Forge Rina packets at a running job, as an off-path host on the
+cluster network would, to every rank's port and every agent port, with
+the claimed sender's source address spoofed (raw IPv4) and the right job
+id. Bounded: exactly COUNT packets spread over SECONDS, then it exits and
+prints what it sent.
 
-    inject_ctrl.py JOBFILE COUNT SECONDS [--own-address]
+    inject.py ctrl|data JOBFILE COUNT SECONDS [--own-address]
 
---own-address sends from the injector's own address instead (no
-spoofing): what a non-root attacker can do.
+ctrl: ABORT, HELLO, HELLO_ACK and BYE, unsigned or with a made-up MAC and
+a fresh stamp, right or wrong job hash. data: SR_CONTRIB, SR_PARTIAL,
+AG_DATA with garbage values, ACK and NACK, for guessed rounds (the first
+few hundred calls), chunks and sequence numbers, untagged or with a
+made-up tag. --own-address sends from the injector's own address instead
+(no spoofing): what a non-root attacker can do.
 """
 import os
 import random
@@ -19,7 +22,8 @@ import struct
 import sys
 import time
 
-OP_CTRL = 6
+OP_CONTRIB, OP_PARTIAL, OP_AG, OP_ACK, OP_NACK, OP_CTRL = 1, 2, 3, 4, 5, 6
+X_TAG = 0x8000
 VERSION = 1
 HELLO, HELLO_ACK, ABORT, BYE = 1, 2, 3, 4
 PORT_AGENT = 0x524f
@@ -53,6 +57,27 @@ def rina_ctrl(job_id, src, ctype, arg, h, signed):
     return hdr + body
 
 
+def rina_data(job_id, src, op, rng):
+    """One forged data-class packet: a guessed round, chunk and seq."""
+    tagged = rng.random() < 0.5
+    rnd, chunk, seq = rng.randrange(400), rng.randrange(8), \
+        rng.randrange(4096)
+    if op in (OP_ACK, OP_NACK):
+        n = rng.randint(1, 8)
+        body = b"".join(struct.pack("!I", rng.randrange(4096))
+                        for _ in range(n))
+        flags, dtype = rng.choice((0, 0x80)), 0
+    else:
+        n = rng.choice((16, 64, 256))
+        body = os.urandom(4 * n)
+        flags, dtype = rng.choice((0, 0x02, 0x80)), 0x10
+    hdr = struct.pack("!BBHHBBHHIHHHHbBH", VERSION << 4 | op, flags,
+                      job_id, rnd, 0, 0, src, chunk, seq, seq & 0xffff, n,
+                      rng.choice((1, 4, 16)), 1, EXP_NONE, dtype,
+                      X_TAG if tagged else 0)
+    return hdr + body + (os.urandom(8) if tagged else b"")
+
+
 def ipv4_udp(src, sport, dst, dport, payload):
     udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0)
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp) + len(payload),
@@ -62,9 +87,9 @@ def ipv4_udp(src, sport, dst, dport, payload):
 
 
 def main():
-    job_path, count, seconds = sys.argv[1], int(sys.argv[2]), \
-        float(sys.argv[3])
-    own = "--own-address" in sys.argv[4:]
+    what, job_path, count, seconds = sys.argv[1], sys.argv[2], \
+        int(sys.argv[3]), float(sys.argv[4])
+    own = "--own-address" in sys.argv[5:]
     job_id, ranks, ina = parse_job(job_path)
     targets = [(ip, port) for ip, port, _ in ranks.values()]
     # the agent port of each INA rack: its lowest rank's address
@@ -74,6 +99,7 @@ def main():
     raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     rng = random.Random(12345)
+    DATA_OPS = (OP_CONTRIB, OP_PARTIAL, OP_AG, OP_ACK, OP_NACK)
     kinds = [(ABORT, False), (ABORT, True), (HELLO, False), (HELLO, True),
              (HELLO_ACK, True), (BYE, False), (BYE, True)]
     sent = 0
@@ -83,10 +109,16 @@ def main():
         # a claimed sender that is not the target's own address
         src = rng.choice([r for r, v in ranks.items() if v[0] != ip])
         sip, sport, _ = ranks[src]
-        ctype, signed = kinds[i % len(kinds)]
-        h = rng.getrandbits(64)
-        arg = 5 if ctype == ABORT else rng.getrandbits(32)
-        msg = rina_ctrl(job_id, src, ctype, arg, h, signed)
+        if what == "data":
+            op = DATA_OPS[i % len(DATA_OPS)]
+            if op == OP_CONTRIB and port != PORT_AGENT:
+                op = OP_PARTIAL
+            msg = rina_data(job_id, src, op, rng)
+        else:
+            ctype, signed = kinds[i % len(kinds)]
+            h = rng.getrandbits(64)
+            arg = 5 if ctype == ABORT else rng.getrandbits(32)
+            msg = rina_ctrl(job_id, src, ctype, arg, h, signed)
         try:
             if own:
                 udp.sendto(msg, (ip, port))
@@ -101,7 +133,7 @@ def main():
             time.sleep(lag)
         if time.monotonic() - t0 > seconds + 5:
             break
-    print(f"inject_ctrl: sent {sent} forged control packets to "
+    print(f"inject: sent {sent} forged {what} packets to "
           f"{len(targets)} ports in {time.monotonic() - t0:.1f} s",
           flush=True)
 
