@@ -141,6 +141,7 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory build-all
 	$(Q)$(TOP)/scripts/bench.sh
 	$(Q)$(TOP)/scripts/bench_micro.sh
+	$(Q)$(TOP)/scripts/bench_auth.sh
 
 clean:
 	$(Q)rm -rf $(BUILD)
