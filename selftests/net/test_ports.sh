@@ -4,7 +4,10 @@
 # a running rank's address and port (no SO_REUSEADDR), a second
 # communicator on a held port fails at once with a clear error, and a
 # rank whose init fails tells the others at once (a signed ABORT, from
-# another port of its host) instead of leaving them to their timeout.
+# another port of its host) instead of leaving them to their timeout. A
+# second job whose INA agent would share a host with the first job's
+# (librina runs one agent per host; the kernel agent serves many jobs on
+# one port) fails at once, naming the port, while the first finishes.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 
@@ -18,7 +21,7 @@ tmp=$(mktemp -d /tmp/test_ports.XXXXXX)
 defer rm -rf "$tmp"
 chmod 755 "$tmp"
 (umask 077; od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$tmp/secret")
-ktap_plan 3
+ktap_plan 4
 
 # a small binder: bind ADDR:PORT over UDP, print the outcome, hold it
 cat >"$tmp/bind.py" <<'PY'
@@ -90,5 +93,29 @@ if [ "$n" -eq 3 ] && [ "$slow" -eq 0 ]; then
 else
 	grep 'rank [123]' "$tmp/held.out" | head -6 | sed 's/^/# /'
 	ktap_fail "ABORT at init failure" "$n of 3 told, $slow slow"
+fi
+
+# 4: job A and job B (other id, other rank ports) in the same hosts, both
+# with INA racks: B's agents find the agent port held
+"$RUN" --topo 2x2 --ina all --tor off --timeout 60 \
+	--job-opt 'timeout_ms 5000' -- sh -c '
+	sed -e "s/:21056/:21057/" -e "s/^job .*/job 4242/" "$RINA_JOB" \
+		>"$RINA_JOB.b.$RINA_RANK"
+	"$0" -b 1M -e 1M -n 30 -w 1 -c 1 >"$RINA_RUN_DIR/a.$RINA_RANK" 2>&1 &
+	a=$!
+	sleep 0.5
+	RINA_JOB=$RINA_JOB.b.$RINA_RANK "$0" -b 1M -e 1M -n 1 -w 0 -c 1 2>&1 |
+		sed "s/^/job-b: /"
+	wait $a && echo "job-a: done" && grep -h "Out of bounds" \
+		"$RINA_RUN_DIR/a.$RINA_RANK"' "$BENCH" >"$tmp/twojobs.out" 2>&1
+a_done=$(grep -c 'job-a: done' "$tmp/twojobs.out")
+if [ "$a_done" -eq 4 ] &&
+   grep -q 'Out of bounds values : 0 OK' "$tmp/twojobs.out" &&
+   grep -q '^\[rank 0\] job-b: rina-bench: transport failure: agent of rack 0: .*21071: Address already in use (.*one INA agent per host)' \
+	"$tmp/twojobs.out"; then
+	ktap_ok "two jobs' agents on one host: the first finishes, the second fails at once naming the held agent port"
+else
+	grep 'job-' "$tmp/twojobs.out" | head -6 | sed 's/^/# /'
+	ktap_fail "two jobs' agents on one host" "job A done on $a_done of 4"
 fi
 ktap_finish

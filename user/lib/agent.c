@@ -271,6 +271,7 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out)
 	struct rina_transport_cfg tc = { 0 };
 	struct rina_agent_cfg cfg;
 	struct rina_agent *a;
+	int ret;
 
 	if (mb->n_local > RINA_AGENT_MAX_LOCAL)
 		return rina_fail(RINA_ERR_INVALID,
@@ -296,7 +297,7 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out)
 	a->txbuf = malloc((size_t)RINA_BATCH * a->txbuf_len);
 	rina_agent_cfg_fill(c, &cfg);
 	if (!a->txbuf || rina_agent_core_init(&a->core, &cfg, &agent_ops, a)) {
-		rina_fail(RINA_ERR_NOMEM, "out of memory");
+		ret = rina_fail(RINA_ERR_NOMEM, "out of memory");
 		goto err_free;
 	}
 	tc.local = a->c.self;
@@ -312,14 +313,15 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out)
 		char why[256];
 
 		snprintf(why, sizeof(why), "%s", rina_last_error());
-		rina_fail(RINA_ERR_TRANSPORT, "agent of rack %u: %s", mb->rack,
-			  why);
+		ret = rina_fail(RINA_ERR_TRANSPORT, "agent of rack %u: %s",
+				mb->rack, why);
 		goto err_core;
 	}
 	agent_tor_install(a, c);
 	if (pthread_create(&a->thread, NULL, agent_main, a)) {
 		a->c.tp->ops->destroy(a->c.tp);
-		rina_fail(RINA_ERR_SYSTEM, "agent thread: %s", strerror(errno));
+		ret = rina_fail(RINA_ERR_SYSTEM, "agent thread: %s",
+				strerror(errno));
 		goto err_core;
 	}
 	*out = a;
@@ -330,7 +332,7 @@ err_free:
 	free(a->txbuf);
 	explicit_bzero(a->c.job.secret, sizeof(a->c.job.secret));
 	free(a);
-	return RINA_ERR_NOMEM;
+	return ret;
 }
 
 void rina_agent_stop(struct rina_agent *a, bool linger)
