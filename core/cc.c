@@ -89,21 +89,55 @@ static void ecn_round(struct rina_cc *cc, __u32 acked, __u32 ce,
 	cc->ecn_round_end_us = now_us + round_trip(rtt);
 }
 
+/*
+ * The RTT over which a queue counts as standing. A queue of one base RTT
+ * keeps a slow link busy while an ACK comes back (its packets'
+ * serialisation is in the base RTT), so the target never asks for less.
+ */
+static __u64 delay_target(const struct rina_cc *cc, const struct rina_rtt *rtt)
+{
+	return rtt->base_us + (cc->p.target_us > rtt->base_us ?
+			       cc->p.target_us : rtt->base_us);
+}
+
+/*
+ * Competing mode: at each epoch's end, did the queue drain below the
+ * target at least once (the lowest sample)? A delay-based sender alone
+ * on the path drains it within a few round trips; one that never sees
+ * it drained shares the queue with a sender that keeps it full.
+ */
+static void epoch_sample(struct rina_cc *cc, __u64 rtt_us,
+			 const struct rina_rtt *rtt, __u64 now_us)
+{
+	if (!rtt_us || !rtt || !rtt->base_us)
+		return;
+	if (!cc->epoch_min_us || rtt_us < cc->epoch_min_us)
+		cc->epoch_min_us = rtt_us;
+	if (now_us < cc->epoch_end_us)
+		return;
+	if (cc->epoch_end_us) {
+		if (cc->epoch_min_us <= delay_target(cc, rtt)) {
+			cc->undrained = 0;
+			cc->competing = 0;
+		} else if (++cc->undrained >= RINA_CC_COMPETE_EPOCHS &&
+			   !cc->competing) {
+			cc->competing = 1;
+			cc->st.competes++;
+		}
+	}
+	cc->epoch_min_us = 0;
+	cc->epoch_end_us = now_us + RINA_CC_EPOCH_RTTS * round_trip(rtt);
+}
+
 /* Swift: true when the sample is over target (no increase then). */
 static int delay_over(struct rina_cc *cc, __u64 rtt_us,
 		       const struct rina_rtt *rtt, __u64 now_us)
 {
 	__u64 target, dec;
 
-	if (!rtt_us || !rtt || !rtt->base_us)
+	if (!rtt_us || !rtt || !rtt->base_us || cc->competing)
 		return 0;
-	/*
-	 * A queue of one base RTT keeps a slow link busy while an ACK
-	 * comes back (its packets' serialisation is in the base RTT), so
-	 * the target never asks for less.
-	 */
-	target = rtt->base_us + (cc->p.target_us > rtt->base_us ?
-				 cc->p.target_us : rtt->base_us);
+	target = delay_target(cc, rtt);
 	if (rtt_us <= target)
 		return 0;
 	if (may_cut(cc, now_us)) {
@@ -125,9 +159,11 @@ void rina_cc_on_ack(struct rina_cc *cc, __u32 acked, __u32 ce,
 		return;
 	if (cc->p.flags & RINA_CC_F_ECN)
 		ecn_round(cc, acked, ce, rtt, now_us);
-	if ((cc->p.flags & RINA_CC_F_DELAY) &&
-	    delay_over(cc, rtt_us, rtt, now_us))
-		return;
+	if (cc->p.flags & RINA_CC_F_DELAY) {
+		epoch_sample(cc, rtt_us, rtt, now_us);
+		if (delay_over(cc, rtt_us, rtt, now_us))
+			return;
+	}
 	w = cc->cwnd;
 	if (w < cc->ssthresh)
 		w += (__u64)acked * RINA_CC_ONE;

@@ -17,6 +17,12 @@
  * - loss (RFC 5681): a loss cuts the window by cc_beta_loss, once per
  *   round trip; a retransmission timeout that fires again on the same
  *   packet restarts from one packet.
+ * - competing (Copa's competitive mode, in its simplest form): when the
+ *   path's queue never drains below the delay target for
+ *   RINA_CC_COMPETE_EPOCHS epochs of RINA_CC_EPOCH_RTTS round trips, it
+ *   is held by a sender that does not react to delay (a TCP flow), and a
+ *   delay-based sender would only starve: the delay signal is ignored,
+ *   loss and ECN rule, until an epoch sees the queue drain again.
  * The window never goes below one packet nor above the job's window W.
  *
  * Fixed point (no floating point in the kernel): windows in 1/1024 of a
@@ -44,6 +50,8 @@
 #define RINA_CC_DEF_MAX_MDF	512	/* at most halve per round trip */
 #define RINA_CC_DEF_TARGET_US	3000
 #define RINA_CC_DEF_ECN_G	4	/* DCTCP g = 1/16 */
+#define RINA_CC_EPOCH_RTTS	4	/* an epoch: this many round trips */
+#define RINA_CC_COMPETE_EPOCHS	4	/* undrained epochs before competing */
 
 struct rina_cc_params {
 	__u32	flags;		/* RINA_CC_F_*; 0: fixed window w_max */
@@ -59,6 +67,7 @@ struct rina_cc_params {
 
 struct rina_cc_stats {
 	__u64	cuts_loss, cuts_delay, cuts_ecn, timeouts;
+	__u64	competes;	/* times competing mode was entered */
 	__u32	cwnd_min;	/* 1/1024 packet, lowest reached */
 };
 
@@ -70,6 +79,10 @@ struct rina_cc {
 	__u64	ecn_round_end_us;
 	__u32	ecn_acked, ecn_marked;
 	__u32	alpha;		/* 1/1024 */
+	/* competing mode: the lowest RTT sample of the current epoch */
+	__u64	epoch_end_us, epoch_min_us;
+	__u32	undrained;	/* epochs in a row above the delay target */
+	__u32	competing;	/* delay signal ignored */
 	struct rina_cc_stats st;
 };
 

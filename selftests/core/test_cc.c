@@ -126,17 +126,34 @@ static void test_delay(void)
 	ktap_result(ok, "cc: queueing delay over target cuts the window once per round trip (%u -> %u)",
 		    before, w);
 
-	/* the queue persists: it keeps shrinking, never below one */
-	for (r = 0; r < 60; r++)
+	/* the queue persists whatever the window: delay cuts, to one ... */
+	for (r = 0; r < 2 * RINA_CC_EPOCH_RTTS; r++)
 		round_acked(&p, BASE + 20 * RINA_CC_DEF_TARGET_US, 0);
-	ktap_result(rina_cc_window(&p.cc) == 1,
-		    "cc: a queue that does not drain takes the window to one packet");
-	/* the queue drained: grows back, no more cuts */
+	w = rina_cc_window(&p.cc);
+	ok = w <= before / 4 && !p.cc.competing;
+	/*
+	 * ... but a queue that no epoch saw drain, however small the
+	 * window, is another sender's (a TCP flow): delay stops cutting
+	 */
+	for (r = 0; r < (RINA_CC_COMPETE_EPOCHS + 1) * RINA_CC_EPOCH_RTTS; r++)
+		round_acked(&p, BASE + 20 * RINA_CC_DEF_TARGET_US, 0);
+	ok &= p.cc.competing && p.cc.st.competes == 1;
+	r = p.cc.st.cuts_delay;
+	for (int i = 0; i < 20; i++)
+		round_acked(&p, BASE + 20 * RINA_CC_DEF_TARGET_US, 0);
+	ok &= p.cc.st.cuts_delay == (__u64)r && rina_cc_window(&p.cc) > w + 10;
+	ktap_result(ok, "cc: a queue no epoch sees drain is another sender's: after %d epochs the delay signal is ignored (window %u -> %u)",
+		    RINA_CC_COMPETE_EPOCHS, w, rina_cc_window(&p.cc));
+	/* the queue drained: delay counts again, grows back, no more cuts */
 	r = p.cc.st.cuts_delay;
 	for (int i = 0; i < 200; i++)
 		round_acked(&p, BASE, 0);
-	ktap_result(rina_cc_window(&p.cc) == W && p.cc.st.cuts_delay == (__u64)r,
-		    "cc: once the queue drains it grows back to W");
+	ktap_result(rina_cc_window(&p.cc) == W && !p.cc.competing &&
+		    p.cc.st.cuts_delay == (__u64)r,
+		    "cc: once the queue drains it grows back to W, reacting to delay again");
+	round_acked(&p, BASE + 4 * RINA_CC_DEF_TARGET_US, 0);
+	ktap_result(p.cc.st.cuts_delay == (__u64)r + 1,
+		    "cc: after competing, a new standing queue cuts again");
 
 	/* a slow link: one packet's serialisation is most of the base RTT */
 	path_init(&p, RINA_CC_F_ALL);
@@ -231,7 +248,7 @@ static void test_rtt(void)
 
 int main(void)
 {
-	ktap_plan(19);
+	ktap_plan(20);
 	test_slow_start_and_cap();
 	test_loss();
 	test_delay();
