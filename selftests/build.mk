@@ -32,3 +32,9 @@ $(SELFTEST_BIN)/fuzz_hdr: $(TOP)/selftests/core/fuzz_hdr.c \
 	$(call clang-fuzz,-g -O1 -I$(TOP)/include/uapi -I$(TOP)/core \
 		-I$(TOP)/user/lib -I$(TOP)/user/include -D_GNU_SOURCE,\
 		$< $(TOP)/user/lib/jobfile.c $(TOP)/core/plan.c)
+
+# An on-path corrupter preloaded into one rank by
+# selftests/net/test_bench_check.sh.
+ALL_TARGETS += $(SELFTEST_BIN)/rx_corrupt.so
+$(SELFTEST_BIN)/rx_corrupt.so: $(TOP)/selftests/net/rx_corrupt.c
+	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)
