@@ -232,6 +232,34 @@ static void purge(struct rina_agent_core *a)
 }
 
 /*
+ * The agent's window of rounds: max_round - 1 (the previous call's late
+ * packets) up to RINA_AGENT_ROUNDS_AHEAD rounds ahead. A call with data
+ * needs the agent's part (the slots it adds, or the own-chunk results it
+ * holds for the workers), so data is at most a few rounds past what the
+ * agent saw, plus one round for each empty call (count 0: no packets) in
+ * between; hence a quarter of the 16-bit round space. Only data that
+ * passed its source checks moves the window, and by at most that much:
+ * a packet of a far round (a forgery, or a sender of another life) would
+ * otherwise purge every round in progress and make later traffic stale.
+ * NACKs and ACKs never move it. Returns 0 when "round" is in the window
+ * now, -1 (counted in far_round) when it is ahead of it.
+ */
+static int round_admit(struct rina_agent_core *a, __u16 round)
+{
+	int d = rina_round_cmp(round, a->max_round);
+
+	if (d > RINA_AGENT_ROUNDS_AHEAD) {
+		a->st.far_round++;
+		return -1;
+	}
+	if (d > 0) {
+		a->max_round = round;
+		purge(a);
+	}
+	return 0;
+}
+
+/*
  * Keep an allgather packet (header + payload as the local workers get
  * it). fwd: it also goes downstream with hop "hop".
  */
@@ -425,6 +453,8 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 	key.round = rina_ntohs(h->round);
 	key.seq = rina_ntohl(h->seq);
 	key.id = (__u16)slot;
+	if (round_admit(a, key.round))
+		return;
 	if (rina_round_cmp(key.round, a->max_round) < -1) {
 		a->st.stale++;	/* its sender has long had the answer */
 		return;
@@ -561,6 +591,8 @@ static void ag_from_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 		a->st.bad++;
 		return;
 	}
+	if (round_admit(a, round))
+		return;
 	a->st.tor_copies++;
 	if (rina_keymap_get(&a->ag, round, seq)) {
 		a->st.dup++;	/* our ACK was lost */
@@ -598,6 +630,8 @@ static void ag_from_upstream(struct rina_agent_core *a,
 		a->st.bad++;
 		return;
 	}
+	if (round_admit(a, round))
+		return;
 	a->st.ag_in++;
 	if (rina_keymap_get(&a->ag, round, seq)) {
 		send_ack(a, from, round, seq, RINA_F_AG_PHASE);
@@ -654,9 +688,15 @@ static void nack_from_worker(struct rina_agent_core *a,
 {
 	const __be32 *seqs = (const __be32 *)(h + 1);
 	__u32 j, n = rina_ntohs(h->n_elem);
+	int d = rina_round_cmp(rina_ntohs(h->round), a->max_round);
 
 	if (local_index(a, from) < 0) {
 		a->st.bad++;
+		return;
+	}
+	/* repairs come from the cache: rounds max_round - 1 and max_round */
+	if (d > 0 || d < -1) {
+		a->st.far_round++;
 		return;
 	}
 	a->st.nacks_in++;
@@ -834,7 +874,6 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 {
 	const struct rina_hdr *h = buf;
 	unsigned int op;
-	__u16 round;
 
 	if (rina_hdr_check(h, len)) {
 		a->st.malformed++;
@@ -845,11 +884,7 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 		return;
 	}
 	op = rina_hdr_opcode(h);
-	round = rina_ntohs(h->round);
-	if (op != RINA_OP_CTRL && rina_round_cmp(round, a->max_round) > 0) {
-		a->max_round = round;
-		purge(a);
-	}
+	/* data moves the window of rounds, once checked: round_admit() */
 	switch (op) {
 	case RINA_OP_SR_CONTRIB:
 	case RINA_OP_SR_PARTIAL:

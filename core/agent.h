@@ -38,6 +38,7 @@
 #define RINA_AGENT_TOR_RETRY_US	50000	/* TOR_INSTALL resent this often */
 #define RINA_AGENT_TOR_TRIES	8	/* then the rack aggregates alone */
 #define RINA_AGENT_TOR_SILENT	(~0U)	/* tor_status: no reply came */
+#define RINA_AGENT_ROUNDS_AHEAD	16384	/* the window of rounds: agent.c */
 
 /* The rack's ToR, as the agent sees it (protocol-ina.md section 9). */
 enum rina_agent_tor {
@@ -60,6 +61,7 @@ struct rina_agent_counters {
 	__u64 ag_in, ag_out, ag_retransmits, mcast_out;
 	__u64 acks_out, ag_acks_in, nacks_in, repairs, reemit;
 	__u64 dup, stale, collision, bad, malformed, foreign, nomem;
+	__u64 far_round;	/* data, NACKs ignored: round_admit() */
 	__u64 tor_copies;	/* allgather copies the ToR sent us */
 	__u64 tor_held;		/* data dropped while asking the ToR */
 	__u64 sessions;		/* sessions ended (all said BYE) */

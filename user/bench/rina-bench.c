@@ -513,12 +513,13 @@ int main(int argc, char **argv)
 						    s0.agent_reemit),
 			       (unsigned long long)fnv(buf, count * 4));
 			if (role == RINA_ROLE_INA_AGENT)
-				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu",
+				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu,\"agent_far_round\":%llu",
 				       tor_name(s1.agent_tor),
 				       (unsigned long long)s1.agent_tor_status,
 				       (unsigned long long)
 				       (s1.agent_slots_done -
-					s0.agent_slots_done));
+					s0.agent_slots_done),
+				       (unsigned long long)s1.agent_far_round);
 			if (o.link_rate)
 				printf(",\"link_rate\":\"%s\",\"link_rate_bps\":%.0f",
 				       o.link_rate, o.link_bps);
@@ -573,7 +574,7 @@ int main(int argc, char **argv)
 		if (role == RINA_ROLE_INA_AGENT)
 			print_tor(rank, &s1);
 		if (role == RINA_ROLE_INA_AGENT)
-			printf("# rank %d agent: contributions %llu partials in %llu out %llu slots done %llu allgather in %llu out %llu retransmitted %llu repairs %llu re-emitted %llu duplicates %llu stale %llu bad %llu\n",
+			printf("# rank %d agent: contributions %llu partials in %llu out %llu slots done %llu allgather in %llu out %llu retransmitted %llu repairs %llu re-emitted %llu duplicates %llu stale %llu bad %llu far-round %llu\n",
 			       rank, (unsigned long long)s1.agent_contrib_in,
 			       (unsigned long long)s1.agent_partial_in,
 			       (unsigned long long)s1.agent_partial_out,
@@ -585,7 +586,8 @@ int main(int argc, char **argv)
 			       (unsigned long long)s1.agent_reemit,
 			       (unsigned long long)s1.agent_dup,
 			       (unsigned long long)s1.agent_stale,
-			       (unsigned long long)s1.agent_bad);
+			       (unsigned long long)s1.agent_bad,
+			       (unsigned long long)s1.agent_far_round);
 	}
 	rina_comm_destroy(comm);
 	free(buf);

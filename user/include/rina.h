@@ -127,6 +127,11 @@ struct rina_stats {
 	/* ACK frames' share of tx_bytes / rx_bytes (this rank's ring role) */
 	uint64_t	ack_tx_bytes, ack_rx_bytes;
 	uint64_t	fault_rx_dropped;	/* rx_drop_ppm's */
+	/*
+	 * the agent: data and NACKs of rounds outside its window of rounds
+	 * (a forgery, or a sender of another life), ignored
+	 */
+	uint64_t	agent_far_round;
 };
 
 /*

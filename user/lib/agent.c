@@ -349,6 +349,7 @@ void rina_agent_get_stats(const struct rina_agent *a,
 	st->malformed = s->malformed;
 	st->foreign = s->foreign;
 	st->tor_copies = s->tor_copies;
+	st->far_round = s->far_round;
 	st->tor_state = a->core.tor_state;
 	st->tor_status = a->core.tor_status;
 }

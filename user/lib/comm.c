@@ -410,6 +410,7 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 		tmp.agent_tor = as.tor_state;
 		tmp.agent_tor_status = as.tor_status;
 		tmp.agent_tor_copies = as.tor_copies;
+		tmp.agent_far_round = as.far_round;
 	}
 	tmp.size = size;
 	memcpy(st, &tmp, size);

@@ -53,6 +53,7 @@ struct rina_agent_stats {
 	uint64_t acks_out, ag_acks_in, nacks_in, repairs, reemit;
 	uint64_t dup, stale, collision, bad, malformed, foreign;
 	uint64_t tor_copies;
+	uint64_t far_round;	/* outside the window of rounds */
 	uint32_t tor_state, tor_status;	/* core/agent.h */
 };
 
