@@ -17,6 +17,7 @@
  */
 struct rina_agent_agg {
 	struct rina_slot s;
+	__u64	t_claim;	/* its first contribution came */
 	__u16	chunk, p_chunk, n_elem, step;
 	__u8	dtype_op, flags;
 	__s32	vals[];
@@ -439,6 +440,7 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 		}
 		bit = 1u << k;
 		a->data_from |= bit;
+		a->heard[k] = a->ops->now_us(a->ctx);
 		a->active = 1;
 		a->st.contrib_in++;
 	}
@@ -473,6 +475,7 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 	switch (rina_slot_classify(&sl->s, &key, bit)) {
 	case RINA_SLOT_FRESH:
 		rina_slot_claim(&sl->s, &key);
+		sl->t_claim = a->ops->now_us(a->ctx);
 		sl->chunk = (__u16)chunk;
 		sl->p_chunk = rina_ntohs(h->p_chunk);
 		sl->n_elem = (__u16)n;
@@ -689,11 +692,13 @@ static void nack_from_worker(struct rina_agent_core *a,
 	const __be32 *seqs = (const __be32 *)(h + 1);
 	__u32 j, n = rina_ntohs(h->n_elem);
 	int d = rina_round_cmp(rina_ntohs(h->round), a->max_round);
+	int k = local_index(a, from);
 
-	if (local_index(a, from) < 0) {
+	if (k < 0) {
 		a->st.bad++;
 		return;
 	}
+	a->heard[k] = a->ops->now_us(a->ctx);
 	/* repairs come from the cache: rounds max_round - 1 and max_round */
 	if (d > 0 || d < -1) {
 		a->st.far_round++;
@@ -1033,6 +1038,36 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	a->hello_from = a->data_from = a->bye_from = 0;
 	a->last_hello = a->last_bye = 0;
 	ev(a, RINA_AGENT_EV_SESSION_END, 0);
+}
+
+__u32 rina_agent_core_silent(const struct rina_agent_core *a, __u64 quiet_us)
+{
+	__u64 now = a->ops->now_us(a->ctx);
+	__u32 j, missing = 0, quiet = 0, k;
+
+	if (a->tor_state == RINA_AGENT_TOR_ON || a->tor_state ==
+	    RINA_AGENT_TOR_WAIT)
+		return 0;	/* the ToR holds the slots: not ours to see */
+	for (k = 0; k < a->cfg.n_local; k++)
+		if (now - a->heard[k] >= quiet_us)
+			quiet |= 1u << k;
+	if (!quiet)
+		return 0;
+	for (j = 0; j < a->agg.cap; j++) {
+		const struct rina_agent_agg *sl = a->agg.tab[j].val;
+		__u32 exp;
+
+		/* a slot that waits, and not only on upstream */
+		if (!sl || (sl->s.state & RINA_SLOT_ST_DONE) ||
+		    !(sl->s.bitmap & a->local_mask) ||
+		    now - sl->t_claim < quiet_us ||
+		    rina_round_cmp(sl->s.round, a->max_round) < -1)
+			continue;
+		exp = rina_slot_exp_mask(a->local_mask, a->up_bit, sl->chunk,
+					 a->cfg.member);
+		missing |= exp & a->local_mask & ~sl->s.bitmap;
+	}
+	return missing & quiet;
 }
 
 void rina_agent_core_abort(struct rina_agent_core *a, __u32 result,

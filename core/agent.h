@@ -162,6 +162,7 @@ struct rina_agent_core {
 	/* bitmaps of local workers */
 	__u32			hello_from, data_from, bye_from;
 	__u64			last_hello, last_bye;
+	__u64			heard[RINA_AGENT_MAX_LOCAL];	/* data, NACK */
 
 	/* the ToR */
 	enum rina_agent_tor	tor_state;
@@ -216,5 +217,13 @@ void rina_agent_core_reset(struct rina_agent_core *a);
  */
 void rina_agent_core_abort(struct rina_agent_core *a, __u32 result,
 			   const struct rina_agent_addr *to, __u32 n);
+/*
+ * Software aggregation: the rack's local workers (bit k: local index k)
+ * that sent the agent nothing for quiet_us while a slot of the current
+ * round, started that long ago by another local contribution, waits for
+ * theirs: dead or stopped. 0 while the ToR aggregates (it holds the
+ * slots). The host aborts the job naming them (core/abort.h).
+ */
+__u32 rina_agent_core_silent(const struct rina_agent_core *a, __u64 quiet_us);
 
 #endif /* RINA_CORE_AGENT_H */

@@ -7,7 +7,9 @@
  * re-sent to the workers), and workers' HELLO answered only once the
  * downstream member answered and the ToR decided; data dropped while
  * the ToR is asked. Software aggregation: NACKs and data of rounds
- * outside the window of rounds are counted and purge nothing.
+ * outside the window of rounds are counted and purge nothing; a silent
+ * worker is named, a worker that is heard from or a slot that waits only
+ * on upstream is not.
  */
 #include <arpa/inet.h>
 #include <stdbool.h>
@@ -464,12 +466,42 @@ static void test_far_rounds(void)
 		    RINA_AGENT_ROUNDS_AHEAD);
 }
 
+static void test_silent(void)
+{
+	struct rina_agent_core a;
+	const __u64 quiet = 1500000;
+	bool ok;
+
+	setup(&a, false);
+	rx_data(&a, 0, 9, &a.cfg.prev);		/* waits on upstream only */
+	now_us += quiet;
+	ok = rina_agent_core_silent(&a, quiet) == 0;
+	rx_data(&a, 0, 10, &a.cfg.prev);
+	rx_data(&a, 0, 10, &a.cfg.local[0]);	/* worker 1 never comes */
+	ok &= rina_agent_core_silent(&a, quiet) == 0;	/* not long yet */
+	now_us += quiet - 1;
+	ok &= rina_agent_core_silent(&a, quiet) == 0;
+	now_us += 1;
+	ok &= rina_agent_core_silent(&a, quiet) == 2;
+	/* worker 1 speaks (a NACK): alive, waiting behind its window */
+	rx_nack(&a, 0, 1, &a.cfg.local[1]);
+	ok &= rina_agent_core_silent(&a, quiet) == 0;
+	now_us += quiet;	/* and silent again; worker 0 as well now */
+	ok &= rina_agent_core_silent(&a, quiet) == 2;
+	rx_data(&a, 0, 10, &a.cfg.local[1]);	/* it was only late */
+	now_us += quiet;
+	ok &= rina_agent_core_silent(&a, quiet) == 0 && a.st.slots_done == 1;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: names the local worker a slot has waited for since 3/4 of the timeout, not one it heard from");
+}
+
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 2);
+	ktap_plan(4 + 2 + 2 + 2 + 1);
 	test_install();
 	test_tor_copies();
 	test_hello_gate();
 	test_far_rounds();
+	test_silent();
 	return ktap_finish();
 }

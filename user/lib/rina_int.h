@@ -118,6 +118,13 @@ struct rina_comm {
 int rina_fail(int result, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * A received ABORT (arg: core/abort.h) as this rank's error: who aborted,
+ * why, and the silent workers an agent named (abort.c).
+ */
+int rina_abort_fail(const struct rina_comm *c, unsigned int src,
+		    uint32_t arg);
+
 /* Monotonic microseconds (clock.c). */
 uint64_t rina_now_us(void);
 
