@@ -11,7 +11,7 @@
 
 #include "compat.h"
 
-#define RINA_ABORT_SILENT_MAX	24	/* local workers an ABORT can name */
+#define RINA_ABORT_SILENT_MAX	24	/* local workers one ABORT names */
 
 static inline __u32 rina_abort_arg(__u32 result, __u32 silent)
 {

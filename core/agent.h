@@ -38,7 +38,7 @@
 #define RINA_AGENT_TOR_RETRY_US	50000	/* TOR_INSTALL resent this often */
 #define RINA_AGENT_TOR_TRIES	8	/* then the rack aggregates alone */
 #define RINA_AGENT_TOR_SILENT	(~0U)	/* tor_status: no reply came */
-#define RINA_AGENT_ROUNDS_AHEAD	16384	/* the window of rounds: agent.c */
+#define RINA_AGENT_ROUNDS_AHEAD	16384	/* window of rounds: agent.c */
 
 /* The rack's ToR, as the agent sees it (protocol-ina.md section 9). */
 enum rina_agent_tor {
@@ -162,7 +162,7 @@ struct rina_agent_core {
 	/* bitmaps of local workers */
 	__u32			hello_from, data_from, bye_from;
 	__u64			last_hello, last_bye;
-	__u64			heard[RINA_AGENT_MAX_LOCAL];	/* data, NACK */
+	__u64			heard[RINA_AGENT_MAX_LOCAL]; /* data, NACK */
 
 	/* the ToR */
 	enum rina_agent_tor	tor_state;

@@ -473,7 +473,7 @@ static void test_silent(void)
 	bool ok;
 
 	setup(&a, false);
-	rx_data(&a, 0, 9, &a.cfg.prev);		/* waits on upstream only */
+	rx_data(&a, 0, 9, &a.cfg.prev);	/* waits on upstream only */
 	now_us += quiet;
 	ok = rina_agent_core_silent(&a, quiet) == 0;
 	rx_data(&a, 0, 10, &a.cfg.prev);

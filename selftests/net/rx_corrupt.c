@@ -18,7 +18,7 @@
 
 #include <linux/rina.h>
 
-#define CORRUPT_ADD	12345	/* far outside any bound, no int32 wrap */
+#define CORRUPT_ADD	12345	/* out of any bound, no int32 wrap */
 
 typedef int (*recvmmsg_fn)(int, struct mmsghdr *, unsigned int, int,
 			   struct timespec *);
