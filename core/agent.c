@@ -698,12 +698,12 @@ static void nack_from_worker(struct rina_agent_core *a,
 		a->st.bad++;
 		return;
 	}
-	a->heard[k] = a->ops->now_us(a->ctx);
 	/* repairs come from the cache: rounds max_round - 1 and max_round */
 	if (d > 0 || d < -1) {
 		a->st.far_round++;
 		return;
 	}
+	a->heard[k] = a->ops->now_us(a->ctx);
 	a->st.nacks_in++;
 	for (j = 0; j < n; j++) {
 		struct rina_agent_ag *e;
