@@ -423,7 +423,7 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 	const __be32 *in = (const __be32 *)(h + 1);
 	struct rina_agent_agg *sl;
 	struct rina_slot_key key;
-	int k, ovf = 0;
+	int k = -1, ovf = 0;
 
 	if (rina_hdr_opcode(h) == RINA_OP_SR_PARTIAL) {
 		if (!addr_eq(from, &a->cfg.prev)) {
@@ -440,7 +440,6 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 		}
 		bit = 1u << k;
 		a->data_from |= bit;
-		a->heard[k] = a->ops->now_us(a->ctx);
 		a->active = 1;
 		a->st.contrib_in++;
 	}
@@ -457,6 +456,8 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 	key.id = (__u16)slot;
 	if (round_admit(a, key.round))
 		return;
+	if (k >= 0)	/* a local worker's, in the window */
+		a->heard[k] = a->ops->now_us(a->ctx);
 	if (rina_round_cmp(key.round, a->max_round) < -1) {
 		a->st.stale++;	/* its sender has long had the answer */
 		return;
