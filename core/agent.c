@@ -17,6 +17,7 @@
  */
 struct rina_agent_agg {
 	struct rina_slot s;
+	__u64	t_claim;	/* its first contribution came */
 	__u16	chunk, p_chunk, n_elem, step;
 	__u8	dtype_op, flags;
 	__s32	vals[];
@@ -241,6 +242,34 @@ static void purge(struct rina_agent_core *a)
 }
 
 /*
+ * The agent's window of rounds: max_round - 1 (the previous call's late
+ * packets) up to RINA_AGENT_ROUNDS_AHEAD rounds ahead. A call with data
+ * needs the agent's part (the slots it adds, or the own-chunk results it
+ * holds for the workers), so data is at most a few rounds past what the
+ * agent saw, plus one round for each empty call (count 0: no packets) in
+ * between; hence a quarter of the 16-bit round space. Only data that
+ * passed its source checks moves the window, and by at most that much:
+ * a packet of a far round (a forgery, or a sender of another life) would
+ * otherwise purge every round in progress and make later traffic stale.
+ * NACKs and ACKs never move it. Returns 0 when "round" is in the window
+ * now, -1 (counted in far_round) when it is ahead of it.
+ */
+static int round_admit(struct rina_agent_core *a, __u16 round)
+{
+	int d = rina_round_cmp(round, a->max_round);
+
+	if (d > RINA_AGENT_ROUNDS_AHEAD) {
+		a->st.far_round++;
+		return -1;
+	}
+	if (d > 0) {
+		a->max_round = round;
+		purge(a);
+	}
+	return 0;
+}
+
+/*
  * Keep an allgather packet (header + payload as the local workers get
  * it). fwd: it also goes downstream with hop "hop".
  */
@@ -403,7 +432,7 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 	const __be32 *in = (const __be32 *)(h + 1);
 	struct rina_agent_agg *sl;
 	struct rina_slot_key key;
-	int k, ovf = 0;
+	int k = -1, ovf = 0;
 
 	if (rina_hdr_opcode(h) == RINA_OP_SR_PARTIAL) {
 		if (!addr_eq(from, &a->cfg.prev)) {
@@ -434,6 +463,10 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 	key.round = rina_ntohs(h->round);
 	key.seq = rina_ntohl(h->seq);
 	key.id = (__u16)slot;
+	if (round_admit(a, key.round))
+		return;
+	if (k >= 0)	/* a local worker's, in the window */
+		a->heard[k] = a->ops->now_us(a->ctx);
 	if (rina_round_cmp(key.round, a->max_round) < -1) {
 		a->st.stale++;	/* its sender has long had the answer */
 		return;
@@ -452,6 +485,7 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 	switch (rina_slot_classify(&sl->s, &key, bit)) {
 	case RINA_SLOT_FRESH:
 		rina_slot_claim(&sl->s, &key);
+		sl->t_claim = a->ops->now_us(a->ctx);
 		sl->chunk = (__u16)chunk;
 		sl->p_chunk = rina_ntohs(h->p_chunk);
 		sl->n_elem = (__u16)n;
@@ -570,6 +604,8 @@ static void ag_from_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 		a->st.bad++;
 		return;
 	}
+	if (round_admit(a, round))
+		return;
 	a->st.tor_copies++;
 	if (rina_keymap_get(&a->ag, round, seq)) {
 		a->st.dup++;	/* our ACK was lost */
@@ -607,6 +643,8 @@ static void ag_from_upstream(struct rina_agent_core *a,
 		a->st.bad++;
 		return;
 	}
+	if (round_admit(a, round))
+		return;
 	a->st.ag_in++;
 	if (rina_keymap_get(&a->ag, round, seq)) {
 		send_ack(a, from, round, seq, RINA_F_AG_PHASE);
@@ -663,11 +701,19 @@ static void nack_from_worker(struct rina_agent_core *a,
 {
 	const __be32 *seqs = (const __be32 *)(h + 1);
 	__u32 j, n = rina_ntohs(h->n_elem);
+	int d = rina_round_cmp(rina_ntohs(h->round), a->max_round);
+	int k = local_index(a, from);
 
-	if (local_index(a, from) < 0) {
+	if (k < 0) {
 		a->st.bad++;
 		return;
 	}
+	/* repairs come from the cache: rounds max_round - 1 and max_round */
+	if (d > 0 || d < -1) {
+		a->st.far_round++;
+		return;
+	}
+	a->heard[k] = a->ops->now_us(a->ctx);
 	a->st.nacks_in++;
 	for (j = 0; j < n; j++) {
 		struct rina_agent_ag *e;
@@ -875,7 +921,6 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 {
 	const struct rina_hdr *h = buf;
 	unsigned int op;
-	__u16 round;
 
 	if (rina_hdr_check(h, len)) {
 		a->st.malformed++;
@@ -891,11 +936,7 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 		return;
 	}
 	op = rina_hdr_opcode(h);
-	round = rina_ntohs(h->round);
-	if (op != RINA_OP_CTRL && rina_round_cmp(round, a->max_round) > 0) {
-		a->max_round = round;
-		purge(a);
-	}
+	/* data moves the window of rounds, once checked: round_admit() */
 	switch (op) {
 	case RINA_OP_SR_CONTRIB:
 	case RINA_OP_SR_PARTIAL:
@@ -1044,6 +1085,36 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	a->hello_from = a->data_from = a->bye_from = 0;
 	a->last_hello = a->last_bye = 0;
 	ev(a, RINA_AGENT_EV_SESSION_END, 0);
+}
+
+__u32 rina_agent_core_silent(const struct rina_agent_core *a, __u64 quiet_us)
+{
+	__u64 now = a->ops->now_us(a->ctx);
+	__u32 j, missing = 0, quiet = 0, k;
+
+	if (a->tor_state == RINA_AGENT_TOR_ON || a->tor_state ==
+	    RINA_AGENT_TOR_WAIT)
+		return 0;	/* the ToR holds the slots: not ours to see */
+	for (k = 0; k < a->cfg.n_local; k++)
+		if (now - a->heard[k] >= quiet_us)
+			quiet |= 1u << k;
+	if (!quiet)
+		return 0;
+	for (j = 0; j < a->agg.cap; j++) {
+		const struct rina_agent_agg *sl = a->agg.tab[j].val;
+		__u32 exp;
+
+		/* a slot that waits, and not only on upstream */
+		if (!sl || (sl->s.state & RINA_SLOT_ST_DONE) ||
+		    !(sl->s.bitmap & a->local_mask) ||
+		    now - sl->t_claim < quiet_us ||
+		    rina_round_cmp(sl->s.round, a->max_round) < -1)
+			continue;
+		exp = rina_slot_exp_mask(a->local_mask, a->up_bit, sl->chunk,
+					 a->cfg.member);
+		missing |= exp & a->local_mask & ~sl->s.bitmap;
+	}
+	return missing & quiet;
 }
 
 void rina_agent_core_abort(struct rina_agent_core *a, __u32 result,

@@ -39,6 +39,7 @@
 #define RINA_AGENT_TOR_RETRY_US	50000	/* TOR_INSTALL resent this often */
 #define RINA_AGENT_TOR_TRIES	8	/* then the rack aggregates alone */
 #define RINA_AGENT_TOR_SILENT	(~0U)	/* tor_status: no reply came */
+#define RINA_AGENT_ROUNDS_AHEAD	16384	/* window of rounds: agent.c */
 
 /* The rack's ToR, as the agent sees it (protocol-ina.md section 9). */
 enum rina_agent_tor {
@@ -64,6 +65,7 @@ struct rina_agent_counters {
 	/* control messages refused (ctrl_auth.h): forged, or replayed */
 	__u64 ctrl_forged, ctrl_replayed;
 	__u64 bad_tag;		/* data without the job's tag */
+	__u64 far_round;	/* data, NACKs ignored: round_admit() */
 	__u64 tor_copies;	/* allgather copies the ToR sent us */
 	__u64 tor_held;		/* data dropped while asking the ToR */
 	__u64 sessions;		/* sessions ended (all said BYE) */
@@ -178,6 +180,7 @@ struct rina_agent_core {
 	/* bitmaps of local workers */
 	__u32			hello_from, data_from, bye_from;
 	__u64			last_hello, last_bye;
+	__u64			heard[RINA_AGENT_MAX_LOCAL]; /* data, NACK */
 
 	/* the ToR */
 	enum rina_agent_tor	tor_state;
@@ -237,5 +240,13 @@ void rina_agent_core_reset(struct rina_agent_core *a);
  */
 void rina_agent_core_abort(struct rina_agent_core *a, __u32 result,
 			   const struct rina_agent_addr *to, __u32 n);
+/*
+ * Software aggregation: the rack's local workers (bit k: local index k)
+ * that sent the agent nothing for quiet_us while a slot of the current
+ * round, started that long ago by another local contribution, waits for
+ * theirs: dead or stopped. 0 while the ToR aggregates (it holds the
+ * slots). The host aborts the job naming them (core/abort.h).
+ */
+__u32 rina_agent_core_silent(const struct rina_agent_core *a, __u64 quiet_us);
 
 #endif /* RINA_CORE_AGENT_H */

@@ -35,3 +35,9 @@ $(SELFTEST_BIN)/fuzz_hdr: $(TOP)/selftests/core/fuzz_hdr.c \
 		-I$(TOP)/user/lib -I$(TOP)/user/include -D_GNU_SOURCE,\
 		$< $(TOP)/user/lib/jobfile.c $(TOP)/core/plan.c \
 		$(TOP)/user/lib/secret.c $(CORE_LDLIBS))
+
+# An on-path corrupter preloaded into one rank by
+# selftests/net/test_bench_check.sh.
+ALL_TARGETS += $(SELFTEST_BIN)/rx_corrupt.so
+$(SELFTEST_BIN)/rx_corrupt.so: $(TOP)/selftests/net/rx_corrupt.c
+	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)

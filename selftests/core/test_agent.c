@@ -6,7 +6,10 @@
  * allgather copies (ACKed upstream, kept as sender of record, never
  * re-sent to the workers), and workers' HELLO answered only once the
  * downstream member answered and the ToR decided; data dropped while
- * the ToR is asked.
+ * the ToR is asked. Software aggregation: NACKs and data of rounds
+ * outside the window of rounds are counted and purge nothing; a silent
+ * worker is named, a worker that is heard from or a slot that waits only
+ * on upstream is not.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -462,12 +465,144 @@ static void test_signed(void)
 	free(g);
 }
 
+/*
+ * Data for chunk 2 (the agent is member 0 of 3: added from both workers
+ * and upstream, then sent downstream), round "round", seq "seq", from
+ * "from": a worker's contribution, or upstream's partial.
+ */
+static void rx_data(struct rina_agent_core *a, __u16 round, __u32 seq,
+		    const struct rina_agent_addr *from)
+{
+	struct {
+		struct rina_hdr h;
+		__be32 w[4];
+	} __attribute__((packed)) p;
+	bool up = from->ip == a->cfg.prev.ip && from->port == a->cfg.prev.port;
+	int j;
+
+	hdr(&p.h, up ? RINA_OP_SR_PARTIAL : RINA_OP_SR_CONTRIB, 4);
+	p.h.round = htons(round);
+	p.h.chunk = htons(2);
+	p.h.seq = htonl(seq);
+	p.h.slot = htons((__u16)seq);
+	p.h.p_chunk = htons(1);
+	p.h.num_contrib = htons(1);
+	for (j = 0; j < 4; j++)
+		p.w[j] = htonl((__u32)(j + 1));
+	rina_agent_core_rx(a, &p, sizeof(p), from);
+}
+
+static void rx_nack(struct rina_agent_core *a, __u16 round, __u32 seq,
+		    const struct rina_agent_addr *from)
+{
+	struct {
+		struct rina_hdr h;
+		__be32 seq;
+	} __attribute__((packed)) p;
+
+	hdr(&p.h, RINA_OP_NACK, 1);
+	p.h.round = htons(round);
+	p.h.flags = RINA_F_AG_PHASE;
+	p.h.seq = htonl(seq);
+	p.seq = htonl(seq);
+	rina_agent_core_rx(a, &p, sizeof(p), from);
+}
+
+/* The partial for downstream of round "round", seq "seq": sums 3x(1..4). */
+static unsigned int partials_out(const struct rina_agent_core *a,
+				 __u16 round, __u32 seq)
+{
+	unsigned int j, n = 0;
+
+	for (j = 0; j < nsent; j++)
+		if ((sent[j].h.ver_op & 0xf) == RINA_OP_SR_PARTIAL &&
+		    ntohs(sent[j].h.round) == round &&
+		    ntohl(sent[j].h.seq) == seq && sent[j].arg == 3 &&
+		    sent[j].to.ip == a->cfg.next.ip &&
+		    sent[j].to.port == a->cfg.next.port)
+			n++;
+	return n;
+}
+
+static void test_far_rounds(void)
+{
+	struct rina_agent_core a;
+	bool ok;
+
+	/* a worker's NACK of a far round, its source spoofed */
+	setup(&a, false);
+	rx_data(&a, 0, 9, &a.cfg.local[0]);
+	rx_nack(&a, 30000, 9, &a.cfg.local[1]);
+	rx_nack(&a, 0xfffe, 9, &a.cfg.local[1]);	/* two rounds back */
+	rx_data(&a, 0, 9, &a.cfg.local[1]);
+	rx_data(&a, 0, 9, &a.cfg.prev);
+	ok = a.st.slots_done == 1 && partials_out(&a, 0, 9) == 1 &&
+	     a.st.stale == 0 && a.st.far_round == 2 && a.st.nacks_in == 0 &&
+	     a.max_round == 0;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: NACKs of rounds outside the window are counted (far_round) and purge nothing");
+
+	/*
+	 * data: the next rounds move the window (the one before is kept);
+	 * more than RINA_AGENT_ROUNDS_AHEAD ahead is counted and ignored
+	 */
+	setup(&a, false);
+	rx_data(&a, 0, 9, &a.cfg.local[0]);
+	rx_data(&a, 0, 9, &a.cfg.local[1]);
+	rx_data(&a, 1, 9, &a.cfg.local[0]);
+	rx_data(&a, 1 + RINA_AGENT_ROUNDS_AHEAD + 1, 9, &a.cfg.local[1]);
+	rx_data(&a, 1 + RINA_AGENT_ROUNDS_AHEAD + 1000, 9, &a.cfg.prev);
+	rx_data(&a, 0, 9, &a.cfg.prev);
+	rx_data(&a, 1, 9, &a.cfg.local[1]);
+	rx_data(&a, 1, 9, &a.cfg.prev);
+	ok = a.st.slots_done == 2 && partials_out(&a, 0, 9) == 1 &&
+	     partials_out(&a, 1, 9) == 1 && a.st.stale == 0 &&
+	     a.st.far_round == 2 && a.max_round == 1;
+	/* in the window, a later round still moves it */
+	rx_data(&a, 1 + RINA_AGENT_ROUNDS_AHEAD, 9, &a.cfg.local[0]);
+	ok &= a.max_round == 1 + RINA_AGENT_ROUNDS_AHEAD && a.st.far_round == 2;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: data more than %d rounds ahead is counted (far_round) and purges nothing",
+		    RINA_AGENT_ROUNDS_AHEAD);
+}
+
+static void test_silent(void)
+{
+	struct rina_agent_core a;
+	const __u64 quiet = 1500000;
+	bool ok;
+
+	setup(&a, false);
+	rx_data(&a, 0, 9, &a.cfg.prev);	/* waits on upstream only */
+	now_us += quiet;
+	ok = rina_agent_core_silent(&a, quiet) == 0;
+	rx_data(&a, 0, 10, &a.cfg.prev);
+	rx_data(&a, 0, 10, &a.cfg.local[0]);	/* worker 1 never comes */
+	ok &= rina_agent_core_silent(&a, quiet) == 0;	/* not long yet */
+	now_us += quiet - 1;
+	ok &= rina_agent_core_silent(&a, quiet) == 0;
+	now_us += 1;
+	ok &= rina_agent_core_silent(&a, quiet) == 2;
+	/* worker 1 speaks (a NACK): alive, waiting behind its window */
+	rx_nack(&a, 0, 1, &a.cfg.local[1]);
+	ok &= rina_agent_core_silent(&a, quiet) == 0;
+	now_us += quiet;	/* and silent again; worker 0 as well now */
+	ok &= rina_agent_core_silent(&a, quiet) == 2;
+	rx_data(&a, 0, 10, &a.cfg.local[1]);	/* it was only late */
+	now_us += quiet;
+	ok &= rina_agent_core_silent(&a, quiet) == 0 && a.st.slots_done == 1;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: names the local worker a slot has waited for since 3/4 of the timeout, not one it heard from");
+}
+
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 3);
+	ktap_plan(4 + 2 + 2 + 3 + 2 + 1);
 	test_install();
 	test_tor_copies();
 	test_hello_gate();
 	test_signed();
+	test_far_rounds();
+	test_silent();
 	return ktap_finish();
 }

@@ -48,7 +48,7 @@ local tor_status = {
 	[3] = "bad parameters",
 }
 
--- ABORT arg: enum rina_result (user/include/rina.h)
+-- ABORT arg, bits 0-7: enum rina_result (user/include/rina.h)
 local results = {
 	[0] = "RINA_OK", [1] = "RINA_ERR_INVALID", [2] = "RINA_ERR_JOBFILE",
 	[3] = "RINA_ERR_SYSTEM", [4] = "RINA_ERR_NOMEM",
@@ -110,7 +110,11 @@ local f = {
 	ctrl_status = ProtoField.uint32("rina.ctrl.status", "ToR status",
 					base.DEC, tor_status),
 	ctrl_result = ProtoField.uint32("rina.ctrl.result", "Aborter's result",
-					base.DEC, results),
+					base.DEC, results, 0x000000ff),
+	-- core/abort.h: an agent's silent local workers, bit k: index k
+	ctrl_silent = ProtoField.uint32("rina.ctrl.silent",
+					"Silent local workers", base.HEX, nil,
+					0xffffff00),
 	ctrl_hash = ProtoField.uint64("rina.ctrl.hash", "Job hash", base.HEX),
 	tor_reply_in = ProtoField.framenum("rina.tor.reply_in", "Reply in",
 					   base.NONE, frametype.RESPONSE),
@@ -330,6 +334,7 @@ local function dissect_ctrl(tree, tvb, pinfo, cap, job)
 		sub:add(f.ctrl_status, tvb(base_off + 4, 4))
 	elseif ctype == CTRL_ABORT then
 		sub:add(f.ctrl_result, tvb(base_off + 4, 4))
+		sub:add(f.ctrl_silent, tvb(base_off + 4, 4))
 	else
 		sub:add(f.ctrl_arg, tvb(base_off + 4, 4))
 	end
@@ -369,7 +374,11 @@ local function dissect_ctrl(tree, tvb, pinfo, cap, job)
 	if ctype == CTRL_TOR_REPLY then
 		info = info .. " " .. (tor_status[arg] or tostring(arg))
 	elseif ctype == CTRL_ABORT then
-		info = info .. " " .. (results[arg] or tostring(arg))
+		local res, silent = arg % 256, math.floor(arg / 256)
+		info = info .. " " .. (results[res] or tostring(res))
+		if silent ~= 0 then
+			info = info .. string.format(" silent 0x%x", silent)
+		end
 	end
 	return info
 end

@@ -58,6 +58,8 @@ static void usage(FILE *f)
 "                  [--transport auto|udp|xdp|inproc] [--json]\n"
 "                  [--link-rate RATE]\n"
 "Run once per rank with RINA_JOB and RINA_RANK set (see rina-run).\n"
+"-c 1 (default) checks the result of every call, warm-up and timed,\n"
+"outside the timed region; #wrong is the sum over a size's calls.\n"
 "RATE (tc syntax: 25mbit, 1gbit; default $RINA_LINK_RATE) gives the\n"
 "efficiency column: line-rate time of this rank's wire bytes / time.\n");
 }
@@ -162,15 +164,41 @@ static void fill(void *buf, size_t count, const struct opts *o, int rank)
 }
 
 /*
- * Elements outside the documented bound: int32 exact; float32 within
- * N^2 * 2^e / (2 * (2^31 - 1)) of the exact sum plus half an ulp of the
- * result, where 2^e bounds the group's largest input
- * (Documentation/protocol.md, "Numbers").
+ * What every call must return, computed once per size so that checking a
+ * call costs one pass over its result, outside the timed region. A
+ * result element is out of bounds when it differs from ref by more than
+ * tol: int32 exactly (tol 0); float32 within N^2 * 2^e / (2 * (2^31 - 1))
+ * of the exact sum plus half an ulp of the result, where 2^e bounds the
+ * group's largest input (Documentation/protocol.md, "Numbers").
  */
-static size_t check_int(const int32_t *buf, size_t count,
-			const struct opts *o, int n)
+struct expect {
+	double	*ref;
+	double	*tol;
+	size_t	cap;
+};
+
+static int expect_grow(struct expect *x, size_t count)
 {
-	size_t j, wrong = 0;
+	double *ref, *tol;
+
+	if (count <= x->cap)
+		return 0;
+	ref = realloc(x->ref, count * sizeof(*ref));
+	if (!ref)
+		return -1;
+	x->ref = ref;
+	tol = realloc(x->tol, count * sizeof(*tol));
+	if (!tol)
+		return -1;
+	x->tol = tol;
+	x->cap = count;
+	return 0;
+}
+
+static void expect_int(struct expect *x, size_t count, const struct opts *o,
+		       int n)
+{
+	size_t j;
 	int r;
 
 	for (j = 0; j < count; j++) {
@@ -184,15 +212,15 @@ static size_t check_int(const int32_t *buf, size_t count,
 		}
 		if (o->op == RINA_AVG)
 			ref /= n;
-		wrong += buf[j] != ref;
+		x->ref[j] = (double)ref;
+		x->tol[j] = 0;
 	}
-	return wrong;
 }
 
-static size_t check_float(const float *buf, size_t count,
-			  const struct opts *o, int n)
+static void expect_float(struct expect *x, size_t count,
+			 const struct opts *o, int n)
 {
-	size_t g0, j, wrong = 0, E = (size_t)o->elems;
+	size_t g0, j, E = (size_t)o->elems;
 	int r, e;
 
 	for (g0 = 0; g0 < count; g0 += E) {
@@ -213,19 +241,42 @@ static size_t check_float(const float *buf, size_t count,
 				ref += fval(r, j);
 			if (o->op == RINA_AVG)
 				ref /= n;
-			if (fabs(buf[j] - ref) > bound + fabs(ref) * 0x1p-24)
-				wrong++;
+			x->ref[j] = ref;
+			x->tol[j] = bound + fabs(ref) * 0x1p-24;
 		}
 	}
-	return wrong;
 }
 
-static size_t check(const void *buf, size_t count, const struct opts *o,
-		    int n)
+static int expect_fill(struct expect *x, size_t count, const struct opts *o,
+		       int n)
 {
+	if (expect_grow(x, count))
+		return -1;
 	if (o->dtype == RINA_INT32)
-		return check_int(buf, count, o, n);
-	return check_float(buf, count, o, n);
+		expect_int(x, count, o, n);
+	else
+		expect_float(x, count, o, n);
+	return 0;
+}
+
+/* The out-of-bounds elements of one call's result. */
+static size_t check(const void *buf, size_t count, const struct opts *o,
+		    const struct expect *x)
+{
+	size_t j, wrong = 0;
+
+	if (o->dtype == RINA_INT32) {
+		const int32_t *v = buf;
+
+		for (j = 0; j < count; j++)
+			wrong += (double)v[j] != x->ref[j];
+	} else {
+		const float *v = buf;
+
+		for (j = 0; j < count; j++)
+			wrong += !(fabs(v[j] - x->ref[j]) <= x->tol[j]);
+	}
+	return wrong;
 }
 
 static uint64_t fnv(const void *p, size_t len)
@@ -296,6 +347,7 @@ int main(int argc, char **argv)
 {
 	struct rina_stats s0 = { .size = sizeof(s0) }, s1 = { .size = sizeof(s1) };
 	struct bench_wire w0, w1;
+	struct expect exp = { NULL, NULL, 0 };
 	struct opts o;
 	rina_comm_t *comm;
 	double sum_busbw = 0, *times;
@@ -347,37 +399,49 @@ int main(int argc, char **argv)
 	for (bytes = o.min_bytes;; bytes = next_size(bytes, &o)) {
 		size_t count = bytes / 4, wrong = 0;
 		double t, algbw, busbw, theory, tx, rx;
-		double npkt, retx, wire, effic = 0, cpu0, wall0, cpu_util;
+		double npkt, retx, wire, effic = 0, cpu = 0, wall = 0, cpu_util;
 		char effic_s[24];
 
+		if (o.check && expect_fill(&exp, count, &o, n)) {
+			fprintf(stderr, "rina-bench: out of memory\n");
+			goto fail_destroy;
+		}
 		for (i = 0; i < o.warmup; i++) {
 			fill(buf, count, &o, rank);
 			ret = rina_allreduce(buf, buf, count, o.dtype, o.op,
 					     comm);
 			if (ret)
 				goto fail;
+			if (o.check)
+				wrong += check(buf, count, &o, &exp);
 		}
 		rina_comm_get_stats(comm, &s0);
 		bench_wire_read(&w0);
-		cpu0 = bench_cpu_s();
-		wall0 = now_s();
+		/*
+		 * Every call's result is checked, with the clock stopped:
+		 * the times, cpu_util and the counters cover the calls only
+		 * (the counters also what arrived late, between calls).
+		 */
 		for (i = 0; i < o.iters; i++) {
-			double t0;
+			double t0, c0;
 
 			if (o.check)
 				fill(buf, count, &o, rank);
+			c0 = bench_cpu_s();
 			t0 = now_s();
 			ret = rina_allreduce(buf, buf, count, o.dtype, o.op,
 					     comm);
 			times[i] = now_s() - t0;
+			cpu += bench_cpu_s() - c0;
+			wall += times[i];
 			if (ret)
 				goto fail;
+			if (o.check)
+				wrong += check(buf, count, &o, &exp);
 		}
-		cpu_util = (bench_cpu_s() - cpu0) / (now_s() - wall0);
+		cpu_util = wall > 0 ? cpu / wall : 0;
 		rina_comm_get_stats(comm, &s1);
 		bench_wire_read(&w1);
-		if (o.check)
-			wrong = check(buf, count, &o, n);
 		total_wrong += wrong;
 		qsort(times, (size_t)o.iters, sizeof(*times), cmp_double);
 		for (t = 0, i = 0; i < o.iters; i++)
@@ -449,12 +513,13 @@ int main(int argc, char **argv)
 						    s0.agent_reemit),
 			       (unsigned long long)fnv(buf, count * 4));
 			if (role == RINA_ROLE_INA_AGENT)
-				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu",
+				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu,\"agent_far_round\":%llu",
 				       tor_name(s1.agent_tor),
 				       (unsigned long long)s1.agent_tor_status,
 				       (unsigned long long)
 				       (s1.agent_slots_done -
-					s0.agent_slots_done));
+					s0.agent_slots_done),
+				       (unsigned long long)s1.agent_far_round);
 			if (o.link_rate)
 				printf(",\"link_rate\":\"%s\",\"link_rate_bps\":%.0f",
 				       o.link_rate, o.link_bps);
@@ -512,7 +577,7 @@ int main(int argc, char **argv)
 		if (role == RINA_ROLE_INA_AGENT)
 			print_tor(rank, &s1);
 		if (role == RINA_ROLE_INA_AGENT)
-			printf("# rank %d agent: contributions %llu partials in %llu out %llu slots done %llu allgather in %llu out %llu retransmitted %llu repairs %llu re-emitted %llu duplicates %llu stale %llu bad %llu\n",
+			printf("# rank %d agent: contributions %llu partials in %llu out %llu slots done %llu allgather in %llu out %llu retransmitted %llu repairs %llu re-emitted %llu duplicates %llu stale %llu bad %llu far-round %llu\n",
 			       rank, (unsigned long long)s1.agent_contrib_in,
 			       (unsigned long long)s1.agent_partial_in,
 			       (unsigned long long)s1.agent_partial_out,
@@ -524,15 +589,19 @@ int main(int argc, char **argv)
 			       (unsigned long long)s1.agent_reemit,
 			       (unsigned long long)s1.agent_dup,
 			       (unsigned long long)s1.agent_stale,
-			       (unsigned long long)s1.agent_bad);
+			       (unsigned long long)s1.agent_bad,
+			       (unsigned long long)s1.agent_far_round);
 	}
 	rina_comm_destroy(comm);
 	free(buf);
 	free(times);
+	free(exp.ref);
+	free(exp.tol);
 	return total_wrong ? 1 : 0;
 fail:
 	fprintf(stderr, "rina-bench: rank %d: %s: %s\n", rank,
 		rina_strerror(ret), rina_last_error());
+fail_destroy:
 	rina_comm_destroy(comm);
 	return 1;
 }

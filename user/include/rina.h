@@ -135,6 +135,11 @@ struct rina_stats {
 	uint64_t	ctrl_forged, ctrl_replayed;
 	/* packets without the job's data tag (protocol.md 6.3), dropped */
 	uint64_t	rx_bad_tag;
+	/*
+	 * the agent: data and NACKs of rounds outside its window of rounds
+	 * (a forgery, or a sender of another life), ignored
+	 */
+	uint64_t	agent_far_round;
 };
 
 /*

@@ -14,8 +14,11 @@
 #include <string.h>
 
 #include "rina_int.h"
+#include "abort.h"
 #include "agent.h"
 #include "secret.h"
+
+#define AGENT_SILENT_CHECK_US	50000	/* how often it looks */
 
 struct rina_agent {
 	struct rina_comm c;		/* own endpoint, neighbours, knobs */
@@ -158,15 +161,45 @@ static int agent_step(struct rina_agent *a)
 	return n > 0 ? n : 0;
 }
 
+/*
+ * A local worker that went silent (killed, stopped) while the rack waits
+ * on it: abort the job for every rank, naming it, before their own
+ * timeouts would blame only the rack's agent. Returns true if it did.
+ */
+static bool agent_silent_abort(struct rina_agent *a)
+{
+	struct rina_agent_addr to[RINA_MAX_RANKS];
+	uint32_t silent, r;
+
+	silent = rina_agent_core_silent(&a->core,
+					rina_agent_silent_us(a->c.timeout_ms));
+	if (!silent)
+		return false;
+	for (r = 0; r < a->c.N && r < RINA_MAX_RANKS; r++) {
+		memset(&to[r], 0, sizeof(to[r]));
+		to[r].ip = a->c.job.ranks[r].ip;
+		to[r].port = a->c.job.ranks[r].port;
+	}
+	rina_agent_core_abort(&a->core,
+			      rina_abort_arg(RINA_ERR_TIMEOUT, silent), to, r);
+	aflush(a);
+	return true;
+}
+
 static void *agent_main(void *arg)
 {
 	struct rina_agent *a = arg;
-	uint64_t stop_at = 0, last_rx = 0, done_at = 0, now;
+	uint64_t stop_at = 0, last_rx = 0, done_at = 0, checked = 0, now;
 
 	for (;;) {
 		now = rina_now_us();
 		if (a->abort)
 			break;
+		if (now - checked >= AGENT_SILENT_CHECK_US) {
+			checked = now;
+			if (agent_silent_abort(a))
+				break;
+		}
 		/*
 		 * This rank is done, but the rack's other workers may still
 		 * be in the last call and need the agent to re-emit a
@@ -378,6 +411,7 @@ void rina_agent_get_stats(const struct rina_agent *a,
 	st->ctrl_forged = s->ctrl_forged;
 	st->ctrl_replayed = s->ctrl_replayed;
 	st->bad_tag = s->bad_tag;
+	st->far_round = s->far_round;
 	st->tor_state = a->core.tor_state;
 	st->tor_status = a->core.tor_status;
 }

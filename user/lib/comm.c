@@ -460,6 +460,7 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 		tmp.ctrl_forged += as.ctrl_forged;
 		tmp.ctrl_replayed += as.ctrl_replayed;
 		tmp.rx_bad_tag += as.bad_tag;
+		tmp.agent_far_round = as.far_round;
 	}
 	tmp.size = size;
 	memcpy(st, &tmp, size);

@@ -55,6 +55,7 @@ struct rina_agent_stats {
 	uint64_t dup, stale, collision, bad, malformed, foreign;
 	uint64_t tor_copies;
 	uint64_t ctrl_forged, ctrl_replayed, bad_tag;
+	uint64_t far_round;	/* outside the window of rounds */
 	uint32_t tor_state, tor_status;	/* core/agent.h */
 };
 
@@ -123,6 +124,13 @@ struct rina_comm {
 /* Error reporting: sets the thread's last error and returns result. */
 int rina_fail(int result, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * A received ABORT (arg: core/abort.h) as this rank's error: who aborted,
+ * why, and the silent workers an agent named (abort.c).
+ */
+int rina_abort_fail(const struct rina_comm *c, unsigned int src,
+		    uint32_t arg);
 
 /* Monotonic microseconds (clock.c). */
 uint64_t rina_now_us(void);

@@ -131,9 +131,7 @@ int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 			seen->bye_next = true;
 		return 0;
 	case RINA_CTRL_ABORT:
-		return rina_fail(RINA_ERR_ABORTED,
-				 "rank %u aborted the job: %s", src,
-				 rina_strerror((int)ntohl(m->arg)));
+		return rina_abort_fail(c, src, ntohl(m->arg));
 	default:
 		c->st.rx_malformed++;
 		return 0;

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What a CTRL ABORT's arg says (the control message's layout is
+ * unchanged): bits 0-7 the aborter's result (librina's enum
+ * rina_result); bits 8-31, from an INA rack's agent, the rack's local
+ * workers it gave up on: bit 8 + k for local index k (the k-th rank of
+ * the rack, core/plan.h's ring order), so every rank can name them.
+ */
+#ifndef RINA_CORE_ABORT_H
+#define RINA_CORE_ABORT_H
+
+#include "compat.h"
+
+#define RINA_ABORT_SILENT_MAX	24	/* local workers one ABORT names */
+
+static inline __u32 rina_abort_arg(__u32 result, __u32 silent)
+{
+	return (result & 0xff) | (silent & 0xffffff) << 8;
+}
+
+static inline __u32 rina_abort_result(__u32 arg)
+{
+	return arg & 0xff;
+}
+
+static inline __u32 rina_abort_silent(__u32 arg)
+{
+	return arg >> 8;
+}
+
+/*
+ * An agent aggregating in software gives up on a local worker that sent
+ * nothing for 3/4 of the job's timeout while a slot waits on it: before
+ * the other ranks' own timeouts fire, so that they learn whom from it.
+ */
+static inline __u64 rina_agent_silent_us(__u32 timeout_ms)
+{
+	return (__u64)timeout_ms * 750;
+}
+
+#endif /* RINA_CORE_ABORT_H */

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * What an ABORT tells a rank (core/abort.h): the aborter's result and,
+ * from an INA rack's agent, the rack's workers it waited for in vain,
+ * named by rank from the ring (the k-th rank of the agent's rack).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "rina_int.h"
+#include "abort.h"
+
+/* The rack whose agent is rank "agent", or NULL. */
+static const struct rina_member *agent_member(const struct rina_comm *c,
+					      unsigned int agent)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->ring.L; i++)
+		if (c->ring.m[i].ina && c->ring.m[i].agent == agent)
+			return &c->ring.m[i];
+	return NULL;
+}
+
+/* "rank 1" or "ranks 1, 5": the silent workers, into buf. */
+static void silent_ranks(const struct rina_comm *c, unsigned int agent,
+			 uint32_t silent, char *buf, size_t len)
+{
+	const struct rina_member *mb = agent_member(c, agent);
+	size_t n;
+	unsigned int k, named = 0;
+
+	n = (size_t)snprintf(buf, len, "%s",
+			     silent & (silent - 1) ? "ranks " : "rank ");
+	for (k = 0; k < RINA_ABORT_SILENT_MAX && n < len; k++) {
+		if (!(silent & 1u << k))
+			continue;
+		if (mb && k < mb->n_local)
+			n += (size_t)snprintf(buf + n, len - n, "%s%u",
+					      named ? ", " : "",
+					      c->ring.order[mb->first + k]);
+		else	/* not in our ring: say which of the rack */
+			n += (size_t)snprintf(buf + n, len - n,
+					      "%s(local worker %u)",
+					      named ? ", " : "", k);
+		named++;
+	}
+}
+
+int rina_abort_fail(const struct rina_comm *c, unsigned int src,
+		    uint32_t arg)
+{
+	uint32_t silent = rina_abort_silent(arg);
+	char who[256];
+
+	if (!silent)
+		return rina_fail(RINA_ERR_ABORTED,
+				 "rank %u aborted the job: %s", src,
+				 rina_strerror((int)rina_abort_result(arg)));
+	silent_ranks(c, src, silent, who, sizeof(who));
+	return rina_fail(RINA_ERR_ABORTED,
+			 "rank %u aborted the job: %s: %s silent (sent nothing to the rack's agent, rank %u, for %llu ms while the rack waited on it)",
+			 src, rina_strerror((int)rina_abort_result(arg)),
+			 who, src,
+			 (unsigned long long)
+			 (rina_agent_silent_us(c->timeout_ms) / 1000));
+}
