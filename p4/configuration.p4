@@ -28,6 +28,7 @@
 #define RINA_HDR_LEN		28
 #define RINA_MAX_ELEMS		1024
 #define RINA_CTRL_WORDS		4
+#define RINA_CTRL_AUTH_WORDS	8	/* a signed CTRL (struct rina_ctrl_auth) */
 
 #define RINA_OP_SR_CONTRIB	1
 #define RINA_OP_SR_PARTIAL	2
