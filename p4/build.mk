@@ -96,7 +96,8 @@ endif
 
 # rina-tor-bmv2: the control plane of a bmv2 ToR (rina-run --tor bmv2), a
 # Python program beside its module (p4/bmv2/): build/bin holds a link.
-$(BIN)/rina-tor-bmv2: $(TOP)/p4/bmv2/rina-tor-bmv2 $(TOP)/p4/bmv2/rina_bmv2.py
+$(BIN)/rina-tor-bmv2: $(TOP)/p4/bmv2/rina-tor-bmv2 $(TOP)/p4/bmv2/rina_bmv2.py \
+		$(TOP)/p4/bmv2/rina_ctrl_auth.py
 	$(call msg,LN,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)ln -sf $< $@

@@ -12,6 +12,7 @@
  *   --bad-hash      a job hash one bit off
  *   --job-id N      another job id
  *   --save FILE     keep the datagram sent (to replay it later)
+ *   --save-only FILE  write the datagram to FILE, send nothing
  *   --replay FILE   send FILE's datagram instead of building one
  * Exit status: the reply's status, or 10 when no reply came within a
  * second.
@@ -36,7 +37,7 @@ static struct rina_job_desc job;
 static struct rina_ctrl_guard guard;
 
 struct opts {
-	int job_id, bad_hash, unsigned_, bad_mac, stale;
+	int job_id, bad_hash, unsigned_, bad_mac, stale, save_only;
 	const char *save, *replay;
 };
 
@@ -44,7 +45,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: tor_ctrl JOBFILE TOR_IPV4 install|remove "
 		"[--bad-hash] [--job-id N] [--unsigned] [--bad-mac] "
-		"[--stale] [--save FILE] [--replay FILE]\n");
+		"[--stale] [--save FILE] [--save-only FILE] "
+		"[--replay FILE]\n");
 	return 2;
 }
 
@@ -66,6 +68,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->job_id = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--save") && i + 1 < argc)
 			o->save = argv[++i];
+		else if (!strcmp(argv[i], "--save-only") && i + 1 < argc)
+			o->save = argv[++i], o->save_only = 1;
 		else if (!strcmp(argv[i], "--replay") && i + 1 < argc)
 			o->replay = argv[++i];
 		else
@@ -139,6 +143,11 @@ int main(int argc, char **argv)
 	if (rina_jobfile_parse(argv[1], &job, err, sizeof(err))) {
 		fprintf(stderr, "tor_ctrl: %s\n", err);
 		return 2;
+	}
+	if (o.save_only) {
+		len = request(&req, argv[3], &o, to.sin_addr.s_addr,
+			      to.sin_port);
+		return len <= 0 || save(o.save, &req, (size_t)len) ? 2 : 0;
 	}
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)) ||
