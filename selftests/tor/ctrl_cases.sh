@@ -11,8 +11,8 @@
 #   ctrl_cases_unsigned, ctrl_cases_signed: CTRL_CASES_UNSIGNED and
 #   CTRL_CASES_SIGNED KTAP results each
 
-CTRL_CASES_UNSIGNED=9
-CTRL_CASES_SIGNED=16
+CTRL_CASES_UNSIGNED=10
+CTRL_CASES_SIGNED=17
 
 # a copy of job 7 with a secret
 ctrl_job_with_secret()
@@ -35,6 +35,25 @@ ctl()
 		ktap_ok "$name"
 	else
 		ktap_fail "$name" "status $got, expected $want $how: $(cat "$tmp/ctl")"
+	fi
+}
+# uniform NAME FILE...: the replies kept in FILE... are the same bytes
+# but for the job id they echo (header bytes 2-3)
+uniform()
+{
+	local name=$1
+	shift
+	if python3 -c 'import sys
+r = [bytearray(open(f, "rb").read()) for f in sys.argv[1:]]
+for b in r:
+	b[2:4] = b"\0\0"
+sys.exit(len(set(map(bytes, r))) != 1 or len(r[0]) != 44)' "$@"; then
+		ktap_ok "$name"
+	else
+		for f in "$@"; do
+			echo "# ${f##*/}: $(od -An -tx1 "$f" | tr -d ' \n')"
+		done
+		ktap_fail "$name"
 	fi
 }
 # aggregates NAME yes|no: whether job 7 aggregates (the first vector)
@@ -77,13 +96,15 @@ ctrl_cases_unsigned()
 	tjob=$job7 cjob=$job7
 	ctrl_start
 	ctl "unsigned: install with a wrong job hash: unknown job" 1 unsigned \
-		install --bad-hash
+		install --bad-hash --reply "$tmp/u1"
 	ctl "unsigned: install of a job the ToR does not know: unknown job" 1 \
-		unsigned install --job-id 99
+		unsigned install --job-id 99 --bad-hash --reply "$tmp/u2"
 	cjob=$job7s
 	ctl "unsigned: a signed install of a job without a secret: unknown job" \
-		1 unsigned install
+		1 unsigned install --bad-hash --reply "$tmp/u3"
 	cjob=$job7
+	uniform "unsigned: the three answers are the same bytes" \
+		"$tmp/u1" "$tmp/u2" "$tmp/u3"
 	ctl "unsigned: install job 7" 0 unsigned install
 	aggregates "unsigned: installed on demand, job 7 aggregates" yes
 	ctl "unsigned: remove job 7" 0 unsigned remove
@@ -100,14 +121,17 @@ ctrl_cases_signed()
 	tjob=$job7s cjob=$job7s
 	ctrl_start
 	ctl "signed: an unsigned install: unknown job" 1 unsigned install \
-		--unsigned
+		--unsigned --bad-hash --reply "$tmp/s1"
 	ctl "signed: a wrongly signed install: unknown job" 1 unsigned install \
-		--bad-mac
-	ctl "signed: a stale install: unknown job" 1 unsigned install --stale
+		--bad-mac --bad-hash --reply "$tmp/s2"
+	ctl "signed: a stale install: unknown job" 1 unsigned install --stale \
+		--bad-hash --reply "$tmp/s3"
 	ctl "signed: a signed install with a wrong hash: unknown job" 1 unsigned \
-		install --bad-hash
+		install --bad-hash --reply "$tmp/s4"
 	ctl "signed: a signed install of an unknown job: unknown job" 1 unsigned \
-		install --job-id 99
+		install --job-id 99 --bad-hash --reply "$tmp/s5"
+	uniform "signed: the five answers are the same bytes" \
+		"$tmp/s1" "$tmp/s2" "$tmp/s3" "$tmp/s4" "$tmp/s5"
 	aggregates "signed: none of them installed job 7" no
 	ctl "signed: install job 7, signed reply" 0 signed install \
 		--save "$tmp/install.bin"

@@ -14,6 +14,7 @@
  *   --save FILE     keep the datagram sent (to replay it later)
  *   --save-only FILE  write the datagram to FILE, send nothing
  *   --replay FILE   send FILE's datagram instead of building one
+ *   --reply FILE    keep the reply's datagram
  * Exit status: the reply's status, or 10 when no reply came within a
  * second.
  *
@@ -38,7 +39,7 @@ static struct rina_ctrl_guard guard;
 
 struct opts {
 	int job_id, bad_hash, unsigned_, bad_mac, stale, save_only;
-	const char *save, *replay;
+	const char *save, *replay, *reply;
 };
 
 static int usage(void)
@@ -46,7 +47,7 @@ static int usage(void)
 	fprintf(stderr, "usage: tor_ctrl JOBFILE TOR_IPV4 install|remove "
 		"[--bad-hash] [--job-id N] [--unsigned] [--bad-mac] "
 		"[--stale] [--save FILE] [--save-only FILE] "
-		"[--replay FILE]\n");
+		"[--replay FILE] [--reply FILE]\n");
 	return 2;
 }
 
@@ -72,6 +73,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->save = argv[++i], o->save_only = 1;
 		else if (!strcmp(argv[i], "--replay") && i + 1 < argc)
 			o->replay = argv[++i];
+		else if (!strcmp(argv[i], "--reply") && i + 1 < argc)
+			o->reply = argv[++i];
 		else
 			return -1;
 	}
@@ -182,6 +185,8 @@ int main(int argc, char **argv)
 					      me.sin_addr.s_addr,
 					      me.sin_port) == RINA_CTRL_OK ?
 			      "signed" : "forged";
+		if (o.reply && save(o.reply, in, (size_t)n))
+			perror("tor_ctrl: --reply");
 		printf("status %u %s\n", ntohl(c->arg), how);
 		return (int)ntohl(c->arg);
 	}
