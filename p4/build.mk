@@ -48,7 +48,8 @@ $(RINA_TOR_TC_SKEL): $(RINA_TOR_TC_OBJ)
 
 $(RINA_TOR_BIN): $(TOP)/p4/tor/rina-tor.c $(P4CFG_OBJ) $(TOR_MODEL_LIB) \
 		$(LIBRINA_CORE_A) $(TOR_MODEL_HDRS) $(TOP)/p4/cfg/p4cfg.h \
-		$(TOP)/user/lib/jobfile.h $(RINA_TOR_TC_SKEL)
+		$(TOP)/user/lib/jobfile.h $(TOP)/user/lib/secret.h \
+		$(TOP)/core/ctrl_auth.h $(RINA_TOR_TC_SKEL)
 	$(call cc-prog,$(TOR_CFLAGS) -I$(TOP)/p4/cfg -I$(TOP)/user/lib,\
 		$< $(P4CFG_OBJ) $(TOR_MODEL_LIB) $(LIBRINA_CORE_A),\
 		-lbpf -lelf -lz $(CORE_LDLIBS))
@@ -95,7 +96,8 @@ endif
 
 # rina-tor-bmv2: the control plane of a bmv2 ToR (rina-run --tor bmv2), a
 # Python program beside its module (p4/bmv2/): build/bin holds a link.
-$(BIN)/rina-tor-bmv2: $(TOP)/p4/bmv2/rina-tor-bmv2 $(TOP)/p4/bmv2/rina_bmv2.py
+$(BIN)/rina-tor-bmv2: $(TOP)/p4/bmv2/rina-tor-bmv2 $(TOP)/p4/bmv2/rina_bmv2.py \
+		$(TOP)/p4/bmv2/rina_ctrl_auth.py
 	$(call msg,LN,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)ln -sf $< $@

@@ -30,6 +30,7 @@
 #define RINA_CTRL_WORDS		4
 #define RINA_X_TAG		0x8000	/* rsvd: a data tag follows */
 #define RINA_TAG_LEN		8
+#define RINA_CTRL_AUTH_WORDS	8	/* a signed CTRL (struct rina_ctrl_auth) */
 
 #define RINA_OP_SR_CONTRIB	1
 #define RINA_OP_SR_PARTIAL	2

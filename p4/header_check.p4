@@ -43,8 +43,9 @@ control HeaderCheck(in headers_t hdr, inout metadata_t meta,
 			else if (hdr.rina.n_elem == 0)
 				err = RINA_PARSE_BAD_LENGTH;
 		} else if (op == RINA_OP_CTRL) {
-			if (hdr.rina.n_elem != RINA_CTRL_WORDS)
-				err = RINA_PARSE_BAD_LENGTH;
+			if (hdr.rina.n_elem != RINA_CTRL_WORDS &&
+			    hdr.rina.n_elem != RINA_CTRL_AUTH_WORDS)
+				err = RINA_PARSE_BAD_LENGTH;	/* plain, signed */
 		} else if (hdr.rina.n_elem == 0) {
 			err = RINA_PARSE_BAD_LENGTH;	/* ACK, NACK */
 		}

@@ -30,7 +30,7 @@ for ((rep = 0; rep < reps; rep++)); do
 		[ "$t" != "${t%-ina}" ] && args+=(--ina all --tor off)
 		for size in ${BENCH_AUTH_SIZES:-1M 16M}; do
 			for v in signed unsigned; do
-				opt=()
+				opt=(--no-secret)
 				[ $v = signed ] && opt=(--job-opt "secret_file $secret")
 				"$RUN" "${args[@]}" "${opt[@]}" -- "$BENCH" \
 					-b "$size" -e "$size" -n "$iters" -w 2 \

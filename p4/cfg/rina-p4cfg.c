@@ -28,8 +28,10 @@ static void usage(void)
 		"  -u  switch port towards the previous and next ring members\n"
 		"  -l  also write l2_fwd entries for the local ranks' MACs\n"
 		"  -H  describe the job: a line \"job ID hash HASH elements E\n"
-		"      window W\" (the hash rina_job_hash(), as TOR_INSTALL\n"
-		"      carries it), then \"rank R IP PORT RACK MAC\" per rank\n");
+		"      window W secret 0|1\" (the hash rina_job_hash(), as\n"
+		"      TOR_INSTALL carries it; secret 1: the job file has a\n"
+		"      secret_file, never shown), then \"rank R IP PORT RACK\n"
+		"      MAC\" per rank\n");
 	exit(2);
 }
 
@@ -52,8 +54,9 @@ static int describe(const struct rina_job_desc *j)
 	char ip[INET_ADDRSTRLEN];
 	unsigned int i;
 
-	printf("job %u hash %016llx elements %u window %u\n", j->job_id,
-	       (unsigned long long)rina_job_hash(j), j->elems, j->window);
+	printf("job %u hash %016llx elements %u window %u secret %u\n",
+	       j->job_id, (unsigned long long)rina_job_hash(j), j->elems,
+	       j->window, j->has_secret ? 1u : 0u);
 	for (i = 0; i < j->n_ranks; i++) {
 		const struct rina_rank_desc *r = &j->ranks[i];
 		struct in_addr a = { .s_addr = r->ip };

@@ -28,6 +28,10 @@
  * MAC addresses missing from the job file are resolved by ARP from the
  * bridge's address. Counters: -j prints them as JSON at exit, --stats FILE
  * keeps a JSON copy up to date every second.
+ *
+ * With --on-demand the agents install and remove their jobs (control()):
+ * signed requests in a job with a secret, one uniform answer to every
+ * request that does not prove it comes from the job.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -55,6 +59,7 @@
 #include "rina_tor_model.h"
 #include "p4cfg.h"
 #include "jobfile.h"
+#include "secret.h"
 #include "rina_tor_tc.skel.h"
 
 /*
@@ -528,20 +533,126 @@ static __u32 rd32(const __u8 *p)
 }
 
 /*
+ * Requests refused or taken, per job (control_refuse(), control()); a
+ * request for a job id the ToR does not hold counts in ctrl_unknown.
+ */
+struct ctrl_ctr {
+	__u64	ok;		/* authenticated and acted on */
+	__u64	forged;		/* unsigned, bad MAC, or signed without key */
+	__u64	replayed;	/* stamp outside the window, or seen before */
+	__u64	bad_hash;	/* authentic but for another job description */
+};
+
+static struct ctrl_ctr ctrl_ctr[MAX_TOR_JOBS];
+static __u64 ctrl_unknown;
+/* each job's accepted stamps per sender (ctrl_auth.h) */
+static struct rina_ctrl_guard ctrl_guard[MAX_TOR_JOBS];
+
+/*
+ * The reply frame to the request req (a CTRL to us): Ethernet, IPv4 and
+ * UDP from our address and port 0x524f to the sender's, then m, sealed
+ * for the sender's ip:port with key (NULL: unsigned). Returns its length.
+ */
+static unsigned int reply_frame(__u8 *f, const __u8 *req,
+				struct rina_ctrl_msg *m, const __u8 *key)
+{
+	__be32 to_ip;
+	__be16 to_port;
+	__u32 len, sum = 0;
+	__u8 *x;
+	int i;
+
+	memcpy(&to_ip, req + 26, 4);
+	memcpy(&to_port, req + 34, 2);
+	len = rina_ctrl_seal(m, key, rina_siphash24,
+			     key ? rina_ctrl_stamp() : 0, to_ip, to_port);
+	memcpy(f, req + 6, 6);
+	memcpy(f + 6, my_mac, 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	x = f + 14;
+	memset(x, 0, 20);
+	x[0] = 0x45;
+	x[2] = (__u8)((20 + 8 + len) >> 8);
+	x[3] = (__u8)(20 + 8 + len);
+	x[6] = 0x40;			/* DF */
+	x[8] = 64;
+	x[9] = IPPROTO_UDP;
+	x[12] = (__u8)(my_ip >> 24);
+	x[13] = (__u8)(my_ip >> 16);
+	x[14] = (__u8)(my_ip >> 8);
+	x[15] = (__u8)my_ip;
+	memcpy(x + 16, &to_ip, 4);
+	for (i = 0; i < 20; i += 2)
+		sum += rd16(x + i);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	x[10] = (__u8)(~sum >> 8);
+	x[11] = (__u8)~sum;
+	x = f + 34;
+	x[0] = RINA_UDP_PORT_AGENT >> 8;
+	x[1] = RINA_UDP_PORT_AGENT & 0xff;
+	memcpy(x + 2, &to_port, 2);
+	x[4] = (__u8)((8 + len) >> 8);
+	x[5] = (__u8)(8 + len);
+	x[6] = x[7] = 0;		/* no UDP checksum */
+	memcpy(f + 42, m, len);
+	return 42 + len;
+}
+
+/*
+ * Whether a request may act on job k: signed, fresh and new when the job
+ * has a secret (rina_ctrl_check()), unsigned when it has none, and for
+ * the job description the ToR holds. Counts what it refuses.
+ */
+static int control_trusted(int k, const struct rina_hdr *h, __u64 hash)
+{
+	const __u8 *key = jobs[k].has_secret ? jobs[k].secret : NULL;
+	enum rina_ctrl_verdict v;
+
+	v = rina_ctrl_check(&ctrl_guard[k], h, key, rina_siphash24,
+			    key ? rina_wall_us() : 0, htonl(my_ip),
+			    htons(RINA_UDP_PORT_AGENT));
+	if (v == RINA_CTRL_STALE || v == RINA_CTRL_REPLAY) {
+		ctrl_ctr[k].replayed++;
+		return 0;
+	}
+	if (v != RINA_CTRL_OK) {
+		ctrl_ctr[k].forged++;
+		return 0;
+	}
+	if (job_hash[k] != hash) {
+		ctrl_ctr[k].bad_hash++;
+		return 0;
+	}
+	ctrl_ctr[k].ok++;
+	return 1;
+}
+
+/*
  * A CTRL to the ToR's own address and port 0x524f with a TOR_* type is
  * the control protocol, handled here and never seen by the model.
- * Returns 1 when the frame was consumed.
+ * Every request that does not prove it comes from a job the ToR holds
+ * (an unknown job id, a wrong hash, in a job with a secret a missing or
+ * wrong MAC, a stale or replayed stamp) gets the same answer: unsigned,
+ * status "unknown job", the request's job id and hash echoed
+ * (protocol-ina.md, "The ToR control protocol"). Returns 1 when the
+ * frame was consumed.
  */
 static int control(int pi, __u8 *f, unsigned int len)
 {
 	const struct rina_hdr *h = (const struct rina_hdr *)(f + 42);
-	__u32 type, st = RINA_TOR_ST_UNKNOWN_JOB, sum = 0;
+	__u8 rf[42 + sizeof(struct rina_ctrl_msg)];
+	__u32 type, st = RINA_TOR_ST_UNKNOWN_JOB;
+	const __u8 *key = NULL;
+	struct rina_ctrl_msg m;
 	__u64 hash;
-	__u8 *x;
-	int k, i;
+	int k;
 
-	if (!my_ip || len != 42 + RINA_HDR_LEN + 16 || f[14] != 0x45 ||
-	    rd32(f + 30) != my_ip || rd16(f + 36) != RINA_UDP_PORT_AGENT ||
+	if (!my_ip || (len != 42 + RINA_HDR_LEN + 4 * RINA_CTRL_WORDS &&
+		       len != 42 + RINA_HDR_LEN + 4 * RINA_CTRL_AUTH_WORDS) ||
+	    f[14] != 0x45 || rd32(f + 30) != my_ip ||
+	    rd16(f + 36) != RINA_UDP_PORT_AGENT ||
 	    rina_hdr_check(h, len - 42) ||
 	    rina_hdr_opcode(h) != RINA_OP_CTRL)
 		return 0;
@@ -552,54 +663,30 @@ static int control(int pi, __u8 *f, unsigned int len)
 	for (k = 0; k < n_jobs; k++)
 		if (jobs[k].job_id == rd16(f + 44))
 			break;
-	if (k < n_jobs && job_hash[k] != hash)
-		st = RINA_TOR_ST_BAD_PARAMS;
-	else if (k < n_jobs && type == RINA_CTRL_TOR_INSTALL)
+	if (k == n_jobs)
+		ctrl_unknown++;
+	else if (control_trusted(k, h, hash))
+		key = jobs[k].has_secret ? jobs[k].secret : NULL;
+	else
+		k = n_jobs;
+	if (k < n_jobs && type == RINA_CTRL_TOR_INSTALL) {
 		st = installed[k] ? RINA_TOR_ST_OK : (__u32)install_one(k);
-	else if (k < n_jobs && installed[k]) {
+	} else if (k < n_jobs && installed[k]) {
 		rina_tor_job_remove(sw, (unsigned int)k);
 		installed[k] = 0;
 		st = RINA_TOR_ST_OK;
 		fprintf(stderr, "rina-tor: job %u removed\n", jobs[k].job_id);
 	}
-	/* the reply, from our address to the sender's */
-	memcpy(f, f + 6, 6);
-	memcpy(f + 6, my_mac, 6);
-	x = f + 14;
-	x[1] = 0;
-	x[4] = x[5] = 0;
-	x[6] = 0x40;
-	x[7] = 0;
-	x[8] = 64;
-	memcpy(x + 16, x + 12, 4);
-	x[12] = (__u8)(my_ip >> 24);
-	x[13] = (__u8)(my_ip >> 16);
-	x[14] = (__u8)(my_ip >> 8);
-	x[15] = (__u8)my_ip;
-	x[10] = x[11] = 0;
-	for (i = 0; i < 20; i += 2)
-		sum += rd16(x + i);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	x[10] = (__u8)(~sum >> 8);
-	x[11] = (__u8)~sum;
-	x = f + 34;
-	memcpy(x + 2, x, 2);		/* dport = the sender's port */
-	x[0] = RINA_UDP_PORT_AGENT >> 8;
-	x[1] = RINA_UDP_PORT_AGENT & 0xff;
-	x[6] = x[7] = 0;
-	x = f + 42;
-	x[1] = RINA_F_FROM_SWITCH;
-	x[8] = (__u8)((RINA_SRC_SWITCH | rack) >> 8);
-	x[9] = (__u8)(RINA_SRC_SWITCH | rack);
-	x = f + 70;
-	x[0] = x[1] = x[2] = 0;
-	x[3] = RINA_CTRL_TOR_REPLY;
-	x[4] = (__u8)(st >> 24);
-	x[5] = (__u8)(st >> 16);
-	x[6] = (__u8)(st >> 8);
-	x[7] = (__u8)st;
-	tx_queue(pi, f, len);
+	memset(&m, 0, sizeof(m));
+	m.h.ver_op = RINA_VERSION << 4 | RINA_OP_CTRL;
+	m.h.flags = RINA_F_FROM_SWITCH;
+	m.h.job_id = h->job_id;
+	m.h.src_id = htons((__u16)(RINA_SRC_SWITCH | rack));
+	m.h.exp = RINA_EXP_NONE;
+	m.c.type = htonl(RINA_CTRL_TOR_REPLY);
+	m.c.arg = htonl(st);
+	memcpy(&m.c.hash, f + 78, 8);
+	tx_queue(pi, rf, reply_frame(rf, f, &m, key));
 	return 1;
 }
 
@@ -641,9 +728,16 @@ static void json(FILE *f)
 		for (i = 0; i < __RINA_TO_MAX; i++)
 			fprintf(f, ",\"%s\":%llu", on[i],
 				(unsigned long long)jo[i]);
-		fprintf(f, "}}");
+		fprintf(f, "},\"control\":{\"ok\":%llu,\"forged\":%llu,"
+			"\"replayed\":%llu,\"bad_hash\":%llu}}",
+			(unsigned long long)ctrl_ctr[k].ok,
+			(unsigned long long)ctrl_ctr[k].forged,
+			(unsigned long long)ctrl_ctr[k].replayed,
+			(unsigned long long)ctrl_ctr[k].bad_hash);
 	}
-	fprintf(f, "],\"switch\":{");
+	fprintf(f, "],\"control\":{\"unknown_job\":%llu}",
+		(unsigned long long)ctrl_unknown);
+	fprintf(f, ",\"switch\":{");
 	for (i = 0; i < __RINA_PARSE_MAX; i++)
 		fprintf(f, "%s\"%s\":%llu", i ? "," : "", pn[i],
 			(unsigned long long)sw->tor_ctr[i]);
@@ -898,6 +992,7 @@ int main(int argc, char **argv)
 	unsigned int epoch = (unsigned int)time(NULL) & 0xffff;
 	int c, i, have_rack = 0, jflag = 0, n_drops = 0, ret = 1;
 	int on_demand = 0;
+	struct ctrl_ctr refused = { 0 };
 	time_t last = 0;
 
 	while ((c = getopt_long(argc, argv, "f:r:b:e:s:d:jo", lo, NULL)) != -1) {
@@ -1032,10 +1127,16 @@ out:
 		json(stdout);
 	rina_tor_tc__destroy(tc_skel);
 	tc_skel = NULL;
+	for (i = 0; i < n_jobs; i++) {
+		refused.forged += ctrl_ctr[i].forged;
+		refused.replayed += ctrl_ctr[i].replayed;
+		refused.bad_hash += ctrl_ctr[i].bad_hash;
+	}
 	fprintf(stderr, "rina-tor: exit: contrib_in %llu partial_in %llu "
 		"slots %llu partial_out %llu ag_mcast %llu ag_agent %llu "
 		"dup %llu stale %llu collision %llu bypass_in %llu "
-		"too_long %llu\n",
+		"too_long %llu; control requests refused: unknown job %llu "
+		"forged %llu replayed %llu bad hash %llu\n",
 		(unsigned long long)sw->job_ctr[RINA_TC_CONTRIB_IN],
 		(unsigned long long)sw->job_ctr[RINA_TC_PARTIAL_IN],
 		(unsigned long long)sw->job_ctr[RINA_TC_SLOT_DONE],
@@ -1046,6 +1147,10 @@ out:
 		(unsigned long long)sw->job_ctr[RINA_TC_STALE],
 		(unsigned long long)sw->job_ctr[RINA_TC_COLLISION],
 		(unsigned long long)sw->job_ctr[RINA_TC_BYPASS_IN],
-		(unsigned long long)sw->job_ctr[RINA_TC_TOO_LONG]);
+		(unsigned long long)sw->job_ctr[RINA_TC_TOO_LONG],
+		(unsigned long long)ctrl_unknown,
+		(unsigned long long)refused.forged,
+		(unsigned long long)refused.replayed,
+		(unsigned long long)refused.bad_hash);
 	return ret;
 }

@@ -101,10 +101,10 @@ survived ina-signed $? $refused_by
 
 if [ "$CLASS" = ctrl ]; then
 	# without a secret, a sender that cannot spoof is still refused
-	run plain-unsigned-own --own-address
+	run plain-unsigned-own --own-address --no-secret
 	survived plain-unsigned-own $? ctrl_forged
 	# ... but spoofed ABORTs stop an unsigned job
-	run plain-unsigned-spoofed ""
+	run plain-unsigned-spoofed "" --no-secret
 	rc=$?
 	if [ "$rc" -ne 0 ] &&
 	   grep -q 'aborted the job' "$tmp/plain-unsigned-spoofed.out"; then
@@ -120,7 +120,7 @@ fi
 
 # data without a secret: the same packets pass the door and reach the
 # ring's checks (stale, early, duplicate, foreign), or break the job
-run plain-unsigned ""
+run plain-unsigned "" --no-secret
 rc=$?
 out=$tmp/plain-unsigned.out
 sent=$(sent_of "$out")

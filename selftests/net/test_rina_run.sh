@@ -41,7 +41,7 @@ prefix_of()
 	sed -n 's/.*NETNS \(rina-[a-z0-9]\{5\}\)-.*/\1/p' "$1" | head -1
 }
 
-ktap_plan 21
+ktap_plan 23
 
 # 1-3: per topology, each rank sees its rank, rank count and address
 for topo in 1x2 2x2 2x3; do
@@ -103,7 +103,8 @@ ktap_check "mtu_4000_end_to_end" test "$rc" -eq 0
 	--timeout 30 -- sh -c '[ "$RINA_RANK" = 0 ] || exit 0
 		cat "$RINA_JOB"; ping -q -c 1 -W 3 198.18.1.254 >/dev/null' \
 	>"$tmp/job" 2>&1
-sed -n 's/^\[rank 0\] //p' "$tmp/job" | grep -v '^#' >"$tmp/job.body"
+sed -n 's/^\[rank 0\] //p' "$tmp/job" | grep -v '^#' |
+	grep -v '^secret_file ' >"$tmp/job.body"
 cat >"$tmp/job.want" <<EOF
 elements 64
 rack 0 plain
@@ -121,6 +122,34 @@ if [ $rc -eq 0 ] && grep -qE '^job [0-9]+$' "$tmp/job.body" &&
 else
 	sed 's/^/#   /' "$tmp/job" "$tmp/job.diff" 2>/dev/null
 	ktap_fail "job_file_contents"
+fi
+
+# 6b: a fresh secret per run: secret_file names $RINA_RUN_DIR/secret, 32
+# hexadecimal digits, mode 0600, never in rina-run's output (even -v);
+# --no-secret writes neither the line nor the file
+"$RUN" -v --topo 1x2 --timeout 30 -- sh -c '[ "$RINA_RANK" = 0 ] || exit 0
+	grep -x "secret_file $RINA_RUN_DIR/secret" "$RINA_JOB" &&
+	stat -c "mode %a" "$RINA_RUN_DIR/secret" &&
+	cp "$RINA_RUN_DIR/secret" '"$tmp/secret.seen" >"$tmp/sec" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -qx '\[rank 0\] mode 600' "$tmp/sec" &&
+   grep -qE '^[0-9a-f]{32}$' "$tmp/secret.seen" &&
+   ! grep -qF "$(cat "$tmp/secret.seen")" "$tmp/sec"; then
+	ktap_ok "job_secret_per_run"
+else
+	sed 's/^/#   /' "$tmp/sec"
+	ktap_fail "job_secret_per_run"
+fi
+"$RUN" --no-secret --topo 1x2 --timeout 30 -- sh -c \
+	'[ "$RINA_RANK" = 0 ] || exit 0
+	 grep -c "^secret_file" "$RINA_JOB"; ls "$RINA_RUN_DIR"' \
+	>"$tmp/nosec" 2>&1
+if grep -qx '\[rank 0\] 0' "$tmp/nosec" &&
+   ! grep -q '^\[rank 0\] secret$' "$tmp/nosec"; then
+	ktap_ok "job_no_secret"
+else
+	sed 's/^/#   /' "$tmp/nosec"
+	ktap_fail "job_no_secret"
 fi
 
 # 7: the job file's default E fits the MTU (1500: (1500-56)/4 -> 320)

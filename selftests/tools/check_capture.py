@@ -29,12 +29,13 @@ FIELDS = ["frame.number", "frame.len", "eth.src", "eth.dst", "ip.src",
 	  "rina.seq", "rina.n_elem", "rina.p_chunk", "rina.num_contrib",
 	  "rina.verdict", "rina.ctrl.type", "rina.ctrl.status",
 	  "rina.ctrl.hash", "rina.ack.seq", "rina.tor.request_in",
-	  "rina.tor.reply_in", "_ws.expert.message"]
+	  "rina.tor.reply_in", "rina.ctrl.mac", "_ws.expert.message"]
 
 
 class Job:
 	def __init__(self, path):
 		self.E, self.W, self.racks, self.ranks = 256, 256, {}, {}
+		self.secret = False
 		for line in open(path):
 			t = line.split("#")[0].split()
 			if not t:
@@ -45,6 +46,8 @@ class Job:
 				self.E = int(t[1])
 			elif t[0] == "window":
 				self.W = int(t[1])
+			elif t[0] == "secret_file":
+				self.secret = True
 			elif t[0] == "rack":
 				tor = t[t.index("tor") + 1] if "tor" in t \
 					else None
@@ -220,6 +223,17 @@ def main():
 					(r, what))
 		for p in ct(pkts, 1) + ct(pkts, 2):
 			hashes.add(p["rina.ctrl.hash"])
+		# with a job secret every control message is signed (a stamp
+		# and a MAC after struct rina_ctrl), without one none is
+		for p in pkts:
+			if p["rina.op"] == 6 and \
+			   bool(p["rina.ctrl.mac"]) != job.secret:
+				ck.fail(names[1], "rank %d frame %s: %s CTRL "
+					"in a job %s a secret" %
+					(r, p["frame.number"],
+					 "a signed" if p["rina.ctrl.mac"]
+					 else "an unsigned",
+					 "with" if job.secret else "without"))
 
 		tally = {}
 		for p in sent:
@@ -302,16 +316,20 @@ def main():
 				     if p["rina.op"] in (1, 2, 3, 5))
 			abytes = sum(p["frame.len"] for p in wport
 				     if p["rina.op"] == 4)
-			nctrl = len([p for p in wport if p["rina.op"] == 6])
+			cfr = [p["frame.len"] for p in wport
+			       if p["rina.op"] == 6]
+			nctrl = len(cfr)
+			# 86 B, or 102 B signed (n_elem 8): one size a run
+			csz = max(cfr) if cfr else 86
 			want_d = (b["tx_bytes"] - b["ack_tx_bytes"]) * iters
 			want_a = b["ack_tx_bytes"] * iters
-			# rina-bench also counts the control frames (86 B)
+			# rina-bench also counts the control frames
 			# this port sent while a call ran, e.g. HELLO_ACK to
 			# a late upstream; ACKs after the last call
 			# re-acknowledge a retransmission, without any there
 			# are none
 			extra = want_d - dbytes
-			if extra < 0 or extra % 86 or extra // 86 > nctrl or \
+			if extra < 0 or extra % csz or extra // csz > nctrl or \
 			   (abytes != want_a and not any_retx) or \
 			   abytes < want_a:
 				ck.fail(names[4], "rank %d: data %d B (json "

@@ -51,6 +51,13 @@ def ctrl(typ, arg=0, hsh=0x0123456789abcdef, **kw):
 	return hdr(6, n=4, **kw) + struct.pack("!IIQ", typ, arg, hsh)
 
 
+def sctrl(typ, arg=0, hsh=0x0123456789abcdef, stamp=1764620000123456,
+	  mac=bytes.fromhex("0011223344556677"), **kw):
+	"""A signed CTRL (n_elem 8): struct rina_ctrl, the stamp, the MAC."""
+	return hdr(6, n=8, **kw) + struct.pack("!IIQQ", typ, arg, hsh,
+					       stamp) + mac
+
+
 def ip_csum(b):
 	s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
 	while s >> 16:
@@ -134,6 +141,14 @@ def cases():
 		("bad_length", hdr(1, n=2, rsvd=1) + words([1])),
 		("bad_field", data(1, [1], rsvd=1, dtype_op=0xff)),
 		("bad_dtype", hdr(1, n=0, dtype_op=0x30)),
+		# signed control messages (frames 44..), and the word counts
+		# that are neither plain (4) nor signed (8)
+		("ok", sctrl(16, src=1)),
+		("ok", sctrl(18, 0, flags=0x40, src=0xf001)),
+		("ok", sctrl(1, src=2)),
+		("bad_length", hdr(6, n=6) + words([16, 0, 0, 0, 0, 0])),
+		("bad_length", hdr(6, n=7) + words([16, 0, 0, 0, 0, 0, 0])),
+		("bad_length", sctrl(16)[:-4]),
 	]
 	return v
 
@@ -170,7 +185,8 @@ def main():
 	elif what == "cuts":
 		lst = []
 		for p in (data(2, [1, 2, 3, 4]), seqs(4, [1, 2]),
-			  ctrl(18, 1, flags=0x40, src=0xf001)):
+			  ctrl(18, 1, flags=0x40, src=0xf001),
+			  sctrl(16, src=1)):
 			fr = frame(p)
 			for cap in range(14, len(fr)):
 				frames.append((fr, cap))

@@ -111,7 +111,8 @@ ts "$tmp/cases.pcap" -T json -e frame.number -e rina.flags.from_switch \
 	-e rina.data.value -e rina.dtype_op.dtype -e rina.dtype_op.op \
 	-e rina.ack.seq -e rina.nack.seq -e rina.ctrl.type \
 	-e rina.ctrl.status -e rina.ctrl.result -e rina.ctrl.hash \
-	-e rina.exp -e rina.n_elem >"$tmp/f.json"
+	-e rina.exp -e rina.n_elem -e rina.ctrl.stamp -e rina.ctrl.mac \
+	-e rina.ctrl.signed -e rina.ctrl.stamp_time >"$tmp/f.json"
 ts "$tmp/cases.pcap" -o rina.words:1024 -Y 'frame.number == 4' -T fields \
 	-e rina.data.value >"$tmp/words.txt"
 if "$py" - "$tmp/f.json" "$tmp/words.txt" <<'EOF'
@@ -145,6 +146,18 @@ want(13, "rina.ctrl.type", ["16"])
 want(14, "rina.ctrl.type", ["17"])
 want(15, "rina.ctrl.status", ["0"])
 want(16, "rina.ctrl.status", ["3"])
+want(13, "rina.ctrl.signed", ["0"])
+want(13, "rina.ctrl.stamp", None)
+want(44, "rina.ctrl.type", ["16"])
+want(44, "rina.n_elem", ["8"])
+want(44, "rina.ctrl.signed", ["1"])
+want(44, "rina.ctrl.stamp", ["1764620000123456"])
+want(44, "rina.ctrl.mac", ["0011223344556677"])
+want(45, "rina.ctrl.status", ["0"])
+want(45, "rina.ctrl.mac", ["0011223344556677"])
+st = fr[44].get("rina.ctrl.stamp_time", [""])[0]
+if "2025" not in st or "20:13:20.123456" not in st:
+	bad.append("frame 44 rina.ctrl.stamp_time = %s" % st)
 if open(sys.argv[2]).read().strip() != ",".join(["5"] * 1024):
 	bad.append("rina.words:1024 does not show 1024 words")
 for b in bad:

@@ -43,7 +43,8 @@ $(TOR_TEST_DIR)/tor_replay: $(TOP)/selftests/tor/tor_replay.c \
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_replay
 
 $(TOR_TEST_DIR)/tor_ctrl: $(TOP)/selftests/tor/tor_ctrl.c $(LIBRINA_CORE_A) \
-		$(TOP)/core/plan.h $(TOP)/user/lib/jobfile.h
+		$(TOP)/core/plan.h $(TOP)/user/lib/jobfile.h \
+		$(TOP)/user/lib/secret.h $(TOP)/core/ctrl_auth.h
 	$(call cc-prog,$(USER_CFLAGS) -I$(TOP)/user/lib,$< $(LIBRINA_CORE_A),\
 		$(CORE_LDLIBS))
 

@@ -681,6 +681,8 @@ def v_malformed():
     send(rina(CONTRIB, 0, 0, 1, src=2, data=[1], rsvd=1), "rsvd 1",
          "bad_field")
     send(rina(CTRL, 0, data=[1, 2, 3]), "CTRL with 3 words", "bad_length")
+    send(rina(CTRL, 0, data=[16, 0, 0, 0, 0, 0]), "CTRL with 6 words "
+         "(neither plain 4 nor signed 8)", "bad_length")
     send(rina(ACK, 0, data=[]), "ACK with no seq", "bad_length")
     f = bytearray(udp_frame(AGENT["mac"], WORKERS[1]["mac"],
                             WORKERS[1]["ip"], AGENT["ip"], WORKER_PORT,
@@ -944,6 +946,59 @@ def v_tor_address():
     return v
 
 
+CPU_PORT = 4
+CTRL_TOR_INSTALL, CTRL_TOR_REMOVE = 16, 17
+
+
+def signed_ctrl(typ, hash_, src):
+    """A signed control message (n_elem RINA_CTRL_AUTH_WORDS): struct
+    rina_ctrl, then the stamp and the MAC (struct rina_ctrl_auth). The
+    data plane checks neither; the CPU does (protocol-ina.md)."""
+    words = [typ, 0, hash_ >> 32, hash_ & 0xFFFFFFFF,
+             0x0005E5E5, 0x12345678, 0xA1B2C3D4, 0xE5F60718]
+    return rina(CTRL, 0, 0, 0, src=src, p=0, nc=0, exp=0, dt=0, data=words)
+
+
+def v_ctrl_cpu():
+    v = Vec("ctrl_cpu", "signed TOR_INSTALL and TOR_REMOVE (n_elem 8) from "
+            "the agent to the ToR's control address reach the CPU port "
+            "unchanged, before and after the job is installed")
+    std_config(v, l2=False)
+    v.cli("table_add RinaIngress.l2_fwd.l2_fwd "
+          "RinaIngress.l2_fwd.set_port %s => %d" % (TOR_MAC, CPU_PORT))
+    a = AGENT
+    inst = udp_frame(TOR_MAC, a["mac"], a["ip"], TOR_IP, AGENT_PORT,
+                     AGENT_PORT, signed_ctrl(CTRL_TOR_INSTALL,
+                                             0x0123456789ABCDEF, 1))
+    v.c("job 7 is not installed at the ToR's address: the INSTALL is "
+        "switched to the CPU as an unknown job")
+    v.inp(1, inst, "signed TOR_INSTALL, 32 bytes of CTRL")
+    v.out(CPU_PORT, inst, "to the CPU port unchanged")
+    v.count("tor_ctr", "unknown_job")
+    v.c("installed (the agent's contributions to the ToR's address): the "
+        "REMOVE is a CTRL of the job, passed to the CPU")
+    v.cli("table_add %s.rina_job %s.set_job %s %d %d => "
+          "0 1 0 4 %d %d %d %d %d 2 %d %s %s %d" %
+          (TI, TI, TOR_IP, AGENT_PORT, 7, ME, L, OWN, len(WORKERS),
+           (1 << len(WORKERS)) - 1, SRC_SW, AGENT["mac"], AGENT["ip"],
+           AGENT_PORT))
+    rem = udp_frame(TOR_MAC, a["mac"], a["ip"], TOR_IP, AGENT_PORT,
+                    AGENT_PORT, signed_ctrl(CTRL_TOR_REMOVE,
+                                            0x0123456789ABCDEF, 1))
+    v.inp(1, rem, "signed TOR_REMOVE")
+    v.out(CPU_PORT, rem, "to the CPU port unchanged")
+    v.count("job_ctr", "ctrl_in")
+    v.count("tor_ctr", "ok")
+    v.c("a CTRL of 6 words to the same address is dropped")
+    bad = udp_frame(TOR_MAC, a["mac"], a["ip"], TOR_IP, AGENT_PORT,
+                    AGENT_PORT, rina(CTRL, 0, 0, 0, src=1, p=0, nc=0, exp=0,
+                                     dt=0, data=[17, 0, 0, 0, 0, 0]))
+    v.inp(1, bad, "CTRL n_elem 6")
+    v.count("tor_ctr", "bad_length")
+    v.counters()
+    return v
+
+
 def v_two_jobs():
     v = Vec("two_jobs", "two jobs on one ToR: separate pools, groups, "
             "counters; the same slot numbers never mix")
@@ -1072,7 +1127,7 @@ def main():
     for f in (v_agg_first_chunk, v_agg_with_upstream, v_own_chunk,
               v_duplicates, v_shadow, v_stale_collision, v_unknown_job,
               v_malformed, v_non_rina, v_allgather, v_numbers, v_two_jobs,
-              v_epoch, v_drop_sim, v_tor_address):
+              v_epoch, v_drop_sim, v_tor_address, v_ctrl_cpu):
         f().write(d)
 
 

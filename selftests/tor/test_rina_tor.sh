@@ -21,7 +21,8 @@ nfiles=$(echo $files | wc -w)
 
 require_root
 require_cmd ip tc python3
-nctl=7
+. "$top/selftests/tor/ctrl_cases.sh"
+nctl=$((CTRL_CASES_UNSIGNED + CTRL_CASES_SIGNED))
 ktap_plan $((nfiles + 3 + nctl))
 if [ ! -x "$tor" ] || [ ! -x "$replay" ] || [ ! -x "$ctrl" ]; then
 	for ((i = 0; i < nfiles + 3 + nctl; i++)); do
@@ -51,7 +52,7 @@ done
 start_tor()
 {
 	rm -f "$tmp/stats.json"
-	ip netns exec "$TOR" "$tor" --job "$job7" \
+	ip netns exec "$TOR" "$tor" --job "${tjob:-$job7}" \
 		--job "$top/selftests/tor/job_rack1_j8.txt" \
 		--rack 1 --epoch 1 --stats "$tmp/stats.json" -j "$@" \
 		>"$tmp/tor.out" 2>"$tmp/tor.err" &
@@ -110,47 +111,15 @@ else
 fi
 
 # the control protocol: rina-tor --on-demand installs and removes jobs on
-# TOR_INSTALL / TOR_REMOVE from the rack (here from rank 2's port, h1)
+# TOR_INSTALL / TOR_REMOVE from the rack (here from rank 2's port, h1);
+# once for job 7 as it is (unsigned), once with a secret (signed)
 ip -n "$TOR" addr add 198.18.1.254/15 dev br0
 ip -n "$TST" addr add 198.18.1.12/15 dev t2
-start_tor --on-demand
-# ctl NAME WANT ARGS...: tor_ctrl from the tester, expect status WANT
-ctl()
+ctrl_start()
 {
-	local name=$1 want=$2 got
-	shift 2
-	ip netns exec "$TST" "$ctrl" "$job7" 198.18.1.254 "$@" >"$tmp/ctl" 2>&1
-	got=$?
-	if [ "$got" -eq "$want" ]; then
-		ktap_ok "$name"
-	else
-		ktap_fail "$name" "status $got, expected $want: $(cat "$tmp/ctl")"
-	fi
+	start_tor --on-demand
 }
-ctl "install with a wrong job hash: bad parameters" 3 install --bad-hash
-ctl "install of a job the ToR does not know: unknown job" 1 install \
-	--job-id 99
-ctl "install job 7" 0 install
-ip netns exec "$TST" "$replay" t0,t1,t2,t3 "$vec/agg_first_chunk.vec" \
-	>"$tmp/replay" 2>&1
-if grep -q '^ok 1 ' "$tmp/replay"; then
-	ktap_ok "installed on demand, job 7 aggregates"
-else
-	grep '^#' "$tmp/replay"
-	ktap_fail "installed on demand, job 7 aggregates"
-fi
-ctl "remove job 7" 0 remove
-ctl "remove it again: unknown job" 1 remove
-# the first contribution now goes to the agent's port untouched
-ip netns exec "$TST" "$replay" t0,t1,t2,t3 "$vec/agg_first_chunk.vec" \
-	>"$tmp/replay" 2>&1
-if grep -q '^not ok 1 ' "$tmp/replay" && grep -q 'extra port 1' "$tmp/replay"
-then
-	ktap_ok "removed: job 7 no longer aggregates"
-else
-	sed "s/^/# /" "$tmp/replay" | head -8
-	ktap_fail "removed: job 7 no longer aggregates"
-fi
-kill -TERM "$torpid"
-wait "$torpid"
+ctrl_job_with_secret
+ctrl_cases_unsigned
+ctrl_cases_signed
 ktap_finish

@@ -21,6 +21,7 @@ local RINA_MAX_ELEMS = 1024
 local RINA_CTRL_WORDS = 4
 local RINA_X_TAG = 0x8000
 local RINA_TAG_LEN = 8
+local RINA_CTRL_AUTH_WORDS = 8	-- signed: struct rina_ctrl_auth follows
 local RINA_UDP_PORT_MIN = 0x5240	-- 21056
 local RINA_UDP_PORT_MAX = 0x524f	-- 21071, the agent port
 local RINA_SRC_SWITCH = 0xf000
@@ -116,6 +117,16 @@ local f = {
 					"Silent local workers", base.HEX, nil,
 					0xffffff00),
 	ctrl_hash = ProtoField.uint64("rina.ctrl.hash", "Job hash", base.HEX),
+	-- a signed CTRL (n_elem 8, protocol.md 6.2): the sender's wall clock
+	-- in microseconds and the SipHash-2-4 MAC under the job secret (a
+	-- dissector without the secret shows it, cannot check it)
+	ctrl_stamp = ProtoField.uint64("rina.ctrl.stamp", "Stamp (us)",
+				       base.DEC),
+	ctrl_stamp_time = ProtoField.absolute_time("rina.ctrl.stamp_time",
+						   "Stamp time",
+						   base.UTC),
+	ctrl_mac = ProtoField.bytes("rina.ctrl.mac", "MAC"),
+	ctrl_signed = ProtoField.bool("rina.ctrl.signed", "Signed"),
 	tor_reply_in = ProtoField.framenum("rina.tor.reply_in", "Reply in",
 					   base.NONE, frametype.RESPONSE),
 	tor_request_in = ProtoField.framenum("rina.tor.request_in",
@@ -238,7 +249,7 @@ local function rina_hdr_check(tvb, len)
 			return "bad_length"
 		end
 	elseif op == OP_CTRL then
-		if n ~= RINA_CTRL_WORDS then
+		if n ~= RINA_CTRL_WORDS and n ~= RINA_CTRL_AUTH_WORDS then
 			return "bad_length"
 		end
 	elseif n == 0 then	-- ACK, NACK: at least one seq
@@ -327,7 +338,9 @@ local function dissect_ctrl(tree, tvb, pinfo, cap, job)
 	local hash = tvb(base_off + 8, 8):uint64()
 	local name = ctrl_types[ctype] or string.format("type %d", ctype)
 	local is_tor = ctype >= CTRL_TOR_INSTALL and ctype <= CTRL_TOR_REPLY
-	local sub = tree:add(rina, tvb(base_off, 16))
+	local signed = tvb(18, 2):uint() == RINA_CTRL_AUTH_WORDS
+	local body = (signed and cap >= base_off + 32) and 32 or 16
+	local sub = tree:add(rina, tvb(base_off, body))
 	sub:set_text(is_tor and "ToR control: " .. name or "Control: " .. name)
 	sub:add(f.ctrl_type, tvb(base_off, 4))
 	if ctype == CTRL_TOR_REPLY then
@@ -339,6 +352,16 @@ local function dissect_ctrl(tree, tvb, pinfo, cap, job)
 		sub:add(f.ctrl_arg, tvb(base_off + 4, 4))
 	end
 	sub:add(f.ctrl_hash, tvb(base_off + 8, 8))
+	sub:add(f.ctrl_signed, signed):set_generated()
+	if body == 32 then
+		local st = tvb(base_off + 16, 8):uint64()
+		sub:add(f.ctrl_stamp, tvb(base_off + 16, 8))
+		sub:add(f.ctrl_stamp_time, tvb(base_off + 16, 8),
+			NSTime.new((st / 1000000):tonumber(),
+				   (st % 1000000):tonumber() * 1000))
+			:set_generated()
+		sub:add(f.ctrl_mac, tvb(base_off + 24, 8))
+	end
 
 	if is_tor then
 		-- a reply answers the oldest unanswered request (INSTALL or
@@ -370,7 +393,7 @@ local function dissect_ctrl(tree, tvb, pinfo, cap, job)
 			sub:add(f.tor_request_in, p.req):set_generated()
 		end
 	end
-	local info = name
+	local info = signed and name .. " (signed)" or name
 	if ctype == CTRL_TOR_REPLY then
 		info = info .. " " .. (tor_status[arg] or tostring(arg))
 	elseif ctype == CTRL_ABORT then
