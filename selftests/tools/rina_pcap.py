@@ -107,9 +107,6 @@ def cases():
 		("ok", ctrl(18, 0, flags=0x40, src=0xf000)),
 		("ok", ctrl(18, 3, flags=0x40, src=0xf000)),
 		("ok", data(1, [1], job=8)),		# unknown_job test
-		# the data tag (rsvd 0x8000): 8 bytes after the payload
-		("ok", data(2, [1, 2], rsvd=0x8000) + bytes(range(8))),
-		("ok", seqs(4, [7], rsvd=0x8000) + bytes(8)),
 		# one reason each
 		("runt", hdr(1)[:27]),
 		("runt", b"\x11"),
@@ -127,10 +124,7 @@ def cases():
 		("bad_length", hdr(6, n=3) + words([16, 0, 0])),
 		("bad_length", hdr(6, n=5) + words([1, 0, 0, 0, 0])),
 		("bad_field", data(1, [1], rsvd=1)),
-		("bad_field", ctrl(1, rsvd=0x8000) + bytes(8)),	# CTRL: no tag
-		("bad_length", ctrl(1, rsvd=0x8000)),
-		("bad_length", data(2, [1, 2], rsvd=0x8000)),	# tag missing
-		("bad_field", data(2, [1], rsvd=0x8001)),
+		("bad_length", ctrl(1, rsvd=0x8000)),	# the tag bit wants 8 more
 		("bad_dtype", data(1, [1], dtype_op=0x20)),
 		("bad_dtype", data(3, [1], dtype_op=0x02)),
 		# two faults: the earlier check in core/wire.h wins
@@ -149,6 +143,13 @@ def cases():
 		("bad_length", hdr(6, n=6) + words([16, 0, 0, 0, 0, 0])),
 		("bad_length", hdr(6, n=7) + words([16, 0, 0, 0, 0, 0, 0])),
 		("bad_length", sctrl(16)[:-4]),
+		# the data tag (rsvd 0x8000): 8 bytes after the payload, not
+		# on CTRL; the tag bit with other bits, or without its bytes
+		("ok", data(2, [1, 2], rsvd=0x8000) + bytes(range(8))),
+		("ok", seqs(4, [7], rsvd=0x8000) + bytes(8)),
+		("bad_field", ctrl(1, rsvd=0x8000) + bytes(8)),
+		("bad_length", data(2, [1, 2], rsvd=0x8000)),
+		("bad_field", data(2, [1], rsvd=0x8001)),
 	]
 	return v
 
