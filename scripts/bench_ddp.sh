@@ -10,21 +10,25 @@
 # Environment knobs (defaults in brackets):
 #   BENCH_DDP_PARAMS ["1M 25M"]   BENCH_DDP_TOPOS ["2x2 2x4"]
 #   BENCH_DDP_SHAPES ["none shaped"]  none: unshaped (CPU-bound) links
-#   BENCH_DDP_RATE_<P> [1M: 50mbit, 25M: 500mbit]  the shaped links' rate
+#   BENCH_DDP_RATE_<P> [1M: 50mbit, 25M: 250mbit]  the shaped links' rate
 #     (rina-run --rate) per model: at those rates a step's allreduce takes
-#     about 1 s (1M) and 3 s (25M), several times the step's compute
+#     about 1 s (1M) and 5 s (25M), several times the step's compute (at
+#     500mbit 8 ranks' traffic through the emulation's veths and bridges
+#     already competes with the compute for the 2 cores)
 #   BENCH_DDP_QUEUE [20ms]        rina-run --queue of shaped runs
-#   BENCH_DDP_BATCH_<P> [1M: 32, 25M: 8]  batch (25M: ~0.5 s of compute
-#     per rank and step with Debian's generic BLAS)
-#   BENCH_DDP_STEPS_<P> [1M: 10, 25M: 6]  timed steps per mode
-#   BENCH_DDP_WARMUP [2]  untimed steps per mode and round
-#   BENCH_DDP_ROUNDS [2]  the modes take turns this many times
+#   BENCH_DDP_BATCH_<P> [1M: 32, 25M: 4]  batch (25M: ~0.25 s of compute
+#     per rank and step with Debian's reference BLAS)
+#   BENCH_DDP_STEPS_<P> [1M: 10, 25M: 4]  timed steps per mode
+#   BENCH_DDP_ROUNDS_<P> [1M: 2, 25M: 1]  the modes take turns this many
+#     times (steps split among the rounds)
+#   BENCH_DDP_WARMUP [2]  untimed steps per mode and round (DDP rebuilds
+#     its buckets in the second step)
 #   BENCH_DDP_MODES [local,gloo,rina-hook,rina-manual]
 #   BENCH_DDP_LAYERS [6]  hidden layers of the MLP
 #   BENCH_DDP_BUCKET_MB [25]  DDP's bucket_cap_mb (its default)
 #   BENCH_OUT [build/bench]   ddp_rows.jsonl, ddp_summary.txt and
 #     ddp_step_time.png go there
-# The defaults take about 12 minutes on an idle 2-core machine.
+# The defaults take about 10 minutes on an idle 2-core machine.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 RUN=$top/build/bin/rina-run
@@ -34,7 +38,6 @@ topos=${BENCH_DDP_TOPOS:-2x2 2x4}
 shapes=${BENCH_DDP_SHAPES:-none shaped}
 queue=${BENCH_DDP_QUEUE:-20ms}
 warmup=${BENCH_DDP_WARMUP:-2}
-rounds=${BENCH_DDP_ROUNDS:-2}
 modes=${BENCH_DDP_MODES:-local,gloo,rina-hook,rina-manual}
 layers=${BENCH_DDP_LAYERS:-6}
 bucket=${BENCH_DDP_BUCKET_MB:-25}
@@ -66,18 +69,19 @@ log=$out/ddp_last.log
 
 echo "# bench_ddp: $(date -u '+%F %H:%M UTC'), models $params_list," \
 	"topologies $topos, links $shapes (queue $queue), modes $modes," \
-	"$layers hidden layers, bucket_cap_mb $bucket, $rounds rounds," \
+	"$layers hidden layers, bucket_cap_mb $bucket," \
 	"load $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$SECONDS
 failed=0
 for p in $params_list; do
-	batch=$(per_model BATCH "$p" 32 8)
-	steps=$(per_model STEPS "$p" 10 6)
+	batch=$(per_model BATCH "$p" 32 4)
+	steps=$(per_model STEPS "$p" 10 4)
+	rounds=$(per_model ROUNDS "$p" 2 1)
 	for shape in $shapes; do
 		rate=none
 		shaping=()
 		if [ "$shape" = shaped ]; then
-			rate=$(per_model RATE "$p" 50mbit 500mbit)
+			rate=$(per_model RATE "$p" 50mbit 250mbit)
 			shaping=(--rate "$rate" --queue "$queue")
 		fi
 		for topo in $topos; do
