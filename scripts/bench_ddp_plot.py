@@ -11,9 +11,12 @@ manual allreduce) and whether each setting meets issue 11's targets (the
 hook at least as fast as the manual allreduce, and faster than Gloo);
 writes OUTDIR/ddp_step_time.png (Debian's python3-matplotlib; no plot
 without it): one panel per model and link kind, a group of bars per
-topology, one bar per mode, min..max as error bars.
+topology, one bar per mode, min..max as error bars; on shaped links a
+dashed line marks a ring allreduce of the gradients at the link rate,
+2(n-1)/n * 4 * params * 8 / rate (headers not counted).
 """
 import json
+import re
 import sys
 
 MODE_ORDER = ("local", "gloo", "rina-hook", "rina-manual")
@@ -27,6 +30,15 @@ def settings(rows):
         if k not in seen:
             seen.append(k)
     return seen
+
+
+def rate_bps(rate):
+    """tc's rate syntax as rina-run takes it (50mbit, 1gbit) -> bit/s."""
+    m = re.fullmatch(r"([0-9.]+)([kmg]?)bit", rate.lower())
+    if not m:
+        return None
+    return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6,
+                                "g": 1e9}[m.group(2)]
 
 
 def mega(n):
@@ -111,6 +123,16 @@ def plot(rows, outdir):
                     hi.append(r["max_ms"] - r["median_ms"])
                 ax.bar(xs, med, width, yerr=[lo, hi], capsize=3,
                        label=m, color="C%d" % MODE_ORDER.index(m))
+            bps = rate_bps(rate) if kind == "shaped" else None
+            for t, topo in enumerate(topos):
+                r = next((r for r in pr if r["topo"] == topo), None)
+                if not bps or not r:
+                    continue
+                n = r["ranks"]
+                ideal = 2 * (n - 1) / n * 4 * p * 8 / bps * 1e3
+                ax.hlines(ideal, t - 0.45, t + 0.45, colors="k",
+                          linestyles="--", linewidth=1,
+                          label="ring at line rate" if t == 0 else None)
             ax.set_xticks(range(len(topos)))
             ax.set_xticklabels(topos)
             ax.set_ylabel("ms per training step")
