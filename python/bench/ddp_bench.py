@@ -1,16 +1,29 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 """Time per training step, side by side in one run: Gloo DDP, DDP with
-rina.torch.allreduce_hook (overlapping backward), and a manual Rina
-allreduce of all gradients after backward. Run every rank under a
-launcher, e.g.
+rina.torch.allreduce_hook (overlapping backward), a manual Rina
+allreduce of all gradients after backward, and (mode "local") the same
+step without any communication. Run every rank under a launcher, e.g.
 
     rina-run --topo 2x2 -- /usr/bin/python3 python/bench/ddp_bench.py \
         --params 1M --steps 30
 
-Rank 0 prints one row per mode (median, min, max ms per step) and the
-ratios to Gloo. A benchmark, not a test: figures depend on the machine's
-load (every emulated host shares its cores).
+Every mode trains the same model (an MLP of --layers hidden layers of
+equal width, seeded identically) on the same batch; the first --warmup
+steps of each mode (DDP builds its buckets after the first) are not
+timed. A step is timed from a barrier to the end of opt.step(), and is
+as slow as its slowest rank (the maximum over the ranks). With
+--rounds R the modes take turns R times, steps/R timed steps each, so
+that a change of the machine's load hits every mode alike.
+
+Rank 0 prints one row per mode (median, min, max ms per step, the
+median speed-up over Gloo: Gloo's median over the mode's) or, with
+--json, one JSON object per line. Per mode also the medians of the
+forward and backward phases (backward includes DDP's wait for its
+buckets' allreduces), the explicit allreduce of rina-manual, and the
+number of buckets the hook saw per step. A benchmark, not a test:
+figures depend on the machine's load (every emulated host shares its
+cores).
 """
 import argparse
 import json
@@ -23,43 +36,66 @@ import torch.distributed as dist
 import rina
 import rina.torch
 
+MODES = ("local", "gloo", "rina-hook", "rina-manual")
+WIDTH_IN = 256
+WIDTH_OUT = 16
+
 
 def parse_count(s):
     mult = {"k": 1e3, "M": 1e6}.get(s[-1], 1)
     return int(float(s.rstrip("kM")) * mult)
 
 
-def make_model(params, width_in=256):
-    # in -> h -> h -> 16 with h chosen for about `params` parameters
+def model_params(h, layers):
+    return (WIDTH_IN + 1) * h + (layers - 1) * (h + 1) * h + \
+        (h + 1) * WIDTH_OUT
+
+
+def make_model(params, layers):
+    """in -> h (-> h) x (layers - 1) -> out, h the smallest multiple of
+    16 reaching `params` parameters: gradients become ready layer by
+    layer during backward, so DDP's buckets can overlap it."""
     h = 16
-    while (width_in + 1) * h + (h + 1) * h + (h + 1) * 16 < params:
+    while model_params(h, layers) < params:
         h += 16
     torch.manual_seed(0)
-    return torch.nn.Sequential(
-        torch.nn.Linear(width_in, h), torch.nn.ReLU(),
-        torch.nn.Linear(h, h), torch.nn.ReLU(), torch.nn.Linear(h, 16))
+    mods = [torch.nn.Linear(WIDTH_IN, h), torch.nn.ReLU()]
+    for _ in range(layers - 1):
+        mods += [torch.nn.Linear(h, h), torch.nn.ReLU()]
+    mods.append(torch.nn.Linear(h, WIDTH_OUT))
+    return torch.nn.Sequential(*mods)
 
 
-def step_times(mode, args, comm):
-    model = make_model(args.params)
-    n_params = sum(p.numel() for p in model.parameters())
+def step_times(mode, args, comm, steps):
+    """Per timed step: (step, forward, backward, explicit allreduce) ms,
+    and the buckets the hook saw in the last step."""
+    model = make_model(args.params, args.layers)
     net = model
-    if mode != "rina-manual":
-        net = torch.nn.parallel.DistributedDataParallel(model)
-        if mode == "rina-hook":
-            net.register_comm_hook(comm, rina.torch.allreduce_hook)
+    buckets = [0]
+    if mode in ("gloo", "rina-hook"):
+        net = torch.nn.parallel.DistributedDataParallel(
+            model, bucket_cap_mb=args.bucket_mb)
+    if mode == "rina-hook":
+        def hook(state, bucket):
+            buckets[0] += 1
+            return rina.torch.allreduce_hook(state, bucket)
+        net.register_comm_hook(comm, hook)
     opt = torch.optim.SGD(net.parameters(), lr=0.01)
     params = list(model.parameters())
-    flat = torch.zeros(n_params)
-    x = torch.randn(args.batch, 256)
-    y = torch.randn(args.batch, 16)
-    times = []
-    for step in range(args.warmup + args.steps):
+    flat = torch.zeros(sum(p.numel() for p in params))
+    gen = torch.Generator().manual_seed(1)
+    x = torch.randn(args.batch, WIDTH_IN, generator=gen)
+    y = torch.randn(args.batch, WIDTH_OUT, generator=gen)
+    rows = []
+    for step in range(args.warmup + steps):
+        buckets[0] = 0
         dist.barrier()
         t0 = time.perf_counter()
         opt.zero_grad()
         loss = torch.nn.functional.mse_loss(net(x), y)
+        t1 = time.perf_counter()
         loss.backward()
+        t2 = time.perf_counter()
         if mode == "rina-manual":
             torch.cat([p.grad.view(-1) for p in params], out=flat)
             comm.allreduce(flat, op="avg")
@@ -67,50 +103,91 @@ def step_times(mode, args, comm):
             for p in params:
                 p.grad.view(-1).copy_(flat[off:off + p.numel()])
                 off += p.numel()
+        t3 = time.perf_counter()
         opt.step()
+        t4 = time.perf_counter()
         if step >= args.warmup:
-            times.append((time.perf_counter() - t0) * 1e3)
-    # every rank's figure: the step is as slow as its slowest rank
-    t = torch.tensor(times, dtype=torch.float64)
+            rows.append([(t4 - t0) * 1e3, (t1 - t0) * 1e3,
+                         (t2 - t1) * 1e3, (t3 - t2) * 1e3])
+    # every rank's figure: a step is as slow as its slowest rank
+    t = torch.tensor(rows, dtype=torch.float64)
     dist.all_reduce(t, op=dist.ReduceOp.MAX)
-    return n_params, t.tolist()
+    return t.tolist(), buckets[0]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--params", type=parse_count, default=parse_count("1M"))
-    ap.add_argument("--steps", type=int, default=30)
-    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--layers", type=int, default=6,
+                    help="hidden layers of the MLP (default 6)")
+    ap.add_argument("--steps", type=int, default=30,
+                    help="timed steps per mode, over all rounds")
+    ap.add_argument("--warmup", type=int, default=3,
+                    help="untimed steps per mode and round")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="the modes take turns this many times")
     ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--bucket-mb", type=float, default=25.0,
+                    help="DDP's bucket_cap_mb (gloo and rina-hook)")
     ap.add_argument("--modes", default="gloo,rina-hook,rina-manual")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads per rank (ranks share the cores)")
+    ap.add_argument("--tag", action="append", default=[],
+                    metavar="KEY=VALUE", help="add to every JSON row")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    modes = args.modes.split(",")
+    for m in modes:
+        if m not in MODES:
+            ap.error("unknown mode %r (modes: %s)" % (m, ", ".join(MODES)))
+    if args.steps < args.rounds or args.rounds < 1 or args.layers < 1:
+        ap.error("need layers >= 1 and steps >= rounds >= 1")
+    tags = dict(t.split("=", 1) for t in args.tag)
     torch.set_num_threads(args.threads)
     dist.init_process_group("gloo")
     comm = rina.Communicator.from_env()
+    times = {m: [] for m in modes}
+    buckets = {}
+    for r in range(args.rounds):
+        n = args.steps // args.rounds + (r < args.steps % args.rounds)
+        for mode in modes:
+            t, buckets[mode] = step_times(mode, args, comm, n)
+            times[mode] += t
+    n_params = sum(p.numel() for p in make_model(args.params,
+                                                 args.layers).parameters())
     rows = []
-    for mode in args.modes.split(","):
-        n, t = step_times(mode, args, comm)
-        rows.append({"mode": mode, "params": n, "ranks": comm.size,
-                     "ring": comm.ring_len, "steps": len(t),
-                     "median_ms": statistics.median(t), "min_ms": min(t),
-                     "max_ms": max(t)})
+    for mode in modes:
+        cols = list(zip(*times[mode]))
+        med = [statistics.median(c) for c in cols]
+        row = dict(tags)
+        row.update({
+            "mode": mode, "params": n_params, "layers": args.layers,
+            "batch": args.batch, "ranks": comm.size, "ring": comm.ring_len,
+            "bucket_mb": args.bucket_mb, "steps": len(cols[0]),
+            "rounds": args.rounds, "median_ms": med[0],
+            "min_ms": min(cols[0]), "max_ms": max(cols[0]),
+            "fwd_ms": med[1], "bwd_ms": med[2], "allreduce_ms": med[3]})
+        if mode == "rina-hook":
+            row["buckets"] = buckets[mode]
+        rows.append(row)
+    base = next((r["median_ms"] for r in rows if r["mode"] == "gloo"), None)
+    for r in rows:
+        r["speedup_vs_gloo"] = base / r["median_ms"] if base else None
     if dist.get_rank() == 0:
-        base = next((r["median_ms"] for r in rows if r["mode"] == "gloo"),
-                    None)
         if args.json:
-            print(json.dumps(rows))
-        else:
-            print("# %-12s %9s %5s %10s %9s %9s %8s" % (
-                "mode", "params", "ranks", "median_ms", "min_ms", "max_ms",
-                "vs_gloo"))
             for r in rows:
-                print("  %-12s %9d %5d %10.2f %9.2f %9.2f %8s" % (
-                    r["mode"], r["params"], r["ranks"], r["median_ms"],
-                    r["min_ms"], r["max_ms"],
-                    "%.2fx" % (base / r["median_ms"]) if base else "-"))
+                print(json.dumps(r), flush=True)
+        else:
+            print("# %-12s %9s %5s %10s %9s %9s %8s %8s %8s %8s" % (
+                "mode", "params", "ranks", "median_ms", "min_ms", "max_ms",
+                "vs_gloo", "fwd_ms", "bwd_ms", "ar_ms"))
+            for r in rows:
+                print("  %-12s %9d %5d %10.2f %9.2f %9.2f %8s %8.2f %8.2f "
+                      "%8.2f" % (
+                          r["mode"], r["params"], r["ranks"], r["median_ms"],
+                          r["min_ms"], r["max_ms"],
+                          "%.2fx" % r["speedup_vs_gloo"] if base else "-",
+                          r["fwd_ms"], r["bwd_ms"], r["allreduce_ms"]))
     comm.close()
     dist.destroy_process_group()
 

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# BENCH_DDP=1 make bench (or this script alone, as root): time per PyTorch
+# DDP training step (python/bench/ddp_bench.py) under rina-run, for a ~1M
+# and a ~25M parameter model on 2x2 and 2x4, links unshaped and shaped,
+# every mode in the same run (same model, same batch, modes taking turns):
+# Gloo DDP, DDP with rina.torch.allreduce_hook, a manual Rina allreduce
+# after backward, and the step without communication ("local").
+#
+# Environment knobs (defaults in brackets):
+#   BENCH_DDP_PARAMS ["1M 25M"]   BENCH_DDP_TOPOS ["2x2 2x4"]
+#   BENCH_DDP_SHAPES ["none shaped"]  none: unshaped (CPU-bound) links
+#   BENCH_DDP_RATE_<P> [1M: 50mbit, 25M: 250mbit]  the shaped links' rate
+#     (rina-run --rate) per model: at those rates a step's allreduce takes
+#     about 1 s (1M) and 5 s (25M), several times the step's compute (at
+#     500mbit 8 ranks' traffic through the emulation's veths and bridges
+#     already competes with the compute for the 2 cores)
+#   BENCH_DDP_QUEUE [20ms]        rina-run --queue of shaped runs
+#   BENCH_DDP_BATCH_<P> [1M: 32, 25M: 4]  batch (25M: ~0.25 s of compute
+#     per rank and step with Debian's reference BLAS)
+#   BENCH_DDP_STEPS_<P> [1M: 10, 25M: 4]  timed steps per mode
+#   BENCH_DDP_ROUNDS_<P> [1M: 2, 25M: 1]  the modes take turns this many
+#     times (steps split among the rounds)
+#   BENCH_DDP_WARMUP [2]  untimed steps per mode and round (DDP rebuilds
+#     its buckets in the second step)
+#   BENCH_DDP_MODES [local,gloo,rina-hook,rina-manual]
+#   BENCH_DDP_LAYERS [6]  hidden layers of the MLP
+#   BENCH_DDP_BUCKET_MB [25]  DDP's bucket_cap_mb (its default)
+#   BENCH_OUT [build/bench]   ddp_rows.jsonl, ddp_summary.txt and
+#     ddp_step_time.png go there
+# The defaults take about 10 minutes on an idle 2-core machine.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+RUN=$top/build/bin/rina-run
+PY=/usr/bin/python3
+params_list=${BENCH_DDP_PARAMS:-1M 25M}
+topos=${BENCH_DDP_TOPOS:-2x2 2x4}
+shapes=${BENCH_DDP_SHAPES:-none shaped}
+queue=${BENCH_DDP_QUEUE:-20ms}
+warmup=${BENCH_DDP_WARMUP:-2}
+modes=${BENCH_DDP_MODES:-local,gloo,rina-hook,rina-manual}
+layers=${BENCH_DDP_LAYERS:-6}
+bucket=${BENCH_DDP_BUCKET_MB:-25}
+out=${BENCH_OUT:-$top/build/bench}
+
+die() { echo "bench_ddp: $*" >&2; exit 1; }
+
+# per_model KNOB PARAMS DEFAULT_1M DEFAULT_OTHER: BENCH_DDP_<KNOB>_<PARAMS>
+per_model()
+{
+	local var=BENCH_DDP_$1_$2
+	if [ -n "${!var:-}" ]; then
+		echo "${!var}"
+	elif [ "$2" = 1M ]; then
+		echo "$3"
+	else
+		echo "$4"
+	fi
+}
+
+[ -x "$RUN" ] || die "no $RUN (run make first)"
+[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
+$PY -c 'import torch.distributed' 2>/dev/null ||
+	die "no python3-torch for $PY"
+mkdir -p "$out" || die "cannot create $out"
+raw=$out/ddp_rows.jsonl
+log=$out/ddp_last.log
+: >"$raw"
+
+echo "# bench_ddp: $(date -u '+%F %H:%M UTC'), models $params_list," \
+	"topologies $topos, links $shapes (queue $queue), modes $modes," \
+	"$layers hidden layers, bucket_cap_mb $bucket," \
+	"load $(cut -d' ' -f1-3 /proc/loadavg)"
+start=$SECONDS
+failed=0
+for p in $params_list; do
+	batch=$(per_model BATCH "$p" 32 4)
+	steps=$(per_model STEPS "$p" 10 4)
+	rounds=$(per_model ROUNDS "$p" 2 1)
+	for shape in $shapes; do
+		rate=none
+		shaping=()
+		if [ "$shape" = shaped ]; then
+			rate=$(per_model RATE "$p" 50mbit 250mbit)
+			shaping=(--rate "$rate" --queue "$queue")
+		fi
+		for topo in $topos; do
+			t0=$SECONDS
+			load=$(cut -d' ' -f1 /proc/loadavg)
+			PYTHONPATH=$top/python "$RUN" --topo "$topo" \
+				"${shaping[@]}" --timeout 900 -- \
+				$PY "$top/python/bench/ddp_bench.py" \
+				--params "$p" --batch "$batch" \
+				--steps "$steps" --warmup "$warmup" \
+				--rounds "$rounds" --layers "$layers" \
+				--bucket-mb "$bucket" --modes "$modes" --json \
+				--tag "topo=$topo" --tag "rate=$rate" \
+				--tag "load1=$load" >"$log" 2>&1
+			rc=$?
+			# rank 0's JSON rows, without rina-run's "[rank 0] "
+			sed -n 's/^\[rank 0\] \({.*}\)$/\1/p' "$log" >>"$raw"
+			if [ $rc -ne 0 ] ||
+			   ! grep -q '^\[rank 0\] {' "$log"; then
+				echo "bench_ddp: $p $topo $rate failed" \
+					"(exit $rc):" >&2
+				tail -5 "$log" | sed 's/^/bench_ddp:   /' >&2
+				failed=1
+			fi
+			echo "# bench_ddp: $p $topo links $rate:" \
+				"$((SECONDS - t0))s (load before $load)" >&2
+		done
+	done
+done
+echo "# bench_ddp: $((SECONDS - start))s, load after" \
+	"$(cut -d' ' -f1-3 /proc/loadavg)"
+$PY "$top/scripts/bench_ddp_plot.py" "$raw" "$out" |
+	tee "$out/ddp_summary.txt"
+exit $failed
