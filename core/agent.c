@@ -45,26 +45,6 @@ static int addr_eq(const struct rina_agent_addr *x,
 	return x->ip == y->ip && x->port == y->port;
 }
 
-static __u64 get_be64(const void *p)
-{
-	const __u8 *b = p;
-	__u64 v = 0;
-	int j;
-
-	for (j = 0; j < 8; j++)
-		v = v << 8 | b[j];
-	return v;
-}
-
-static void put_be64(void *p, __u64 v)
-{
-	__u8 *b = p;
-	int j;
-
-	for (j = 7; j >= 0; j--, v >>= 8)
-		b[j] = (__u8)v;
-}
-
 static void ev(struct rina_agent_core *a, enum rina_agent_event e, __u32 arg)
 {
 	if (a->ops->event)
@@ -122,7 +102,7 @@ static void send_ctrl_arg(struct rina_agent_core *a,
 	hdr_init(a, &r.h, RINA_OP_CTRL, 0);
 	r.c.type = rina_htonl(type);
 	r.c.arg = rina_htonl(arg);
-	put_be64(&r.c.hash, a->cfg.job_hash);
+	rina_put_be64(&r.c.hash, a->cfg.job_hash);
 	len = rina_ctrl_seal(&r, key, a->ops->mac,
 			     key ? a->ops->ctrl_stamp(a->ctx) : 0, to->ip,
 			     to->port);
@@ -796,7 +776,7 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 	}
 	if (type == RINA_CTRL_TOR_REPLY) {
 		if (!a->cfg.tor.ip || from->ip != a->cfg.tor.ip ||
-		    get_be64(&m->hash) != a->cfg.job_hash) {
+		    rina_get_be64(&m->hash) != a->cfg.job_hash) {
 			a->st.bad++;
 			return;
 		}
@@ -820,7 +800,7 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 		return;
 	}
 	if ((type == RINA_CTRL_HELLO || type == RINA_CTRL_HELLO_ACK) &&
-	    get_be64(&m->hash) != a->cfg.job_hash) {
+	    rina_get_be64(&m->hash) != a->cfg.job_hash) {
 		a->st.bad++;
 		ev(a, RINA_AGENT_EV_MISMATCH, rina_ntohs(h->src_id));
 		return;

@@ -31,4 +31,25 @@
 #define rina_memset(p, c, n)	__builtin_memset(p, c, n)
 #define rina_memcpy(d, s, n)	__builtin_memcpy(d, s, n)
 
+/* A big-endian 64-bit field at any alignment (packed wire structs). */
+static inline __u64 rina_get_be64(const void *p)
+{
+	const __u8 *b = (const __u8 *)p;
+	__u64 v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | b[i];
+	return v;
+}
+
+static inline void rina_put_be64(void *p, __u64 v)
+{
+	__u8 *b = (__u8 *)p;
+	int i;
+
+	for (i = 7; i >= 0; i--, v >>= 8)
+		b[i] = (__u8)v;
+}
+
 #endif /* RINA_CORE_COMPAT_H */

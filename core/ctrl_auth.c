@@ -25,24 +25,6 @@ static void mac_of(const struct rina_ctrl_msg *m, const __u8 *key,
 	mac(key, in, sizeof(in), out);
 }
 
-static __u64 be64_load(const __u8 *b)
-{
-	__u64 v = 0;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		v = v << 8 | b[i];
-	return v;
-}
-
-static void be64_store(__u8 *b, __u64 v)
-{
-	int i;
-
-	for (i = 7; i >= 0; i--, v >>= 8)
-		b[i] = (__u8)v;
-}
-
 __u32 rina_ctrl_seal(struct rina_ctrl_msg *m, const __u8 *key,
 		     rina_mac_fn mac, __u64 stamp, __be32 to_ip,
 		     __be16 to_port)
@@ -52,7 +34,7 @@ __u32 rina_ctrl_seal(struct rina_ctrl_msg *m, const __u8 *key,
 		return sizeof(m->h) + sizeof(m->c);
 	}
 	m->h.n_elem = rina_htons(RINA_CTRL_AUTH_WORDS);
-	be64_store((__u8 *)m + STAMP_OFF, stamp);
+	rina_put_be64((__u8 *)m + STAMP_OFF, stamp);
 	mac_of(m, key, mac, to_ip, to_port, m->a.mac);
 	return sizeof(*m);
 }
@@ -118,7 +100,7 @@ enum rina_ctrl_verdict rina_ctrl_check(struct rina_ctrl_guard *g,
 	mac_of(m, key, mac, self_ip, self_port, want);
 	if (!mac_equal(want, m->a.mac))
 		return RINA_CTRL_FORGED;
-	stamp = be64_load((const __u8 *)m + STAMP_OFF);
+	stamp = rina_get_be64((const __u8 *)m + STAMP_OFF);
 	if (stamp + RINA_CTRL_WINDOW_US < now_us ||
 	    stamp > now_us + RINA_CTRL_WINDOW_US)
 		return RINA_CTRL_STALE;
