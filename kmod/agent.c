@@ -45,7 +45,8 @@ struct rina_agent {
 	struct rina_agent_core	core;
 };
 
-#define RINA_AGENT_BUF	(RINA_HDR_LEN + RINA_MAX_PAYLOAD)
+/* the largest datagram: a full payload and the job's data tag */
+#define RINA_AGENT_BUF	(RINA_HDR_LEN + RINA_MAX_PAYLOAD + RINA_TAG_LEN)
 #define RINA_AGENT_BATCH 64	/* datagrams between two timer checks */
 #define RINA_AGENT_POLL_US 100000 /* longest sleep: stop and abort checks */
 /* ABORT's result when a member is lost: librina's RINA_ERR_TIMEOUT */
@@ -103,12 +104,25 @@ static void rina_agent_event(void *ctx, enum rina_agent_event ev, __u32 arg)
 	trace_rina_agent(a->job_id, a->rank, ev, arg);
 }
 
+static __u64 rina_agent_wall_us(void *ctx)
+{
+	return rina_kwall_us();
+}
+
+static __u64 rina_agent_ctrl_stamp(void *ctx)
+{
+	return rina_kctrl_stamp();
+}
+
 static const struct rina_agent_ops rina_agent_kops = {
-	.zalloc	= rina_agent_zalloc,
-	.free	= rina_agent_kfree,
-	.now_us	= rina_agent_now_us,
-	.send	= rina_agent_send,
-	.event	= rina_agent_event,
+	.zalloc		= rina_agent_zalloc,
+	.free		= rina_agent_kfree,
+	.now_us		= rina_agent_now_us,
+	.send		= rina_agent_send,
+	.event		= rina_agent_event,
+	.mac		= rina_kmac,
+	.wall_us	= rina_agent_wall_us,
+	.ctrl_stamp	= rina_agent_ctrl_stamp,
 };
 
 /* ---- the worker thread ------------------------------------------- */
@@ -195,6 +209,7 @@ static void rina_agent_free(struct rina_agent *a)
 	if (a->sock)
 		sock_release(a->sock);
 	rina_agent_core_fini(&a->core);
+	memzero_explicit(&a->core.cfg, sizeof(a->core.cfg));	/* its key */
 	/* every block the core took is back (a WARN panics the VM tests) */
 	WARN_ON(a->n_allocs);
 	kvfree(a->ranks);
@@ -213,6 +228,29 @@ static void rina_member_addr(const struct rina_job *job, unsigned int i,
 	out->port = m->ina ? htons(RINA_UDP_PORT_AGENT) :
 		    job->desc.ranks[m->agent].port;
 	out->pad = 0;
+}
+
+/*
+ * The job secret: control messages signed and checked with it, and data
+ * tagged where no rack has a ToR (the P4 program does not carry the tag
+ * through its aggregation yet): librina's rule (user/lib/comm.c).
+ */
+static void rina_agent_cfg_secret(const struct rina_job *job,
+				  struct rina_agent_cfg *cfg)
+{
+	const struct rina_job_desc *d = &job->desc;
+	unsigned int k;
+
+	if (!d->has_secret)
+		return;
+	cfg->has_secret = 1;
+	memcpy(cfg->secret, d->secret, sizeof(cfg->secret));
+	cfg->tagged = 1;
+	for (k = 0; k < d->n_racks; k++)
+		if (d->racks[k].tor_ip)
+			cfg->tagged = 0;
+	if (cfg->tagged)
+		rina_job_tag(cfg->secret, rina_kmac, d->job_id, cfg->tag);
 }
 
 /* The core's view of member i's rack (the same as librina's). */
@@ -237,8 +275,12 @@ static int rina_agent_cfg(const struct rina_job *job, unsigned int i,
 	cfg->job_hash = rina_job_hash(&job->desc);
 	/* one agent per job, many sessions of its workers: multi-session */
 	cfg->incarnation = get_random_u32();
+	rina_agent_cfg_secret(job, cfg);
 	rina_member_addr(job, rina_ring_next(ring, i), &cfg->next);
 	rina_member_addr(job, rina_ring_prev(ring, i), &cfg->prev);
+	/* signed control messages name their destination: this socket */
+	cfg->self.ip = job->desc.ranks[m->agent].ip;
+	cfg->self.port = htons(RINA_UDP_PORT_AGENT);
 	for (k = 0; k < m->n_local; k++) {
 		const struct rina_rank_desc *r;
 
@@ -270,8 +312,10 @@ static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
 		return err;
 	}
 	a = kvzalloc(sizeof(*a), GFP_KERNEL);
-	if (!a)
+	if (!a) {
+		memzero_explicit(&cfg, sizeof(cfg));
 		return -ENOMEM;
+	}
 	rina_obj_get();
 	a->rn = rn;
 	a->job_id = job->desc.job_id;
@@ -281,9 +325,11 @@ static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
 	a->ranks = kvcalloc(a->n_ranks, sizeof(*a->ranks), GFP_KERNEL);
 	if (!a->buf || !a->ranks ||
 	    rina_agent_core_init(&a->core, &cfg, &rina_agent_kops, a)) {
+		memzero_explicit(&cfg, sizeof(cfg));
 		err = -ENOMEM;
 		goto err_free;
 	}
+	memzero_explicit(&cfg, sizeof(cfg));	/* the core has its copy */
 	for (i = 0; i < a->n_ranks; i++) {
 		a->ranks[i].ip = job->desc.ranks[i].ip;
 		a->ranks[i].port = job->desc.ranks[i].port;
@@ -380,7 +426,7 @@ static int rina_agents_show(struct seq_file *s, void *v)
 			/* one writer (the thread): a racy snapshot is fine */
 			const struct rina_agent_counters *c = &a->core.st;
 
-			seq_printf(s, "job %u rank %u contrib_in %llu partial_in %llu partial_out %llu slots_done %llu ag_in %llu ag_out %llu ag_retransmits %llu mcast_out %llu acks_out %llu ag_acks_in %llu nacks_in %llu repairs %llu reemit %llu dup %llu stale %llu collision %llu bad %llu malformed %llu foreign %llu nomem %llu sessions %llu aborts %llu send_errors %llu\n",
+			seq_printf(s, "job %u rank %u contrib_in %llu partial_in %llu partial_out %llu slots_done %llu ag_in %llu ag_out %llu ag_retransmits %llu mcast_out %llu acks_out %llu ag_acks_in %llu nacks_in %llu repairs %llu reemit %llu dup %llu stale %llu collision %llu bad %llu malformed %llu foreign %llu nomem %llu sessions %llu aborts %llu send_errors %llu ctrl_forged %llu ctrl_replayed %llu bad_tag %llu\n",
 				   a->job_id, a->rank, c->contrib_in,
 				   c->partial_in, c->partial_out,
 				   c->slots_done, c->ag_in, c->ag_out,
@@ -389,7 +435,9 @@ static int rina_agents_show(struct seq_file *s, void *v)
 				   c->repairs, c->reemit, c->dup, c->stale,
 				   c->collision, c->bad, c->malformed,
 				   c->foreign, c->nomem, c->sessions,
-				   c->aborts, a->send_errors);
+				   c->aborts, a->send_errors,
+				   c->ctrl_forged, c->ctrl_replayed,
+				   c->bad_tag);
 		}
 	}
 	mutex_unlock(&rn->lock);

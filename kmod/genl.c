@@ -46,7 +46,7 @@ static const struct nla_policy rina_rack_policy[RINA_A_RACK_MAX + 1] = {
 	[RINA_A_RACK_TOR_PORT]	= NLA_POLICY_MIN(NLA_U16, 1),
 };
 
-static const struct nla_policy rina_job_add_policy[RINA_A_JOB_RACKS + 1] = {
+static const struct nla_policy rina_job_add_policy[RINA_A_JOB_SECRET + 1] = {
 	[RINA_A_JOB_ID]		= NLA_POLICY_MIN(NLA_U16, 1),
 	[RINA_A_JOB_ELEMS]	= NLA_POLICY_RANGE(NLA_U16, 1, RINA_MAX_ELEMS),
 	[RINA_A_JOB_WINDOW]	= NLA_POLICY_FULL_RANGE(NLA_U16,
@@ -57,6 +57,11 @@ static const struct nla_policy rina_job_add_policy[RINA_A_JOB_RACKS + 1] = {
 							&rina_rto_range),
 	[RINA_A_JOB_RANKS]	= NLA_POLICY_NESTED_ARRAY(rina_rank_policy),
 	[RINA_A_JOB_RACKS]	= NLA_POLICY_NESTED_ARRAY(rina_rack_policy),
+	/*
+	 * The output attributes in between have no policy: strict
+	 * validation refuses them as unsupported.
+	 */
+	[RINA_A_JOB_SECRET]	= NLA_POLICY_EXACT_LEN(RINA_SECRET_LEN),
 };
 
 static const struct nla_policy rina_job_id_policy[RINA_A_JOB_ID + 1] = {
@@ -256,6 +261,12 @@ static int rina_nl_job_add(struct sk_buff *skb, struct genl_info *info)
 				       READ_ONCE(rn->sysctl.timeout_ms));
 	desc->rto_us = rina_nl_u32(info, RINA_A_JOB_RTO_US,
 				   READ_ONCE(rn->sysctl.rto_us));
+	/* write-only: kept for the agents, never put in a reply or log */
+	if (info->attrs[RINA_A_JOB_SECRET]) {
+		nla_memcpy(desc->secret, info->attrs[RINA_A_JOB_SECRET],
+			   sizeof(desc->secret));
+		desc->has_secret = 1;
+	}
 	err = rina_nl_parse_racks(info, desc);
 	if (err)
 		goto err_free;
@@ -411,6 +422,7 @@ static int rina_nl_fill_job(struct sk_buff *skb, const struct rina_job *job,
 	    nla_put_u32(skb, RINA_A_JOB_RING_LEN, job->ring.L) ||
 	    nla_put_u32(skb, RINA_A_JOB_AGENTS, rina_ring_agents(&job->ring)) ||
 	    nla_put_u32(skb, RINA_A_JOB_LOCAL_AGENTS, job->n_agents) ||
+	    nla_put_u8(skb, RINA_A_JOB_SIGNED, !!d->has_secret) ||
 	    rina_nl_put_ranks(skb, job) || rina_nl_put_racks(skb, job))
 		goto cancel;
 	genlmsg_end(skb, hdr);

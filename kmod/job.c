@@ -4,6 +4,7 @@
  * jobs. Every function here runs with rina_net.lock held.
  */
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "rina_kmod.h"
 #include "trace.h"
@@ -44,9 +45,19 @@ struct rina_job *rina_job_alloc(void)
 	return job;
 }
 
+/* The job secret lives no longer than the job's entry in the table. */
+static void rina_job_wipe_secret(struct rina_job *job)
+{
+	memzero_explicit(job->desc.secret, sizeof(job->desc.secret));
+	job->desc.has_secret = 0;
+}
+
 static void rina_job_release(struct kref *ref)
 {
-	kvfree(container_of(ref, struct rina_job, ref));
+	struct rina_job *job = container_of(ref, struct rina_job, ref);
+
+	rina_job_wipe_secret(job);	/* a job that never made the table */
+	kvfree(job);
 	rina_obj_put();
 }
 
@@ -93,6 +104,8 @@ void rina_job_unlink(struct rina_net *rn, struct rina_job *job)
 	list_del_init(&job->node);
 	job->deleted = true;
 	rina_agents_stop(job);
+	/* attached fds may keep the job a while: not its secret */
+	rina_job_wipe_secret(job);
 	rn->n_jobs--;
 	trace_rina_job(job->desc.job_id, job->state, RINA_TR_DELETE);
 	rina_job_put(job);

@@ -70,6 +70,9 @@ static int __init rina_init(void)
 {
 	int err;
 
+	err = rina_kmac_selftest();
+	if (err)
+		return err;
 	err = register_pernet_subsys(&rina_net_ops);
 	if (err)
 		return err;

@@ -16,6 +16,7 @@
 #include "compat.h"
 #include "wire.h"
 #include "plan.h"
+#include "ctrl_auth.h"
 
 #define RINA_MAX_JOBS		64	/* jobs per network namespace */
 #define RINA_IOC_MAX_SIZE	PAGE_SIZE
@@ -100,6 +101,13 @@ void rina_agents_stop(struct rina_job *job);
 void rina_agents_abort(struct rina_job *job);	/* a member was lost */
 int rina_agents_net_init(struct rina_net *rn);		/* /proc/net/rina_agents */
 void rina_agents_net_exit(struct rina_net *rn);
+
+/* secret.c: the job secret's MAC (SipHash-2-4), clock and stamps */
+void rina_kmac(const __u8 key[RINA_SECRET_LEN], const void *in, __u32 len,
+	       __u8 out[RINA_MAC_LEN]);
+u64 rina_kwall_us(void);
+u64 rina_kctrl_stamp(void);
+int rina_kmac_selftest(void);	/* 0, or -EINVAL: refuse to load */
 
 /* genl.c */
 int rina_genl_init(void);

@@ -45,6 +45,8 @@ copy_bin() {
 	done
 }
 copy_bin "$top/build/selftests/vm/rina_kmod_test" tests/rina_kmod_test
+[ -x "$top/build/selftests/vm/rina_forge" ] &&
+	copy_bin "$top/build/selftests/vm/rina_forge" tests/rina_forge
 copy_bin "$(command -v ip)" usr/bin/ip
 copy_bin "$(command -v tc)" usr/bin/tc
 [ -x "$top/build/bin/rinactl" ] && copy_bin "$top/build/bin/rinactl" usr/bin/rinactl

@@ -27,6 +27,7 @@ cleanup() {
 	for h in 0 1 2 3; do
 		in_ns $h rinactl job del 21 >/dev/null 2>&1
 		in_ns $h rinactl job del 22 >/dev/null 2>&1
+		in_ns $h rinactl job del 23 >/dev/null 2>&1
 		$IP netns del "$(ns $h)" 2>/dev/null
 	done
 	$IP link del $br 2>/dev/null
@@ -196,6 +197,67 @@ if run f21 $D/j21.txt 0 && cmp -s $D/k21.hashes $D/f21.hashes &&
 else
 	ktap_fail agent_e2e_file_mode_identical
 fi
+
+# job 23: job 21 with a secret (secret_file), added with rinactl: the
+# kernel agents sign and check control messages and tag data with the
+# kernel's siphash(), librina's ranks with libsodium, so an exact run
+# proves both agree; forged unsigned HELLO/ABORT and untagged data from
+# a worker's own address and port are refused and counted; the secret
+# is in no output
+sec=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+(umask 077; echo "$sec" > $D/secret)
+{ job 23 ina; echo "secret_file $D/secret"; } > $D/j23.txt
+ok=1
+for h in 0 1 2 3; do in_ns $h rinactl job add $D/j23.txt >/dev/null || ok=0; done
+show=$(in_ns 0 rinactl job show 23)
+showj=$(in_ns 0 rinactl -j job show 23)
+[ $ok = 1 ] && [ ${#sec} = 32 ] &&
+echo "$show" | grep -q 'local_agents 1 signed yes' &&
+echo "$showj" | grep -q '"signed":true' &&
+	ktap_ok agent_e2e_secret_job_added_signed ||
+	ktap_fail agent_e2e_secret_job_added_signed "$show"
+W=21056 A=21071
+in_ns 1 /tests/rina_forge 198.19.21.2 $W 198.19.21.1 $A 23 1 hello 500 &&
+in_ns 1 /tests/rina_forge 198.19.21.2 $W 198.19.21.1 $A 23 1 abort 500 &&
+in_ns 1 /tests/rina_forge 198.19.21.2 $W 198.19.21.1 $A 23 1 contrib 1000
+rc=$?
+# the agent thread takes them in its own time: wait (bounded) for it
+i=0
+while [ "$(counter 0 23 bad_tag)" != 1000 ] && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+cf=$(counter 0 23 ctrl_forged) bt=$(counter 0 23 bad_tag)
+ci=$(counter 0 23 contrib_in)
+echo "# forged to the kernel agent: ctrl_forged $cf bad_tag $bt contrib_in $ci"
+[ $rc = 0 ] && [ "$cf" = 1000 ] && [ "$bt" = 1000 ] && [ "$ci" = 0 ] &&
+	ktap_ok agent_e2e_secret_forged_refused_and_counted ||
+	ktap_fail agent_e2e_secret_forged_refused_and_counted "rc $rc"
+if run k23 $D/j23.txt 1 && cmp -s $D/k21.hashes $D/k23.hashes &&
+   grep -q '"role":"ina-worker"' $D/k23.0; then
+	ktap_ok agent_e2e_secret_kernel_agent_signed_tagged_exact
+else
+	ktap_fail agent_e2e_secret_kernel_agent_signed_tagged_exact
+fi
+# nothing librina sent was refused: the same counts as before the run
+cf=$(counter 0 23 ctrl_forged) bt=$(counter 0 23 bad_tag)
+cr=$(counter 0 23 ctrl_replayed) ci=$(counter 0 23 contrib_in)
+cf2=$(counter 2 23 ctrl_forged) bt2=$(counter 2 23 bad_tag)
+[ "$cf" = 1000 ] && [ "$bt" = 1000 ] && [ "$cr" = 0 ] &&
+[ "$cf2" = 0 ] && [ "$bt2" = 0 ] && [ "${ci:-0}" -gt 0 ] &&
+	ktap_ok agent_e2e_secret_librina_accepted ||
+	ktap_fail agent_e2e_secret_librina_accepted \
+		"forged $cf/$cf2 bad_tag $bt/$bt2 replayed $cr contrib_in $ci"
+leak=""
+for h in 0 1 2 3; do
+	in_ns $h rinactl -j job show | grep -qi "$sec" && leak="$leak show-j:$h"
+	in_ns $h rinactl job show | grep -qi "$sec" && leak="$leak show:$h"
+	in_ns $h cat /proc/net/rina_agents | grep -qi "$sec" && leak="$leak proc:$h"
+done
+grep -qi "$sec" /sys/kernel/tracing/trace 2>/dev/null && leak="$leak trace"
+dmesg | grep -qi "$sec" && leak="$leak dmesg"
+[ -z "$leak" ] && ktap_ok agent_e2e_secret_not_shown ||
+	ktap_fail agent_e2e_secret_not_shown "$leak"
+for h in 0 1 2 3; do in_ns $h rinactl job del 23 >/dev/null; done
 
 # RINA_KERNEL=1 without the job in the kernel: a clear error at init
 out=$(in_ns 1 env RINA_JOB=$D/j21.txt RINA_RANK=1 RINA_KERNEL=1 \

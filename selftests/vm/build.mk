@@ -5,10 +5,17 @@
 
 # The guest's C test of every genl op and ioctl (shared libmnl client).
 VMTEST_BIN := $(BUILD)/selftests/vm/rina_kmod_test
-ALL_TARGETS += $(VMTEST_BIN)
+# agent_e2e.sh's injector of forged datagrams
+VMFORGE_BIN := $(BUILD)/selftests/vm/rina_forge
+ALL_TARGETS += $(VMTEST_BIN) $(VMFORGE_BIN)
 
 .PHONY: vm-tests
-vm-tests: $(VMTEST_BIN) $$(KMOD_KOS) $(BIN)/rinactl $(BIN)/rina-bench
+vm-tests: $(VMTEST_BIN) $(VMFORGE_BIN) $$(KMOD_KOS) $(BIN)/rinactl \
+	$(BIN)/rina-bench
+
+$(VMFORGE_BIN): $(TOP)/selftests/vm/rina_forge.c \
+		$(TOP)/include/uapi/linux/rina.h
+	$(call cc-prog,$(USER_CFLAGS),$<)
 
 # (rinactl's own rgenl.o, compiled once)
 $(VMTEST_BIN): $(TOP)/selftests/vm/rina_kmod_test.c \

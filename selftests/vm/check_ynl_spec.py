@@ -47,6 +47,22 @@ for op in ops["list"]:
     asserts.append((cname(ops["name-prefix"], op["name"]), v))
     v += 1
 
+# exact-len checks: the policy in kmod/genl.c names a length that the
+# compiler compares with the spec's
+policies = {m.group(1): (m.group(3) or "6") for m in re.finditer(
+    r"\[(RINA_A_\w+)\]\s*=\s*NLA_POLICY_(EXACT_LEN\((\w+)\)|ETH_ADDR)", genl)}
+exact = []
+for s in spec["attribute-sets"]:
+    if "subset-of" in s:
+        continue
+    for a in s["attributes"]:
+        n = a.get("checks", {}).get("exact-len")
+        if n is not None:
+            c = cname(s["name-prefix"], a["name"])
+            exact.append(c)
+            if c in policies:
+                asserts.append((policies[c], n))
+
 tests = []
 src = "#include <linux/rina.h>\n#include \"plan.h\"\n" + "".join(
     '_Static_assert(%s == %d, "%s");\n' % (n, val, n) for n, val in asserts)
@@ -57,6 +73,26 @@ r = subprocess.run(["gcc", "-fsyntax-only", "-I", os.path.join(TOP, "include/uap
 os.unlink(f.name)
 tests.append(("uapi_enums_match_spec_%d" % len(asserts), r.returncode == 0,
               r.stderr.strip().splitlines()[:3]))
+
+for c in exact:
+    tests.append(("policy_exact_len_%s" % c.lower(), c in policies,
+                  ["no NLA_POLICY_EXACT_LEN for %s in kmod/genl.c" % c]))
+
+# write-only attributes (requests only, in no reply nor event) are never
+# put in a message by kmod/genl.c
+job_set = sets["job"]
+sent, written = set(), set()
+for op in ops["list"]:
+    for kind in ("do", "dump"):
+        part = op.get(kind, {})
+        written.update(part.get("request", {}).get("attributes", []))
+        sent.update(part.get("reply", {}).get("attributes", []))
+    sent.update(op.get("event", {}).get("attributes", []))
+for name in sorted(written - sent):
+    c = cname(job_set["name-prefix"], name)
+    put = re.search(r"nla_put\w*\([^;]*\b%s\b" % c, genl)
+    tests.append(("write_only_%s_never_put" % c.lower(), not put,
+                  [put.group(0)[:200] if put else ""]))
 
 # each op in kmod/genl.c: its .cmd block, admin flag and handlers
 blocks = {m.group(1): m.group(0) for m in

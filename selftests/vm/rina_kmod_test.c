@@ -163,6 +163,8 @@ static int del_job(struct rgenl *g, int id)
 struct job_info {
 	int id, elems, window, state, n_attached, ring_len, agents;
 	int local_agents;
+	int signed_job;		/* -1: no RINA_A_JOB_SIGNED in the reply */
+	bool secret_attr;	/* a RINA_A_JOB_SECRET came back */
 	uint32_t timeout_ms, rto_us;
 	int n_ranks, n_racks;
 	uint32_t rank_ip[RINA_MAX_RANKS];
@@ -227,6 +229,7 @@ static int job_cb(const struct nlmsghdr *nlh, void *data)
 	struct job_info *j = &tmp;
 
 	memset(j, 0, sizeof(*j));
+	j->signed_job = -1;
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		switch (mnl_attr_get_type(a)) {
 		case RINA_A_JOB_ID:
@@ -258,6 +261,12 @@ static int job_cb(const struct nlmsghdr *nlh, void *data)
 			break;
 		case RINA_A_JOB_LOCAL_AGENTS:
 			j->local_agents = mnl_attr_get_u32(a);
+			break;
+		case RINA_A_JOB_SIGNED:
+			j->signed_job = mnl_attr_get_u8(a);
+			break;
+		case RINA_A_JOB_SECRET:
+			j->secret_attr = true;
 			break;
 		case RINA_A_JOB_RANKS:
 			mnl_attr_for_each_nested(e, a)
@@ -508,6 +517,8 @@ enum bad_kind {
 	BAD_RANK_NO_RACK, BAD_RANK_ID_RANGE, BAD_RANK_UNKNOWN_RACK,
 	BAD_DUP_ADDR, BAD_RACK_DUP, BAD_RACK_NO_ID, BAD_EMPTY_RANKS,
 	BAD_EMPTY_RACKS, BAD_RANKS_WRONG_TYPE, BAD_ID_U32, BAD_RANK_IP_ZERO,
+	BAD_SECRET_SHORT, BAD_SECRET_LONG, BAD_SIGNED_IN_ADD,
+	BAD_OUTPUT_IN_ADD,
 	BAD_N,
 };
 
@@ -550,6 +561,11 @@ static const struct {
 				   "only rank entries" },
 	[BAD_ID_U32]	 = { "id_wrong_width", EINVAL, "attribute length" },
 	[BAD_RANK_IP_ZERO] = { "rank_ipv4_zero", EINVAL, "no IPv4 address" },
+	[BAD_SECRET_SHORT] = { "secret_15_bytes", ERANGE, "out of range" },
+	[BAD_SECRET_LONG] = { "secret_17_bytes", ERANGE, "out of range" },
+	/* output attributes are no requests */
+	[BAD_SIGNED_IN_ADD] = { "signed_flag", EINVAL, "Unknown attribute" },
+	[BAD_OUTPUT_IN_ADD] = { "state", EINVAL, "Unsupported attribute" },
 };
 
 static struct nlmsghdr *bad_job(struct rgenl *g, enum bad_kind k)
@@ -579,6 +595,16 @@ static struct nlmsghdr *bad_job(struct rgenl *g, enum bad_kind k)
 	}
 	if (k == BAD_UNKNOWN_ATTR)
 		mnl_attr_put_u32(nlh, RINA_A_JOB_MAX + 7, 1);
+	if (k == BAD_SECRET_SHORT || k == BAD_SECRET_LONG) {
+		static const uint8_t key[RINA_SECRET_LEN + 1];
+
+		mnl_attr_put(nlh, RINA_A_JOB_SECRET, k == BAD_SECRET_SHORT ?
+			     RINA_SECRET_LEN - 1 : RINA_SECRET_LEN + 1, key);
+	}
+	if (k == BAD_SIGNED_IN_ADD)
+		mnl_attr_put_u8(nlh, RINA_A_JOB_SIGNED, 1);
+	if (k == BAD_OUTPUT_IN_ADD)
+		mnl_attr_put_u8(nlh, RINA_A_JOB_STATE, RINA_JOB_READY);
 	if (k != BAD_NO_RACKS) {
 		l = mnl_attr_nest_start(nlh, RINA_A_JOB_RACKS);
 		if (k != BAD_EMPTY_RACKS) {
@@ -726,6 +752,75 @@ static void test_job_del_get_bad(struct rgenl *g)
 	err = rgenl_talk(g, nlh, NULL, NULL);
 	result(err == -EOPNOTSUPP, "genl_event_cmd_not_requestable",
 	       "err %d", err);
+}
+
+/* A secret no reply may carry: its bytes are looked for in each one. */
+static const uint8_t test_secret[RINA_SECRET_LEN] = {
+	0x5e, 0xc4, 0xe7, 0x00, 0x11, 0x22, 0x33, 0x44,
+	0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc,
+};
+
+struct scan_ctx {
+	struct job_list l;
+	int leaks;		/* replies holding the secret's bytes */
+};
+
+static int scan_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct scan_ctx *c = data;
+
+	if (memmem(nlh, nlh->nlmsg_len, test_secret, sizeof(test_secret)))
+		c->leaks++;
+	return job_cb(nlh, &c->l);
+}
+
+static void test_job_secret(struct rgenl *g)
+{
+	static struct scan_ctx c;
+	struct nlmsghdr *nlh = rgenl_msg(g, RINA_CMD_JOB_ADD, 0);
+	struct job_info j = { 0 };
+	int err, i, signed_seen = 0;
+
+	mnl_attr_put_u16(nlh, RINA_A_JOB_ID, 5);
+	mnl_attr_put(nlh, RINA_A_JOB_SECRET, sizeof(test_secret),
+		     test_secret);
+	put_std_racks(nlh, 1);
+	put_std_ranks(nlh, 2);
+	err = rgenl_talk(g, nlh, NULL, NULL);
+	result(!err, "genl_job_add_with_secret", "err %d %s", err,
+	       g->errmsg);
+	memset(&c, 0, sizeof(c));
+	nlh = rgenl_msg(g, RINA_CMD_JOB_GET, 0);
+	mnl_attr_put_u16(nlh, RINA_A_JOB_ID, 5);
+	err = rgenl_talk(g, nlh, scan_cb, &c);
+	result(!err && c.l.n == 1 && c.l.j[0].signed_job == 1 &&
+	       !c.l.j[0].secret_attr && !c.leaks,
+	       "genl_job_get_signed_without_secret",
+	       "err %d n %d signed %d secret attr %d leaks %d", err, c.l.n,
+	       c.l.j[0].signed_job, c.l.j[0].secret_attr, c.leaks);
+	memset(&c, 0, sizeof(c));
+	err = rgenl_talk(g, rgenl_msg(g, RINA_CMD_JOB_GET, NLM_F_DUMP),
+			 scan_cb, &c);
+	for (i = 0; i < c.l.n; i++)
+		signed_seen += c.l.j[i].signed_job == (c.l.j[i].id == 5);
+	result(!err && c.l.n >= 2 && signed_seen == c.l.n && !c.leaks,
+	       "genl_job_dump_signed_without_secret",
+	       "err %d n %d right signed %d leaks %d", err, c.l.n,
+	       signed_seen, c.leaks);
+	err = get_job(g, 1, &j);
+	result(!err && j.signed_job == 0, "genl_job_get_unsigned",
+	       "err %d signed %d", err, j.signed_job);
+	err = del_job(g, 5);
+	result(!err && get_job(g, 5, &j) == -ENOENT,
+	       "genl_job_del_with_secret", "err %d", err);
+	/* the secret is write-only: get and del take no secret either */
+	nlh = rgenl_msg(g, RINA_CMD_JOB_GET, 0);
+	mnl_attr_put_u16(nlh, RINA_A_JOB_ID, 1);
+	mnl_attr_put(nlh, RINA_A_JOB_SECRET, sizeof(test_secret),
+		     test_secret);
+	err = rgenl_talk(g, nlh, NULL, NULL);
+	expect_err(g, "genl_job_get_rejects_secret", err, EINVAL,
+		   "Unknown attribute");
 }
 
 static void test_job_limit(struct rgenl *g)
@@ -1411,6 +1506,7 @@ int main(void)
 	test_full_jobs(&g);
 	test_job_add_bad(&g);
 	test_job_del_get_bad(&g);
+	test_job_secret(&g);
 	test_job_limit(&g);
 	test_stats(&g);
 	test_events(&g);

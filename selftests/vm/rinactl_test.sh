@@ -23,6 +23,15 @@ rank 3 198.18.1.2:21056 rack 1
 JOB
 sed 's/^job 7/job 8/; s/^window 32/window 48/' $D/job.txt > $D/badwin.txt
 printf 'job 9\nrack 0 plain\nrank 0 198.18.0.1:80 rack 0\n' > $D/badport.txt
+# a job with a secret (secret_file): sent to the kernel, never shown
+sec=0123456789abcdeffedcba9876543210
+(umask 077; echo $sec > $D/secret)
+echo $sec > $D/open-secret
+chmod 644 $D/open-secret
+printf 'job 10\nrack 0 plain\nrank 0 198.18.2.1 rack 0\nsecret_file %s\n' \
+	$D/secret > $D/signed.txt
+printf 'job 11\nrack 0 plain\nrank 0 198.18.2.1 rack 0\nsecret_file %s\n' \
+	$D/open-secret > $D/opensecret.txt
 
 check() { # NAME WANT_RC GREP_PATTERN CMD...
 	name=$1 want=$2 pat=$3; shift 3
@@ -76,5 +85,18 @@ elif [ "$(sed -n 1p $D/monitor.out)" = "job_added job 7 state ready" ] &&
 else
 	ktap_fail rinactl_monitor "$(cat $D/monitor.out)"
 fi
+# after the monitor (which counts events): a job with a secret
+rinactl job add $D/job.txt >/dev/null
+check rinactl_job_show_unsigned 0 "local_agents 0 signed no" rinactl job show 7
+check rinactl_job_add_secret 0 "job 10 added" rinactl job add $D/signed.txt
+check rinactl_job_show_signed 0 "job 10 .* signed yes" rinactl job show 10
+check rinactl_job_show_signed_json 0 '"job":10,.*"signed":true' rinactl -j job show 10
+check rinactl_job_show_unsigned_json 0 '"job":7,.*"signed":false' rinactl -j job show
+out=$(rinactl job show; rinactl -j job show; rinactl -j -p job show)
+echo "$out" | grep -qi $sec && ktap_fail rinactl_job_show_no_secret "$out" ||
+	ktap_ok rinactl_job_show_no_secret
+check rinactl_job_add_secret_readable_by_others 1 "readable by others" rinactl job add $D/opensecret.txt
+rinactl job del 10
+rinactl job del 7
 echo "1..$ktap_n"
 ktap_finish

@@ -2,7 +2,9 @@
 /*
  * rinactl job add FILE | del ID | show [ID]: jobs of rina.ko over the
  * "rina" generic netlink family. FILE is a job description
- * (Documentation/job-file.md), parsed by librina's parser.
+ * (Documentation/job-file.md), parsed by librina's parser. A job file's
+ * secret_file goes to the kernel as the job's secret, which no reply
+ * carries back: show says only whether the job has one.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -68,6 +70,9 @@ static void put_job(struct nlmsghdr *nlh, const struct rina_job_desc *d)
 	mnl_attr_put_u16(nlh, RINA_A_JOB_WINDOW, d->window);
 	mnl_attr_put_u32(nlh, RINA_A_JOB_TIMEOUT_MS, d->timeout_ms);
 	mnl_attr_put_u32(nlh, RINA_A_JOB_RTO_US, d->rto_us);
+	if (d->has_secret)
+		mnl_attr_put(nlh, RINA_A_JOB_SECRET, sizeof(d->secret),
+			     d->secret);
 	list = mnl_attr_nest_start(nlh, RINA_A_JOB_RACKS);
 	for (i = 0; i < d->n_racks; i++) {
 		const struct rina_rack_desc *rk = &d->racks[i];
@@ -115,13 +120,18 @@ static int job_add(int argc, char **argv)
 		return RINACTL_EXIT_FAIL;
 	}
 	ret = rgenl_open(&g);
-	if (ret)
+	if (ret) {
+		explicit_bzero(desc.secret, sizeof(desc.secret));
 		return rinactl_genl_error("job add", &g, ret);
+	}
 	{
 		struct nlmsghdr *nlh = rgenl_msg(&g, RINA_CMD_JOB_ADD, 0);
 
 		put_job(nlh, &desc);
+		explicit_bzero(desc.secret, sizeof(desc.secret));
 		ret = rgenl_talk(&g, nlh, NULL, NULL);
+		/* the request held the secret */
+		explicit_bzero(g.buf, RGENL_BUFSZ);
 	}
 	if (ret)
 		ret = rinactl_genl_error("job add", &g, ret);
@@ -268,6 +278,7 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 			v[t] = mnl_attr_get_u32(a);
 			break;
 		case RINA_A_JOB_STATE:
+		case RINA_A_JOB_SIGNED:
 			v[t] = mnl_attr_get_u8(a);
 			break;
 		case RINA_A_JOB_RANKS:
@@ -285,21 +296,24 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 		fprintf(OUT, "%s{\"job\":%u,\"state\":\"%s\",\"elements\":%u,"
 			     "\"window\":%u,\"timeout_ms\":%u,\"rto_us\":%u,"
 			     "\"ring_len\":%u,\"agents\":%u,\"attached\":%u,"
-			     "\"local_agents\":%u,\"racks\":[", ctx->n ? "," : "",
+			     "\"local_agents\":%u,\"signed\":%s,\"racks\":[",
+			     ctx->n ? "," : "",
 			     v[RINA_A_JOB_ID], state, v[RINA_A_JOB_ELEMS],
 			     v[RINA_A_JOB_WINDOW], v[RINA_A_JOB_TIMEOUT_MS],
 			     v[RINA_A_JOB_RTO_US], v[RINA_A_JOB_RING_LEN],
 			     v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED],
-			     v[RINA_A_JOB_LOCAL_AGENTS]);
+			     v[RINA_A_JOB_LOCAL_AGENTS],
+			     v[RINA_A_JOB_SIGNED] ? "true" : "false");
 	else
 		fprintf(OUT, "job %u state %s elements %u window %u timeout_ms %u "
 			     "rto_us %u ring %u agents %u attached %u "
-			     "local_agents %u\n",
+			     "local_agents %u signed %s\n",
 			     v[RINA_A_JOB_ID], state, v[RINA_A_JOB_ELEMS],
 			     v[RINA_A_JOB_WINDOW], v[RINA_A_JOB_TIMEOUT_MS],
 			     v[RINA_A_JOB_RTO_US], v[RINA_A_JOB_RING_LEN],
 			     v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED],
-			     v[RINA_A_JOB_LOCAL_AGENTS]);
+			     v[RINA_A_JOB_LOCAL_AGENTS],
+			     v[RINA_A_JOB_SIGNED] ? "yes" : "no");
 	first = true;
 	if (racks)
 		mnl_attr_for_each_nested(e, racks) {

@@ -185,6 +185,9 @@ enum rina_job_attr {
 	RINA_A_JOB_RANK,	/* nest, attribute-set "rank" (in RANKS) */
 	RINA_A_JOB_RACK,	/* nest, attribute-set "rack" (in RACKS) */
 	RINA_A_JOB_LOCAL_AGENTS, /* u32, agent workers on this host (output) */
+	RINA_A_JOB_SECRET,	/* binary, RINA_SECRET_LEN bytes: the job
+				 * secret (JOB_ADD only; never sent back) */
+	RINA_A_JOB_SIGNED,	/* u8, 1: the job has a secret (output) */
 	__RINA_A_JOB_MAX,
 };
 #define RINA_A_JOB_MAX		(__RINA_A_JOB_MAX - 1)
