@@ -19,6 +19,8 @@ F_RETX, F_LAST, F_OWN, F_BYPASS, F_OVF = 0x01, 0x02, 0x04, 0x08, 0x10
 F_SW, F_AGP = 0x40, 0x80
 INT32_SUM, INT32_MAX = 0x10, 0x11
 EXP_NONE = -128
+X_TAG = 0x8000			# rsvd: the job's data tag follows the payload
+TAG = bytes.fromhex("a1b2c3d4e5f60718")	# a data tag (8 bytes)
 AGENT_PORT, WORKER_PORT = 0x524F, 0x5240
 
 # ---- counter indexes (p4/model/configuration.h, Documentation) -----------
@@ -631,6 +633,14 @@ def v_unknown_job():
     v.inp(1, pkt, "AG_DATA sent by the agent (repair) to the next member")
     v.out(UPLINK, pkt, "switched to the uplink unchanged")
     v.count("tor_ctr", "unknown_job")
+    pkt = udp_frame(NEXT["mac"], AGENT["mac"], AGENT["ip"], NEXT["ip"],
+                    AGENT_PORT, NEXT["port"],
+                    rina(AG, 21, 0, 1, F_AGP, hop=1, src=1, nc=4, data=[9],
+                         rsvd=X_TAG) + TAG)
+    v.inp(1, pkt, "the same with the job's data tag (rsvd RINA_X_TAG, "
+          "8 bytes after the payload)")
+    v.out(UPLINK, pkt, "switched to the uplink unchanged, tag and all")
+    v.count("tor_ctr", "unknown_job")
     pkt = contrib(WORKERS[1], 0, 0, 1, [1], job=7)
     pkt = bytearray(pkt)
     pkt[36:38] = struct.pack("!H", 0x5241)
@@ -679,6 +689,14 @@ def v_malformed():
     send(rina(CONTRIB, 0, 0, 1, src=2, data=[1], dt=0x12), "op 2",
          "bad_dtype")
     send(rina(CONTRIB, 0, 0, 1, src=2, data=[1], rsvd=1), "rsvd 1",
+         "bad_field")
+    send(rina(CONTRIB, 0, 0, 1, src=2, data=[1], rsvd=X_TAG), "rsvd "
+         "RINA_X_TAG without the 8 tag bytes", "bad_length")
+    send(rina(CONTRIB, 0, 0, 1, src=2, data=[1], rsvd=X_TAG | 1) +
+         TAG, "rsvd RINA_X_TAG | 1, 8 bytes after the payload",
+         "bad_length")
+    send(rina(CTRL, 0, data=[16, 0, 0, 0], rsvd=X_TAG) + TAG, "CTRL with "
+         "the tag bit and 8 bytes (CTRL is signed, never tagged)",
          "bad_field")
     send(rina(CTRL, 0, data=[1, 2, 3]), "CTRL with 3 words", "bad_length")
     send(rina(CTRL, 0, data=[16, 0, 0, 0, 0, 0]), "CTRL with 6 words "
