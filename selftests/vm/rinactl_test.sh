@@ -96,6 +96,20 @@ out=$(rinactl job show; rinactl -j job show; rinactl -j -p job show)
 echo "$out" | grep -qi $sec && ktap_fail rinactl_job_show_no_secret "$out" ||
 	ktap_ok rinactl_job_show_no_secret
 check rinactl_job_add_secret_readable_by_others 1 "readable by others" rinactl job add $D/opensecret.txt
+# "secret PATH": made when absent (mode 0600, 32 hex digits), read when not
+printf 'job 12\nrack 0 plain\nrank 0 198.18.2.1 rack 0\n' > $D/j12.txt
+sed 's/^job 12/job 13/' $D/j12.txt > $D/j13.txt
+check rinactl_job_add_secret_new 0 "secret $D/new-secret made (mode 0600)" rinactl job add $D/j12.txt secret $D/new-secret
+check rinactl_secret_new_mode 0 "^-rw------- " ls -l $D/new-secret
+check rinactl_secret_new_format 0 "^[0-9a-f]\{32\}$" cat $D/new-secret
+check rinactl_job_show_new_signed 0 "job 12 .* signed yes" rinactl job show 12
+check rinactl_job_add_secret_existing 0 "job 13 added" rinactl job add $D/j13.txt secret $D/new-secret
+out=$(rinactl job show; rinactl -j job show)
+echo "$out" | grep -qi "$(cat $D/new-secret)" &&
+	ktap_fail rinactl_job_show_no_new_secret "$out" ||
+	ktap_ok rinactl_job_show_no_new_secret
+rinactl job del 13
+rinactl job del 12
 rinactl job del 10
 rinactl job del 7
 echo "1..$ktap_n"

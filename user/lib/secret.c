@@ -85,6 +85,41 @@ fail:
 	return -1;
 }
 
+int rina_secret_create(const char *path, __u8 key[RINA_SECRET_LEN],
+		       char *err, size_t errlen)
+{
+	char hex[2 * RINA_SECRET_LEN + 2];
+	ssize_t n;
+	int fd;
+
+	if (sodium_init() < 0) {
+		snprintf(err, errlen, "secret file %s: libsodium unusable", path);
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "secret file %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	randombytes_buf(key, RINA_SECRET_LEN);
+	sodium_bin2hex(hex, sizeof(hex) - 1, key, RINA_SECRET_LEN);
+	hex[2 * RINA_SECRET_LEN] = '\n';
+	n = write(fd, hex, sizeof(hex) - 1);
+	sodium_memzero(hex, sizeof(hex));
+	if (n != (ssize_t)sizeof(hex) - 1 || fsync(fd)) {
+		snprintf(err, errlen, "secret file %s: %s", path,
+			 n < 0 ? strerror(errno) : "short write");
+		close(fd);
+		unlink(path);
+		sodium_memzero(key, RINA_SECRET_LEN);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 void rina_siphash24(const __u8 key[RINA_SECRET_LEN], const void *in,
 		    __u32 len, __u8 out[RINA_MAC_LEN])
 {

@@ -17,6 +17,14 @@
 int rina_secret_load(const char *path, __u8 key[RINA_SECRET_LEN], char *err,
 		     size_t errlen);
 
+/*
+ * A new secret (libsodium's randombytes_buf) in a new file at path, mode
+ * 0600, in the format rina_secret_load() reads; it refuses to replace a
+ * file. 0, or -1 with the reason in err.
+ */
+int rina_secret_create(const char *path, __u8 key[RINA_SECRET_LEN],
+		       char *err, size_t errlen);
+
 /* rina_mac_fn for core/ctrl_auth.h */
 void rina_siphash24(const __u8 key[RINA_SECRET_LEN], const void *in,
 		    __u32 len, __u8 out[RINA_MAC_LEN]);

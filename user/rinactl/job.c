@@ -10,8 +10,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jobfile.h"
+#include "secret.h"
 #include "rgenl.h"
 
 #define OUT rgenl_out()
@@ -38,7 +40,7 @@ int rinactl_genl_error(const char *what, struct rgenl *g, int err)
 
 static int job_usage(void)
 {
-	fprintf(stderr, "Usage: rinactl job add FILE\n"
+	fprintf(stderr, "Usage: rinactl job add FILE [secret PATH]\n"
 		"       rinactl job del ID\n"
 		"       rinactl job show [ID]\n");
 	return RINACTL_EXIT_USAGE;
@@ -106,6 +108,33 @@ static void put_job(struct nlmsghdr *nlh, const struct rina_job_desc *d)
 	mnl_attr_nest_end(nlh, list);
 }
 
+/*
+ * "secret PATH": the job's secret is PATH's (over the job file's
+ * secret_file); a PATH that does not exist is made, a new secret, mode
+ * 0600, for the ranks to read (RINA_SECRET_FILE or secret_file).
+ */
+static int job_secret(struct rina_job_desc *desc, const char *path)
+{
+	char err[512];
+	int made = 0;
+
+	if (access(path, F_OK)) {
+		if (rina_secret_create(path, desc->secret, err, sizeof(err)))
+			goto fail;
+		made = 1;
+	} else if (rina_secret_load(path, desc->secret, err, sizeof(err))) {
+		goto fail;
+	}
+	desc->has_secret = 1;
+	if (made && !rinactl_opts.json)
+		fprintf(OUT, "secret %s made (mode 0600): give it to the job's ranks\n",
+			path);
+	return 0;
+fail:
+	fprintf(stderr, "rinactl: job add: %s\n", err);
+	return RINACTL_EXIT_FAIL;
+}
+
 static int job_add(int argc, char **argv)
 {
 	static struct rina_job_desc desc;
@@ -113,16 +142,24 @@ static int job_add(int argc, char **argv)
 	struct rgenl g;
 	int ret;
 
-	if (argc != 1)
+	if (argc != 1 && (argc != 3 || strcmp(argv[1], "secret")))
 		return job_usage();
 	if (rina_jobfile_parse(argv[0], &desc, err, sizeof(err))) {
 		fprintf(stderr, "rinactl: job add: %s\n", err);
 		return RINACTL_EXIT_FAIL;
 	}
+	/* the kernel first: no secret file is made for a job it cannot take */
 	ret = rgenl_open(&g);
 	if (ret) {
 		explicit_bzero(desc.secret, sizeof(desc.secret));
 		return rinactl_genl_error("job add", &g, ret);
+	}
+	if (argc == 3) {
+		ret = job_secret(&desc, argv[2]);
+		if (ret) {
+			rgenl_close(&g);
+			return ret;
+		}
 	}
 	{
 		struct nlmsghdr *nlh = rgenl_msg(&g, RINA_CMD_JOB_ADD, 0);
@@ -386,4 +423,4 @@ static int cmd_job(int argc, char **argv)
 	return job_usage();
 }
 
-RINACTL_CMD(job, cmd_job, "job { add FILE | del ID | show [ID] }");
+RINACTL_CMD(job, cmd_job, "job { add FILE [secret PATH] | del ID | show [ID] }");
