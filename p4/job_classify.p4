@@ -5,8 +5,10 @@
  *   addressed to the agent of a job this ToR aggregates, or to the ToR's
  *   own address (the agent's own contributions: a host cannot send to
  *   itself through the wire); loads the job.
- * rina_worker: (job_idx, src_id) -> set_worker: a local worker's
- *   contributor bit.
+ * rina_worker: (job_idx, src_id, IPv4 source, UDP source port) ->
+ *   set_worker: a local worker's contributor bit, only for its own
+ *   address and port (a contribution naming a worker from elsewhere is
+ *   no worker's: switched on, counted no_worker).
  */
 #ifndef _RINA_JOB_CLASSIFY_P4_
 #define _RINA_JOB_CLASSIFY_P4_
@@ -58,6 +60,8 @@ control JobClassify(in headers_t hdr, inout metadata_t meta)
 		key = {
 			meta.j_job_idx : exact;
 			hdr.rina.src_id : exact;
+			hdr.ipv4.src_addr : exact;
+			hdr.udp.src_port : exact;
 		}
 		actions = { set_worker; NoAction; }
 		size = RINA_TOR_WORKER_SIZE;

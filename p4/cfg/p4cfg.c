@@ -152,10 +152,16 @@ int rina_p4cfg_write(FILE *f, const struct rina_job_desc *job,
 			o->mgrp, SRC_SWITCH | o->rack, macstr(mac, b2));
 		fprintf(f, "%s %u\n", ipstr(ip, b1), port);
 	}
-	for (i = 0; i < m; i++)
+	/* a worker's bit only for its own address and port */
+	for (i = 0; i < m; i++) {
+		const struct rina_rank_desc *r =
+			&job->ranks[ring.order[me->first + i]];
+
 		fprintf(f, "table_add RinaIngress.job_classify.rina_worker "
-			"RinaIngress.job_classify.set_worker %u %u => %u\n",
-			o->job_idx, ring.order[me->first + i], i);
+			"RinaIngress.job_classify.set_worker %u %u %s %u => %u\n",
+			o->job_idx, ring.order[me->first + i],
+			ipstr(r->ip, b1), ntohs(r->port), i);
+	}
 	fprintf(f, "mc_mgrp_create %u\n", o->mgrp);
 	for (i = 0; i < m; i++) {
 		const struct rina_rank_desc *r =

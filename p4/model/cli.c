@@ -166,12 +166,16 @@ static int set_worker(struct rina_tor *sw, char **k, char **a, char *err,
 	a = k;
 	N(0, RINA_TOR_MAX_JOBS - 1, e.job_idx);
 	N(1, 0xffff, e.src_id);
+	IP(2, e.src_ip);
+	N(3, 0xffff, e.sport);
 	a = save;
 	N(0, RINA_TOR_MAX_WORKERS - 1, e.bit);
 	for (i = 0; i < n; i++)
 		if (sw->rina_worker[i].used &&
 		    sw->rina_worker[i].job_idx == e.job_idx &&
-		    sw->rina_worker[i].src_id == e.src_id)
+		    sw->rina_worker[i].src_id == e.src_id &&
+		    sw->rina_worker[i].src_ip == e.src_ip &&
+		    sw->rina_worker[i].sport == e.sport)
 			return fail(err, errlen, "duplicate entry");
 	for (i = 0; i < n; i++) {
 		if (!sw->rina_worker[i].used) {
@@ -268,7 +272,7 @@ static const struct table_spec specs[] = {
 	{ "RinaIngress.job_classify.rina_job",
 	  "RinaIngress.job_classify.set_job", 3, 14 },
 	{ "RinaIngress.job_classify.rina_worker",
-	  "RinaIngress.job_classify.set_worker", 2, 1 },
+	  "RinaIngress.job_classify.set_worker", 4, 1 },
 	{ "RinaIngress.l2_fwd.l2_fwd", "RinaIngress.l2_fwd.set_port", 1, 1 },
 	{ "RinaIngress.drop_sim.drop_sim", "RinaIngress.drop_sim.drop_rate",
 	  1, 1 },

@@ -5,8 +5,9 @@
  * addressed to the agent of a job this ToR aggregates (or to the ToR's own
  * address, for the agent's own contributions, which a host cannot send to
  * itself through the wire) and loads the job's parameters (set_job).
- * Table rina_worker, exact on (job_idx, src_id): the contributor bit of a
- * local worker (set_worker).
+ * Table rina_worker, exact on (job_idx, src_id, IPv4 source, UDP source
+ * port): the contributor bit of a local worker (set_worker), only from
+ * that worker's own address and port.
  */
 #include "rina_tor_model.h"
 
@@ -40,7 +41,8 @@ void tor_worker_classify(struct rina_tor *sw, struct tor_headers *hdr,
 		const struct tor_worker_entry *e = &sw->rina_worker[i];
 
 		if (e->used && e->job_idx == meta->job.job_idx &&
-		    e->src_id == hdr->rina.src_id) {
+		    e->src_id == hdr->rina.src_id &&
+		    e->src_ip == hdr->ipv4.src && e->sport == hdr->udp.sport) {
 			meta->worker_hit = 1;
 			meta->bit = 1u << e->bit;
 			meta->one_bit = e->bit;

@@ -112,6 +112,8 @@ struct tor_job_entry {
 struct tor_worker_entry {
 	int	used;
 	__u16	job_idx, src_id;
+	__u32	src_ip;			/* the worker's address and port */
+	__u16	sport;
 	__u8	bit;
 };
 

@@ -129,8 +129,8 @@ def std_config(v, job=7, job_idx=0, epoch=1, pool_base=0, win=4, mgrp=2,
            (1 << len(WORKERS)) - 1, mgrp, SRC_SW, agent["mac"],
            agent["ip"], agent["port"]))
     for b, w in enumerate(WORKERS):
-        v.cli("table_add %s.rina_worker %s.set_worker %d %d => %d" %
-              (TI, TI, job_idx, w["rank"], b))
+        v.cli("table_add %s.rina_worker %s.set_worker %d %d %s %d => %d" %
+              (TI, TI, job_idx, w["rank"], w["ip"], w["port"], b))
     rid = rid_base
     v.cli("mc_mgrp_create %d" % mgrp)
     if flood:
@@ -930,7 +930,19 @@ def v_numbers():
     v.out(1, pkt, "unchanged, to the agent")
     v.count("job_ctr", "contrib_in")
     v.count("job_ctr", "no_worker")
-    v.count("tor_ctr", "ok", 15)
+    v.c("SR_CONTRIB naming local worker rank %d but from another host, "
+        "or from that host's other port: no worker's either (exact source "
+        "checks)" % WORKERS[1]["rank"])
+    for ip_, port_ in (("198.18.1.99", WORKER_PORT),
+                       (WORKERS[1]["ip"], WORKER_PORT + 1)):
+        fake = dict(WORKERS[1], ip=ip_, port=port_, mac=stranger["mac"])
+        pkt = contrib(fake, 9, 3, c, [1000])
+        v.inp(2, pkt, "contrib 'from' rank %d at %s:%d" %
+              (WORKERS[1]["rank"], ip_, port_))
+        v.out(1, pkt, "unchanged, to the agent: not added")
+        v.count("job_ctr", "contrib_in")
+        v.count("job_ctr", "no_worker")
+    v.count("tor_ctr", "ok", 17)
     v.counters()
     return v
 
