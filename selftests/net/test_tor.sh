@@ -297,6 +297,7 @@ for line in open(sys.argv[1]):
     if len(f) == 4 and f[0] in ('eth0', 'up'):
         ifs.append(f)
 bad = len(ifs) != 8 or len(rows) != 6
+r0 = rows.get(0, {})
 retx = {k: r['retransmits'] * F / calls for k, r in rows.items()}
 dups = {k: r['duplicates'] * F / calls for k, r in rows.items()}
 atx = {k: r['ack_tx_bytes'] for k, r in rows.items()}
@@ -310,7 +311,9 @@ for f in ifs:
         label = 'rank %d (%s)' % (k, 'INA-rack worker' if k < 3
                                   else 'ring member')
         if k == 0:
-            etx += agent_acks
+            # the agent's ACKs as it counted them (upstream's allgather,
+            # the workers' held results), else one per allgather packet
+            etx += r0.get('agent_ack_tx_bytes', agent_acks)
             label = 'rank 0 (worker + agent)'
     else:
         want, label = ring, 'rack %s uplink' % f[1]

@@ -513,13 +513,16 @@ int main(int argc, char **argv)
 						    s0.agent_reemit),
 			       (unsigned long long)fnv(buf, count * 4));
 			if (role == RINA_ROLE_INA_AGENT)
-				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu,\"agent_far_round\":%llu",
+				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu,\"agent_far_round\":%llu,\"agent_ack_tx_bytes\":%.0f",
 				       tor_name(s1.agent_tor),
 				       (unsigned long long)s1.agent_tor_status,
 				       (unsigned long long)
 				       (s1.agent_slots_done -
 					s0.agent_slots_done),
-				       (unsigned long long)s1.agent_far_round);
+				       (unsigned long long)s1.agent_far_round,
+				       (double)(s1.agent_ack_tx_bytes -
+						s0.agent_ack_tx_bytes) /
+				       o.iters);
 			if (o.link_rate)
 				printf(",\"link_rate\":\"%s\",\"link_rate_bps\":%.0f",
 				       o.link_rate, o.link_bps);

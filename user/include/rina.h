@@ -140,6 +140,8 @@ struct rina_stats {
 	 * (a forgery, or a sender of another life), ignored
 	 */
 	uint64_t	agent_far_round;
+	/* the agent's ACK frames' bytes (part of the host's traffic) */
+	uint64_t	agent_ack_tx_bytes;
 };
 
 /*

@@ -15,6 +15,7 @@
 
 #include "rina_int.h"
 #include "abort.h"
+#include "wire.h"
 #include "agent.h"
 #include "secret.h"
 
@@ -73,6 +74,9 @@ static void op_send(void *ctx, const struct rina_agent_addr *to,
 	memcpy(b, buf, len);
 	a->tx[a->ntx].buf = b;
 	a->tx[a->ntx].len = len;
+	/* the agent's ACK frames, for byte accounting (agent_ack_tx_bytes) */
+	if (rina_hdr_opcode(buf) == RINA_OP_ACK)
+		a->c.st.ack_tx_bytes += len + RINA_FRAME_OVERHEAD;
 	memset(&a->tx[a->ntx].addr, 0, sizeof(a->tx[a->ntx].addr));
 	a->tx[a->ntx].addr.ip = to->ip;
 	a->tx[a->ntx].addr.port = to->port;
@@ -412,6 +416,7 @@ void rina_agent_get_stats(const struct rina_agent *a,
 	st->ctrl_replayed = s->ctrl_replayed;
 	st->bad_tag = s->bad_tag;
 	st->far_round = s->far_round;
+	st->ack_tx_bytes = a->c.st.ack_tx_bytes;
 	st->tor_state = a->core.tor_state;
 	st->tor_status = a->core.tor_status;
 }

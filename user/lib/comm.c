@@ -461,6 +461,7 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 		tmp.ctrl_replayed += as.ctrl_replayed;
 		tmp.rx_bad_tag += as.bad_tag;
 		tmp.agent_far_round = as.far_round;
+		tmp.agent_ack_tx_bytes = as.ack_tx_bytes;
 	}
 	tmp.size = size;
 	memcpy(st, &tmp, size);

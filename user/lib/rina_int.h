@@ -56,6 +56,7 @@ struct rina_agent_stats {
 	uint64_t tor_copies;
 	uint64_t ctrl_forged, ctrl_replayed, bad_tag;
 	uint64_t far_round;	/* outside the window of rounds */
+	uint64_t ack_tx_bytes;	/* its ACK frames' bytes */
 	uint32_t tor_state, tor_status;	/* core/agent.h */
 };
 
