@@ -83,9 +83,14 @@ static void hdr_init(const struct rina_agent_core *a, struct rina_hdr *h,
 static void xmit(struct rina_agent_core *a, const struct rina_agent_addr *to,
 		 const void *buf, __u32 len)
 {
-	if (a->cfg.tagged && len + RINA_TAG_LEN <= TAGGED_TX_LEN) {
+	if ((a->cfg.tagged || a->cfg.auth_mac) &&
+	    len + RINA_TAG_LEN <= TAGGED_TX_LEN) {
 		rina_memcpy(a->tagged_tx, buf, len);
-		len = rina_tag_seal(a->tagged_tx, len, a->cfg.tag);
+		if (a->cfg.auth_mac)
+			len = rina_mac_seal(a->tagged_tx, len, a->cfg.mac_key,
+					    a->ops->mac);
+		else
+			len = rina_tag_seal(a->tagged_tx, len, a->cfg.tag);
 		buf = a->tagged_tx;
 	}
 	a->ops->send(a->ctx, to, buf, len);
@@ -910,7 +915,10 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 		a->st.foreign++;
 		return;
 	}
-	len = rina_tag_open(h, len, a->cfg.tagged ? a->cfg.tag : NULL);
+	if (a->cfg.auth_mac)
+		len = rina_mac_open(h, len, a->cfg.mac_key, a->ops->mac);
+	else
+		len = rina_tag_open(h, len, a->cfg.tagged ? a->cfg.tag : NULL);
 	if (!len) {
 		a->st.bad_tag++;
 		return;
@@ -1136,7 +1144,8 @@ int rina_agent_core_init(struct rina_agent_core *a,
 	if (!cfg->n_local || cfg->n_local > RINA_AGENT_MAX_LOCAL ||
 	    !cfg->L || !cfg->window || cfg->elems > RINA_MAX_ELEMS ||
 	    (cfg->has_secret &&
-	     (!ops->mac || !ops->wall_us || !ops->ctrl_stamp)))
+	     (!ops->mac || !ops->wall_us || !ops->ctrl_stamp)) ||
+	    (cfg->auth_mac && !cfg->has_secret))
 		return -1;
 	a->cfg = *cfg;
 	a->ops = ops;
@@ -1153,11 +1162,11 @@ int rina_agent_core_init(struct rina_agent_core *a,
 	a->scratch = zalloc(a, a->max_msg);
 	if (cfg->has_secret)
 		a->ctrl_guard = zalloc(a, sizeof(*a->ctrl_guard));
-	if (cfg->tagged)
+	if (cfg->tagged || cfg->auth_mac)
 		a->tagged_tx = zalloc(a, TAGGED_TX_LEN);
 	if (!a->fifo || !a->scratch ||
 	    (cfg->has_secret && !a->ctrl_guard) ||
-	    (cfg->tagged && !a->tagged_tx) ||
+	    ((cfg->tagged || cfg->auth_mac) && !a->tagged_tx) ||
 	    rina_keymap_init(&a->ag, 4096, &a->mem) ||
 	    rina_keymap_init(&a->agg, 4096, &a->mem)) {
 		rina_agent_core_fini(a);
@@ -1178,5 +1187,6 @@ void rina_agent_core_fini(struct rina_agent_core *a)
 	a->scratch = NULL;
 	a->ctrl_guard = NULL;
 	a->tagged_tx = NULL;
-	rina_memset(a->cfg.secret, 0, sizeof(a->cfg.secret));
+	rina_memzero_explicit(a->cfg.secret, sizeof(a->cfg.secret));
+	rina_memzero_explicit(a->cfg.mac_key, sizeof(a->cfg.mac_key));
 }

@@ -138,6 +138,12 @@ struct rina_agent_cfg {
 	/* tagged: every other datagram carries tag (ctrl_auth.h) */
 	__u32	tagged;
 	__u8	tag[RINA_TAG_LEN];
+	/*
+	 * auth_mac (job option `auth mac`): every other datagram carries its
+	 * MAC under mac_key (rina_data_key()) instead of the tag.
+	 */
+	__u32	auth_mac;
+	__u8	mac_key[RINA_SECRET_LEN];
 };
 
 struct rina_agent_ag;

@@ -31,6 +31,21 @@
 #define rina_memset(p, c, n)	__builtin_memset(p, c, n)
 #define rina_memcpy(d, s, n)	__builtin_memcpy(d, s, n)
 
+/*
+ * Wipe key material: a memset the compiler cannot drop as a dead store
+ * (the kernel's memzero_explicit(); elsewhere the same barrier it uses).
+ */
+#ifdef __KERNEL__
+#include <linux/string.h>
+#define rina_memzero_explicit(p, n)	memzero_explicit(p, n)
+#else
+#define rina_memzero_explicit(p, n)					\
+	do {								\
+		__builtin_memset(p, 0, n);				\
+		__asm__ __volatile__("" : : "r"(p) : "memory");		\
+	} while (0)
+#endif
+
 /* A big-endian 64-bit field at any alignment (packed wire structs). */
 static inline __u64 rina_get_be64(const void *p)
 {

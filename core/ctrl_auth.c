@@ -150,3 +150,47 @@ __u32 rina_tag_open(const void *pkt, __u32 len, const __u8 *tag)
 		d |= t[i] ^ tag[i];
 	return d ? 0 : len - RINA_TAG_LEN;
 }
+
+void rina_data_key(const __u8 secret[RINA_SECRET_LEN], rina_mac_fn mac,
+		   __u16 job_id, __u8 key[RINA_SECRET_LEN])
+{
+	static const char label[] = "rina data key v1";
+	__u8 in[sizeof(label) - 1 + 3];
+	int half;
+
+	rina_memcpy(in, label, sizeof(label) - 1);
+	in[sizeof(label) - 1] = (__u8)(job_id >> 8);
+	in[sizeof(label)] = (__u8)job_id;
+	for (half = 0; half < 2; half++) {
+		in[sizeof(label) + 1] = (__u8)half;
+		mac(secret, in, sizeof(in), key + half * RINA_MAC_LEN);
+	}
+	rina_memzero_explicit(in, sizeof(in));
+}
+
+__u32 rina_mac_seal(void *pkt, __u32 len, const __u8 key[RINA_SECRET_LEN],
+		    rina_mac_fn mac)
+{
+	struct rina_hdr *h = pkt;
+
+	if (rina_hdr_opcode(h) == RINA_OP_CTRL)
+		return len;
+	h->rsvd = rina_htons(RINA_X_MAC);
+	mac(key, pkt, len, (__u8 *)pkt + len);
+	return len + RINA_TAG_LEN;
+}
+
+__u32 rina_mac_open(const void *pkt, __u32 len,
+		    const __u8 key[RINA_SECRET_LEN], rina_mac_fn mac)
+{
+	const struct rina_hdr *h = pkt;
+	__u8 want[RINA_MAC_LEN];
+
+	if (rina_hdr_opcode(h) == RINA_OP_CTRL)
+		return len;
+	if (rina_ntohs(h->rsvd) != RINA_X_MAC)
+		return 0;
+	len -= RINA_TAG_LEN;
+	mac(key, pkt, len, want);
+	return mac_equal(want, (const __u8 *)pkt + len) ? len : 0;
+}

@@ -112,4 +112,34 @@ __u32 rina_tag_seal(void *pkt, __u32 len, const __u8 tag[RINA_TAG_LEN]);
  */
 __u32 rina_tag_open(const void *pkt, __u32 len, const __u8 *tag);
 
+/*
+ * Per-packet MACs (job option `auth mac`, protocol.md 6.4): instead of
+ * the job's constant tag, every data packet, ACK and NACK between two
+ * hosts carries SipHash-2-4 of its header (rsvd RINA_X_MAC) and payload
+ * under the job's data key, so that an on-path observer who reads the
+ * tag still cannot forge or alter a packet.
+ *
+ * The data key: two SipHash-2-4 outputs under the secret of a label, the
+ * job id and the half's number; never the secret itself, so that no data
+ * packet's MAC is a control message's.
+ */
+void rina_data_key(const __u8 secret[RINA_SECRET_LEN], rina_mac_fn mac,
+		   __u16 job_id, __u8 key[RINA_SECRET_LEN]);
+
+/*
+ * Mark the header and put the MAC of the packet's len bytes after them
+ * (the buffer has RINA_TAG_LEN bytes more): the new length. CTRL is left
+ * as it is.
+ */
+__u32 rina_mac_seal(void *pkt, __u32 len, const __u8 key[RINA_SECRET_LEN],
+		    rina_mac_fn mac);
+
+/*
+ * A packet that passed rina_hdr_check(): its length without the MAC when
+ * its MAC is right, 0 otherwise (no MAC, or a tag instead). CTRL passes
+ * as it is.
+ */
+__u32 rina_mac_open(const void *pkt, __u32 len,
+		    const __u8 key[RINA_SECRET_LEN], rina_mac_fn mac);
+
 #endif /* RINA_CORE_CTRL_AUTH_H */

@@ -157,6 +157,9 @@ __u64 rina_job_hash(const struct rina_job_desc *job)
 	h = fnv(h, &job->window, 2);
 	h = fnv(h, &job->timeout_ms, 4);
 	h = fnv(h, &job->rto_us, 4);
+	/* only when set: the hash of every job without it stays as it was */
+	if (job->auth != RINA_JOB_AUTH_TAG)
+		h = fnv(h, &job->auth, 2);
 	for (i = 0; i < job->n_ranks; i++) {
 		h = fnv(h, &job->ranks[i].ip, 4);
 		h = fnv(h, &job->ranks[i].port, 2);

@@ -55,6 +55,12 @@ struct rina_job_desc {
 	 */
 	__u16	has_secret;
 	__u8	secret[RINA_SECRET_LEN];
+	/*
+	 * RINA_JOB_AUTH_*: how data packets prove they are the job's
+	 * (protocol.md 6.3, 6.4); hashed when not the default, since every
+	 * rank and agent must agree.
+	 */
+	__u16	auth;
 	struct rina_rank_desc ranks[RINA_MAX_RANKS];	/* index = rank */
 	struct rina_rack_desc racks[RINA_MAX_RACKS];
 };
@@ -66,6 +72,10 @@ struct rina_job_desc {
  * of the job hash.
  */
 #define RINA_JOB_CC_OFF		0x8000
+
+/* rina_job_desc.auth, with a secret: the job's tag, or a MAC per packet */
+#define RINA_JOB_AUTH_TAG	0
+#define RINA_JOB_AUTH_MAC	1
 
 enum rina_job_err {
 	RINA_JOB_OK = 0,

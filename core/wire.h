@@ -52,10 +52,12 @@ static inline unsigned int rina_hdr_opcode(const struct rina_hdr *h)
 	return h->ver_op & 0xf;
 }
 
-/* Bytes after the n_elem payload words: the data tag's, or none. */
+/* Bytes after the n_elem payload words: the data tag's or MAC's, or none. */
 static inline unsigned int rina_hdr_trailer(const struct rina_hdr *h)
 {
-	return rina_ntohs(h->rsvd) == RINA_X_TAG ? RINA_TAG_LEN : 0;
+	unsigned int x = rina_ntohs(h->rsvd);
+
+	return x == RINA_X_TAG || x == RINA_X_MAC ? RINA_TAG_LEN : 0;
 }
 
 /*
@@ -63,9 +65,9 @@ static inline unsigned int rina_hdr_trailer(const struct rina_hdr *h)
  * Rina header plus payload (the UDP payload length). Data opcodes carry
  * n_elem int32 words; ACK and NACK carry n_elem seqs; CTRL carries
  * exactly one struct rina_ctrl, signed (followed by struct rina_ctrl_auth)
- * or not. Other trailing bytes are allowed only as the data tag (rsvd
- * RINA_X_TAG, not on CTRL): a length mismatch means a broken sender or a
- * truncated frame.
+ * or not. Other trailing bytes are allowed only as the data tag or MAC
+ * (rsvd RINA_X_TAG or RINA_X_MAC, not on CTRL): a length mismatch means
+ * a broken sender or a truncated frame.
  */
 static inline enum rina_parse_err
 rina_hdr_check(const struct rina_hdr *h, unsigned int len)

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-# make bench, part 3: what a job secret costs (protocol.md 6.2-6.3):
-# signed control messages and the 8-byte data tag on every packet, A/B
-# against the same job without a secret, runs interleaved in one sweep on
-# the unshaped (CPU-bound) emulation, where the extra work would show.
-# Prints per topology and size the busbw of both as median [min..max]
-# over repetitions and the ratio signed/unsigned of each repetition's pair
-# (median [min..max]); rows go to BENCH_OUT/auth.jsonl.
+# make bench, part 3: what a job secret costs (protocol.md 6.2-6.4):
+# signed control messages and the 8-byte data tag on every packet
+# ("signed"), and with `auth mac` a MAC per packet instead of the tag
+# ("mac"), A/B/C against the same job without a secret, runs interleaved
+# in one sweep on the unshaped (CPU-bound) emulation, where the extra
+# work would show. Prints per topology and size the busbw of each as
+# median [min..max] over repetitions and the ratios signed/unsigned and
+# mac/unsigned of each repetition's runs (median [min..max]); rows go to
+# BENCH_OUT/auth.jsonl.
 #
 #   BENCH_AUTH_TOPOS ["2x2 2x2-ina"] (-ina: every rack INA, software
 #   agents)  BENCH_AUTH_SIZES ["1M 16M"]  BENCH_REPS [5]  BENCH_ITERS [10]
@@ -29,9 +31,10 @@ for ((rep = 0; rep < reps; rep++)); do
 		args=(--topo "${t%-ina}")
 		[ "$t" != "${t%-ina}" ] && args+=(--ina all --tor off)
 		for size in ${BENCH_AUTH_SIZES:-1M 16M}; do
-			for v in signed unsigned; do
-				opt=(--no-secret)
-				[ $v = signed ] && opt=(--job-opt "secret_file $secret")
+			for v in signed mac unsigned; do
+				opt=(--job-opt "secret_file $secret")
+				[ $v = mac ] && opt+=(--job-opt "auth mac")
+				[ $v = unsigned ] && opt=(--no-secret)
 				"$RUN" "${args[@]}" "${opt[@]}" -- "$BENCH" \
 					-b "$size" -e "$size" -n "$iters" -w 2 \
 					--json 2>/dev/null |
@@ -60,20 +63,24 @@ for line in open(sys.argv[1]):
 def fmt(v):
     return "%.3f [%.3f..%.3f]" % (statistics.median(v), min(v), max(v))
 
-print("# job secret cost: busbw GB/s median [min..max], signed/unsigned")
-print("%-8s %6s %26s %26s %24s" % ("topo", "size", "signed", "unsigned",
-                                   "ratio"))
+def ratios(topo, size, reps, v):
+    return [runs[(topo, size, v, r)] / runs[(topo, size, "unsigned", r)]
+            for r in reps if (topo, size, v, r) in runs and
+            (topo, size, "unsigned", r) in runs]
+
+print("# job secret cost: busbw GB/s median [min..max]; ratios to unsigned")
+print("%-8s %6s %22s %22s %22s %22s %22s" % (
+    "topo", "size", "signed", "mac", "unsigned", "signed/unsigned",
+    "mac/unsigned"))
 for topo, size in sorted({(k[0], k[1]) for k in runs}):
     reps = sorted({k[3] for k in runs if k[:2] == (topo, size)})
-    s = [runs[(topo, size, "signed", r)] for r in reps
-         if (topo, size, "signed", r) in runs]
-    u = [runs[(topo, size, "unsigned", r)] for r in reps
-         if (topo, size, "unsigned", r) in runs]
-    ratio = [runs[(topo, size, "signed", r)] / runs[(topo, size,
-             "unsigned", r)] for r in reps
-             if (topo, size, "signed", r) in runs and
-             (topo, size, "unsigned", r) in runs]
-    if s and u and ratio:
-        print("%-8s %5dK %26s %26s %24s" % (topo, size // 1024, fmt(s),
-                                            fmt(u), fmt(ratio)))
+    col = {v: [runs[(topo, size, v, r)] for r in reps
+               if (topo, size, v, r) in runs]
+           for v in ("signed", "mac", "unsigned")}
+    rs, rm = ratios(topo, size, reps, "signed"), ratios(topo, size, reps,
+                                                         "mac")
+    if all(col.values()) and rs and rm:
+        print("%-8s %5dK %22s %22s %22s %22s %22s" % (
+            topo, size // 1024, fmt(col["signed"]), fmt(col["mac"]),
+            fmt(col["unsigned"]), fmt(rs), fmt(rm)))
 PY

@@ -234,6 +234,64 @@ static void test_tag(void)
 	ktap_result(ok, "tag: control messages carry none (they are signed) and may not");
 }
 
+/*
+ * auth mac: a MAC of header and payload under a key derived from the
+ * secret; any changed bit, another job's key, the tag in its place or a
+ * missing MAC is refused, and a MAC'd packet is not a tagged one.
+ */
+static void test_mac(void)
+{
+	__u8 k7[RINA_SECRET_LEN], k8[RINA_SECRET_LEN], tag[RINA_TAG_LEN];
+	__u8 buf[256], copy[256];
+	struct rina_hdr *h = (struct rina_hdr *)buf;
+	struct rina_ctrl_msg m;
+	__u32 len, n;
+	bool ok;
+	int i;
+
+	rina_data_key(key, rina_siphash24, 7, k7);
+	rina_data_key(key, rina_siphash24, 8, k8);
+	rina_job_tag(key, rina_siphash24, 7, tag);
+	ok = memcmp(k7, k8, sizeof(k7)) && memcmp(k7, key, sizeof(k7)) &&
+	     memcmp(k7, tag, sizeof(tag)) &&
+	     memcmp(k7 + RINA_MAC_LEN, k7, RINA_MAC_LEN);
+	ktap_result(ok, "mac: the data key is the job's own, neither the secret nor the tag, two distinct halves");
+
+	len = data_pkt(buf, 8);
+	for (i = 0; i < 32; i++)
+		buf[RINA_HDR_LEN + i] = (__u8)(i * 37 + 1);
+	n = rina_mac_seal(buf, len, k7, rina_siphash24);
+	ok = n == len + RINA_TAG_LEN && ntohs(h->rsvd) == RINA_X_MAC &&
+	     rina_hdr_check(h, n) == RINA_PARSE_OK &&
+	     rina_mac_open(buf, n, k7, rina_siphash24) == len &&
+	     rina_mac_open(buf, n, k8, rina_siphash24) == 0 &&
+	     rina_tag_open(buf, n, tag) == 0 && rina_tag_open(buf, n, NULL) == 0;
+	ktap_result(ok, "mac: a sealed packet is valid, opens under its job's key only, never as tagged");
+
+	memcpy(copy, buf, n);
+	ok = true;
+	for (i = 0; i < (int)n; i++) {	/* every byte: header, payload, MAC */
+		buf[i] ^= 0x10;
+		if (rina_hdr_check(h, n) == RINA_PARSE_OK &&
+		    rina_mac_open(buf, n, k7, rina_siphash24))
+			ok = false;
+		memcpy(buf, copy, n);
+	}
+	ktap_result(ok, "mac: a change to any of its %u bytes is refused", n);
+
+	len = data_pkt(buf, 8);
+	ok = rina_mac_open(buf, len, k7, rina_siphash24) == 0;
+	n = rina_tag_seal(buf, len, tag);
+	ok &= rina_mac_open(buf, n, k7, rina_siphash24) == 0;
+	build(&m, 1, RINA_CTRL_HELLO);
+	len = rina_ctrl_seal(&m, key, rina_siphash24, 1, 0, 0);
+	ok &= rina_mac_seal(&m, len, k7, rina_siphash24) == len && !m.h.rsvd &&
+	      rina_mac_open(&m, len, k7, rina_siphash24) == len;
+	h->rsvd = htons(RINA_X_MAC | RINA_X_TAG);
+	ok &= rina_hdr_check(h, n) == RINA_PARSE_BAD_LENGTH;
+	ktap_result(ok, "mac: untagged and tagged packets are refused where the job MACs; control is signed instead; X_MAC|X_TAG is no trailer");
+}
+
 static int write_secret(const char *path, const char *text, mode_t mode)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -282,11 +340,12 @@ static void test_secret_file(void)
 
 int main(void)
 {
-	ktap_plan(20);
+	ktap_plan(24);
 	test_siphash();
 	test_seal_check();
 	test_freshness();
 	test_tag();
+	test_mac();
 	test_secret_file();
 	return ktap_finish();
 }

@@ -55,7 +55,36 @@ static const struct {
 	{ "job 7\ncc fast\n", ":2: cc: \"fast\": expected off, all, or signals" },
 	{ "job 7\ncc loss,\n", ":2: cc: \"loss,\"" },
 	{ "job 7\ncc_beta 2000\n", ":2: cc_beta: value \"2000\" is not a number in 1..1024" },
+	{ "job 7\nauth hmac\n", ":2: auth: \"hmac\": expected tag or mac" },
+	{ "job 7\nauth mac\nauth tag\n", ":3: auth: given twice" },
+	{ "job 7\nauth\n", ":2: auth: expected one value" },
+	{ "job 7\nauth mac\nrack 0 ina tor 198.18.0.254\nrank 0 198.18.0.1 rack 0\n",
+	  "auth mac: rack 0 has a ToR, which cannot check per-packet MACs" },
 };
+
+/*
+ * "auth": tag is the default and leaves the job hash as it was (hosts
+ * of older jobs agree); mac is hashed, so ranks that disagree on it fail
+ * at HELLO with a hash mismatch instead of dropping each other's data.
+ */
+static bool auth_option(void)
+{
+	static const char base[] =
+		"job 7\nrack 0 plain\nrank 0 198.18.0.1 rack 0\n";
+	struct rina_job_desc plain, tag, mac;
+	char text[256], err[256];
+	bool ok;
+
+	ok = !rina_jobfile_parse_text(base, "plain", &plain, err, sizeof(err));
+	snprintf(text, sizeof(text), "auth tag\n%s", base);
+	ok &= !rina_jobfile_parse_text(text, "tag", &tag, err, sizeof(err));
+	snprintf(text, sizeof(text), "%sauth mac\n", base);
+	ok &= !rina_jobfile_parse_text(text, "mac", &mac, err, sizeof(err));
+	return ok && plain.auth == RINA_JOB_AUTH_TAG &&
+	       tag.auth == RINA_JOB_AUTH_TAG && mac.auth == RINA_JOB_AUTH_MAC &&
+	       rina_job_hash(&plain) == rina_job_hash(&tag) &&
+	       rina_job_hash(&plain) != rina_job_hash(&mac);
+}
 
 /* The congestion-control directives land in the job description. */
 static bool cc_knobs(void)
@@ -87,8 +116,9 @@ int main(void)
 	unsigned int i;
 	bool ok;
 
-	ktap_plan(3 + (int)(sizeof(bad) / sizeof(bad[0])));
+	ktap_plan(4 + (int)(sizeof(bad) / sizeof(bad[0])));
 	ktap_result(cc_knobs(), "cc, cc_target_us, cc_init, cc_ai, cc_beta parse");
+	ktap_result(auth_option(), "auth tag|mac parse; mac is in the job hash, tag (the default) leaves it as it was");
 	ok = !rina_jobfile_parse_text(good, "good", &job, err, sizeof(err));
 	if (!ok)
 		ktap_diag("%s", err);

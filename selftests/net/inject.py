@@ -6,13 +6,16 @@ the claimed sender's source address spoofed (raw IPv4) and the right job
 id. Bounded: exactly COUNT packets spread over SECONDS, then it exits and
 prints what it sent.
 
-    inject.py ctrl|data JOBFILE COUNT SECONDS [--own-address]
+    inject.py ctrl|data|observer JOBFILE COUNT SECONDS [--own-address]
 
 ctrl: ABORT, HELLO, HELLO_ACK and BYE, unsigned or with a made-up MAC and
 a fresh stamp, right or wrong job hash. data: SR_CONTRIB, SR_PARTIAL,
 AG_DATA with garbage values, ACK and NACK, for guessed rounds (the first
 few hundred calls), chunks and sequence numbers, untagged or with a
-made-up tag. --own-address sends from the injector's own address instead
+made-up tag. observer: the data class as an on-path observer forges it,
+who has read the job's tag off the wire: every packet carries the real
+tag (computed here from the job file's secret_file, standing in for the
+capture). --own-address sends from the injector's own address instead
 (no spoofing): what a non-root attacker can do.
 """
 import os
@@ -57,9 +60,22 @@ def rina_ctrl(job_id, src, ctype, arg, h, signed):
     return hdr + body
 
 
-def rina_data(job_id, src, op, rng):
-    """One forged data-class packet: a guessed round, chunk and seq."""
-    tagged = rng.random() < 0.5
+def job_tag(job_path, job_id):
+    """The job's data tag, as rina_job_tag() makes it (core/ctrl_auth.c)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(
+        __file__)), "../../p4/bmv2"))
+    import rina_ctrl_auth as auth
+    key = auth.load_secret(job_path)
+    if key is None:
+        sys.exit("inject: observer: the job file names no secret_file")
+    return auth.siphash24(key, b"rina data tag v1" +
+                          struct.pack("!H", job_id))
+
+
+def rina_data(job_id, src, op, rng, tag=None):
+    """One forged data-class packet: a guessed round, chunk and seq;
+    with tag, the job's real tag, else none or a made-up one."""
+    tagged = tag is not None or rng.random() < 0.5
     rnd, chunk, seq = rng.randrange(400), rng.randrange(8), \
         rng.randrange(4096)
     if op in (OP_ACK, OP_NACK):
@@ -75,6 +91,8 @@ def rina_data(job_id, src, op, rng):
                       job_id, rnd, 0, 0, src, chunk, seq, seq & 0xffff, n,
                       rng.choice((1, 4, 16)), 1, EXP_NONE, dtype,
                       X_TAG if tagged else 0)
+    if tag is not None:
+        return hdr + body + tag
     return hdr + body + (os.urandom(8) if tagged else b"")
 
 
@@ -91,6 +109,7 @@ def main():
         int(sys.argv[3]), float(sys.argv[4])
     own = "--own-address" in sys.argv[5:]
     job_id, ranks, ina = parse_job(job_path)
+    tag = job_tag(job_path, job_id) if what == "observer" else None
     targets = [(ip, port) for ip, port, _ in ranks.values()]
     # the agent port of each INA rack: its lowest rank's address
     for rack in sorted(ina):
@@ -109,11 +128,11 @@ def main():
         # a claimed sender that is not the target's own address
         src = rng.choice([r for r, v in ranks.items() if v[0] != ip])
         sip, sport, _ = ranks[src]
-        if what == "data":
+        if what in ("data", "observer"):
             op = DATA_OPS[i % len(DATA_OPS)]
             if op == OP_CONTRIB and port != PORT_AGENT:
                 op = OP_PARTIAL
-            msg = rina_data(job_id, src, op, rng)
+            msg = rina_data(job_id, src, op, rng, tag)
         else:
             ctype, signed = kinds[i % len(kinds)]
             h = rng.getrandbits(64)

@@ -150,6 +150,13 @@ def cases():
 		("bad_field", ctrl(1, rsvd=0x8000) + bytes(8)),
 		("bad_length", data(2, [1, 2], rsvd=0x8000)),
 		("bad_field", data(2, [1], rsvd=0x8001)),
+		# a per-packet MAC (auth mac, rsvd 0x4000): the same 8 bytes'
+		# rules; both bits at once is neither
+		("ok", data(2, [1, 2], rsvd=0x4000) + bytes(range(8))),
+		("ok", seqs(5, [9], rsvd=0x4000) + bytes(8)),
+		("bad_field", ctrl(1, rsvd=0x4000) + bytes(8)),
+		("bad_length", data(2, [1, 2], rsvd=0x4000)),
+		("bad_length", data(2, [1], rsvd=0xc000) + bytes(8)),
 	]
 	return v
 

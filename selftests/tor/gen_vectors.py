@@ -21,6 +21,7 @@ INT32_SUM, INT32_MAX = 0x10, 0x11
 EXP_NONE = -128
 X_TAG = 0x8000			# rsvd: the job's data tag follows the payload
 TAG = bytes.fromhex("a1b2c3d4e5f60718")	# a data tag (8 bytes)
+X_MAC = 0x4000			# rsvd: a per-packet MAC (auth mac) follows
 AGENT_PORT, WORKER_PORT = 0x524F, 0x5240
 
 # ---- counter indexes (p4/model/configuration.h, Documentation) -----------
@@ -641,6 +642,14 @@ def v_unknown_job():
           "8 bytes after the payload)")
     v.out(UPLINK, pkt, "switched to the uplink unchanged, tag and all")
     v.count("tor_ctr", "unknown_job")
+    pkt = udp_frame(NEXT["mac"], AGENT["mac"], AGENT["ip"], NEXT["ip"],
+                    AGENT_PORT, NEXT["port"],
+                    rina(AG, 22, 0, 1, F_AGP, hop=1, src=1, nc=4, data=[9],
+                         rsvd=X_MAC) + TAG)
+    v.inp(1, pkt, "the same with a per-packet MAC (auth mac: rsvd "
+          "RINA_X_MAC, 8 bytes after the payload)")
+    v.out(UPLINK, pkt, "switched to the uplink unchanged, MAC and all")
+    v.count("tor_ctr", "unknown_job")
     pkt = contrib(WORKERS[1], 0, 0, 1, [1], job=7)
     pkt = bytearray(pkt)
     pkt[36:38] = struct.pack("!H", 0x5241)
@@ -694,6 +703,11 @@ def v_malformed():
          "RINA_X_TAG without the 8 tag bytes", "bad_length")
     send(rina(CONTRIB, 0, 0, 1, src=2, data=[1], rsvd=X_TAG | 1) +
          TAG, "rsvd RINA_X_TAG | 1, 8 bytes after the payload",
+         "bad_length")
+    send(rina(CONTRIB, 0, 0, 1, src=2, data=[1], rsvd=X_MAC), "rsvd "
+         "RINA_X_MAC without the 8 MAC bytes", "bad_length")
+    send(rina(CONTRIB, 0, 0, 1, src=2, data=[1], rsvd=X_MAC | X_TAG) +
+         TAG, "rsvd RINA_X_MAC | RINA_X_TAG, 8 bytes after the payload",
          "bad_length")
     send(rina(CTRL, 0, data=[16, 0, 0, 0], rsvd=X_TAG) + TAG, "CTRL with "
          "the tag bit and 8 bytes (CTRL is signed, never tagged)",

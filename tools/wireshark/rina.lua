@@ -20,6 +20,7 @@ local RINA_HDR_LEN = 28
 local RINA_MAX_ELEMS = 1024
 local RINA_CTRL_WORDS = 4
 local RINA_X_TAG = 0x8000
+local RINA_X_MAC = 0x4000	-- auth mac: a per-packet MAC instead
 local RINA_TAG_LEN = 8
 local RINA_CTRL_AUTH_WORDS = 8	-- signed: struct rina_ctrl_auth follows
 local RINA_UDP_PORT_MIN = 0x5240	-- 21056
@@ -231,9 +232,11 @@ local function rina_hdr_check(tvb, len)
 	if cap < RINA_HDR_LEN then
 		return nil
 	end
-	-- rsvd RINA_X_TAG: the job's data tag follows the payload
+	-- rsvd RINA_X_TAG / RINA_X_MAC: the job's data tag or the packet's
+	-- MAC follows the payload
 	local rsvd = tvb(26, 2):uint()
-	local trailer = rsvd == RINA_X_TAG and RINA_TAG_LEN or 0
+	local trailer = (rsvd == RINA_X_TAG or rsvd == RINA_X_MAC) and
+		RINA_TAG_LEN or 0
 	if len ~= RINA_HDR_LEN + n * 4 + trailer then
 		return "bad_length"
 	end

@@ -285,6 +285,8 @@ static void rina_agent_cfg_fill(const struct rina_comm *c,
 	memcpy(cfg->secret, c->job.secret, sizeof(cfg->secret));
 	cfg->tagged = c->tagged;
 	memcpy(cfg->tag, c->tag, sizeof(cfg->tag));
+	cfg->auth_mac = c->auth_mac;
+	memcpy(cfg->mac_key, c->mac_key, sizeof(cfg->mac_key));
 	for (k = 0; k < c->job.n_racks; k++) {
 		const struct rina_rack_desc *r = &c->job.racks[k];
 
@@ -326,6 +328,7 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out)
 	a->c.rng ^= 0x5bd1e995;
 	a->c.ctrl_guard = NULL;	/* the core checks the agent's own */
 	a->c.tagged = false;	/* ... and tags its datagrams itself */
+	a->c.auth_mac = false;
 	a->c.self.port = htons(RINA_UDP_PORT_AGENT);
 	a->c.next = c->member_next;
 	a->c.prev = c->member_prev;
@@ -333,7 +336,9 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out)
 	a->txbuf_len = RINA_HDR_LEN + RINA_MAX_PAYLOAD + RINA_TAG_LEN;
 	a->txbuf = malloc((size_t)RINA_BATCH * a->txbuf_len);
 	rina_agent_cfg_fill(c, &cfg);
-	if (!a->txbuf || rina_agent_core_init(&a->core, &cfg, &agent_ops, a)) {
+	ret = !a->txbuf || rina_agent_core_init(&a->core, &cfg, &agent_ops, a);
+	explicit_bzero(&cfg, sizeof(cfg));	/* the core holds its copy */
+	if (ret) {
 		ret = rina_fail(RINA_ERR_NOMEM, "out of memory");
 		goto err_free;
 	}
@@ -368,6 +373,7 @@ err_core:
 err_free:
 	free(a->txbuf);
 	explicit_bzero(a->c.job.secret, sizeof(a->c.job.secret));
+	explicit_bzero(a->c.mac_key, sizeof(a->c.mac_key));
 	free(a);
 	return ret;
 }
@@ -384,6 +390,7 @@ void rina_agent_stop(struct rina_agent *a, bool linger)
 	rina_agent_core_fini(&a->core);
 	free(a->txbuf);
 	explicit_bzero(a->c.job.secret, sizeof(a->c.job.secret));
+	explicit_bzero(a->c.mac_key, sizeof(a->c.mac_key));
 	free(a);
 }
 

@@ -165,8 +165,12 @@ static int secret_setup(struct rina_comm *c)
 					 err);
 		c->job.has_secret = 1;
 	}
-	if (!c->job.has_secret)
+	if (!c->job.has_secret) {
+		if (c->job.auth == RINA_JOB_AUTH_MAC)
+			return rina_fail(RINA_ERR_INVALID,
+					 "auth mac needs the job secret (secret_file or RINA_SECRET_FILE)");
 		return RINA_OK;
+	}
 	c->ctrl_guard = calloc(1, sizeof(*c->ctrl_guard));
 	if (!c->ctrl_guard)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
@@ -181,6 +185,11 @@ static int secret_setup(struct rina_comm *c)
 	if (c->tagged)
 		rina_job_tag(c->job.secret, rina_siphash24, c->job.job_id,
 			     c->tag);
+	if (c->job.auth == RINA_JOB_AUTH_MAC) {
+		rina_data_key(c->job.secret, rina_siphash24, c->job.job_id,
+			      c->mac_key);
+		c->auth_mac = true;
+	}
 	return RINA_OK;
 }
 
@@ -254,7 +263,7 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	    sizeof(c->incarnation))
 		c->incarnation = (uint32_t)(c->rng >> 17);
 	c->max_msg = RINA_HDR_LEN + (uint32_t)c->job.elems * 4 +
-		     (c->tagged ? RINA_TAG_LEN : 0);
+		     (c->tagged || c->auth_mac ? RINA_TAG_LEN : 0);
 	if (c->max_msg < sizeof(struct rina_ctrl_msg))
 		c->max_msg = sizeof(struct rina_ctrl_msg);
 	/* RINA_NO_INA=1: INA racks run as plain racks (for comparisons) */
@@ -302,6 +311,7 @@ err_free:
 	free(c->txbuf);
 	free(c->ctrl_guard);
 	explicit_bzero(c->job.secret, sizeof(c->job.secret));
+	explicit_bzero(c->mac_key, sizeof(c->mac_key));
 	free(c);
 	return ret;
 }
@@ -377,6 +387,7 @@ int rina_comm_destroy(rina_comm_t *c)
 	free(c->txbuf);
 	free(c->ctrl_guard);
 	explicit_bzero(c->job.secret, sizeof(c->job.secret));
+	explicit_bzero(c->mac_key, sizeof(c->mac_key));
 	free(c);
 	return RINA_OK;
 }

@@ -39,8 +39,11 @@ int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n)
 	int i, k = 0, sent = 0, ret;
 
 	for (i = 0; i < n; i++) {
-		/* every builder leaves RINA_TAG_LEN bytes for it */
-		if (c->tagged)
+		/* every builder leaves RINA_TAG_LEN bytes for either */
+		if (c->auth_mac)
+			msgs[i].len = rina_mac_seal(msgs[i].buf, msgs[i].len,
+						    c->mac_key, rina_siphash24);
+		else if (c->tagged)
 			msgs[i].len = rina_tag_seal(msgs[i].buf, msgs[i].len,
 						    c->tag);
 		if (c->drop_ppm && rng_next(c) % 1000000 < c->drop_ppm) {
@@ -237,7 +240,10 @@ bool rina_rx_accept(struct rina_comm *c, struct rina_msg *m)
 		c->st.rx_foreign++;
 		return false;
 	}
-	len = rina_tag_open(h, m->len, c->tagged ? c->tag : NULL);
+	if (c->auth_mac)
+		len = rina_mac_open(h, m->len, c->mac_key, rina_siphash24);
+	else
+		len = rina_tag_open(h, m->len, c->tagged ? c->tag : NULL);
 	if (!len) {
 		c->st.rx_bad_tag++;
 		return false;

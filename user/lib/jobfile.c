@@ -26,6 +26,7 @@ struct parse_ctx {
 	unsigned char seen_rank[RINA_MAX_RANKS];
 	unsigned int seen_param;	/* bit i: params[i] given */
 	bool seen_cc;
+	bool seen_auth;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -252,6 +253,24 @@ static int do_secret(struct parse_ctx *c, struct rina_job_desc *job,
 	return 0;
 }
 
+/* "auth tag|mac": the job's tag, or a MAC per packet (protocol.md 6.4) */
+static int do_auth(struct parse_ctx *c, struct rina_job_desc *job,
+		   char **f, int nf)
+{
+	if (nf != 2)
+		return fail(c, f[0], "expected one value");
+	if (c->seen_auth)
+		return fail(c, f[0], "given twice");
+	c->seen_auth = true;
+	if (!strcmp(f[1], "tag"))
+		job->auth = RINA_JOB_AUTH_TAG;
+	else if (!strcmp(f[1], "mac"))
+		job->auth = RINA_JOB_AUTH_MAC;
+	else
+		return fail(c, f[0], "\"%s\": expected tag or mac", f[1]);
+	return 0;
+}
+
 static int do_param(struct parse_ctx *c, struct rina_job_desc *job,
 		    char **f, int nf)
 {
@@ -330,6 +349,8 @@ static int parse_line(struct parse_ctx *c, struct rina_job_desc *job,
 		return do_cc(c, job, f, nf);
 	if (!strcmp(f[0], "secret_file"))
 		return do_secret(c, job, f, nf);
+	if (!strcmp(f[0], "auth"))
+		return do_auth(c, job, f, nf);
 	return do_param(c, job, f, nf);
 }
 
@@ -375,6 +396,14 @@ int rina_jobfile_parse_text(const char *text, const char *name,
 		if (!c.seen_rank[i]) {
 			snprintf(err, errlen, "%s: rank %u is missing (ranks must be 0..%u)",
 				 name, i, job->n_ranks - 1);
+			return -1;
+		}
+	}
+	/* a switch pipeline cannot compute a MAC per packet (security.md) */
+	for (i = 0; job->auth == RINA_JOB_AUTH_MAC && i < job->n_racks; i++) {
+		if (job->racks[i].tor_ip) {
+			snprintf(err, errlen, "%s: auth mac: rack %u has a ToR, which cannot check per-packet MACs (use auth tag)",
+				 name, job->racks[i].id);
 			return -1;
 		}
 	}

@@ -108,6 +108,9 @@ struct rina_comm {
 	/* every data packet, ACK and NACK carries the job's tag */
 	bool			tagged;
 	uint8_t			tag[RINA_TAG_LEN];
+	/* job option `auth mac`: a MAC per packet under mac_key instead */
+	bool			auth_mac;
+	uint8_t			mac_key[RINA_SECRET_LEN];
 
 	struct rina_stats	st;
 

@@ -148,6 +148,12 @@ static int job_add(int argc, char **argv)
 		fprintf(stderr, "rinactl: job add: %s\n", err);
 		return RINACTL_EXIT_FAIL;
 	}
+	if (desc.auth == RINA_JOB_AUTH_MAC) {
+		explicit_bzero(desc.secret, sizeof(desc.secret));
+		fprintf(stderr, "rinactl: job add: %s: auth mac: rina.ko carries no per-packet MACs yet (use auth tag)\n",
+			argv[0]);
+		return RINACTL_EXIT_FAIL;
+	}
 	/* the kernel first: no secret file is made for a job it cannot take */
 	ret = rgenl_open(&g);
 	if (ret) {

@@ -87,7 +87,7 @@ struct rina_hdr {
 	__be16	num_contrib;	/* contributions summed into payload */
 	__s8	exp;		/* block exponent, or RINA_EXP_NONE */
 	__u8	dtype_op;	/* RINA_DTYPE_OP() */
-	__be16	rsvd;		/* RINA_X_TAG or zero */
+	__be16	rsvd;		/* RINA_X_TAG, RINA_X_MAC or zero */
 } __attribute__((packed));
 
 /*
@@ -96,6 +96,11 @@ struct rina_hdr {
  */
 #define RINA_X_TAG		0x8000
 #define RINA_TAG_LEN		8
+/*
+ * rsvd = RINA_X_MAC: in a job with `auth mac`, a RINA_TAG_LEN-byte MAC of
+ * the header and payload follows instead (protocol.md 6.4).
+ */
+#define RINA_X_MAC		0x4000
 
 #define RINA_HDR_LEN		28
 #define RINA_MAX_ELEMS		1024	/* largest E a packet may carry */
