@@ -7,6 +7,7 @@ id. Bounded: exactly COUNT packets spread over SECONDS, then it exits and
 prints what it sent.
 
     inject.py ctrl|data|observer JOBFILE COUNT SECONDS [--own-address]
+    inject.py farnack JOBFILE COUNT SECONDS SRC_IP:PORT DST_IP:PORT
 
 ctrl: ABORT, HELLO, HELLO_ACK and BYE, unsigned or with a made-up MAC and
 a fresh stamp, right or wrong job hash. data: SR_CONTRIB, SR_PARTIAL,
@@ -16,7 +17,10 @@ made-up tag. observer: the data class as an on-path observer forges it,
 who has read the job's tag off the wire: every packet carries the real
 tag (computed here from the job file's secret_file, standing in for the
 capture). --own-address sends from the injector's own address instead
-(no spoofing): what a non-root attacker can do.
+(no spoofing): what a non-root attacker can do. farnack: well-formed
+allgather NACKs (one seq each, seqs 0..63) of rounds far from the job's,
+alternately 16384 ahead of and behind its first rounds, from the spoofed
+SRC (a worker of an INA rack) to DST (its agent port) only.
 """
 import os
 import random
@@ -96,6 +100,20 @@ def rina_data(job_id, src, op, rng, tag=None):
     return hdr + body + (os.urandom(8) if tagged else b"")
 
 
+def far_nack(job_id, k):
+    """The k-th NACK of a far round: 16384 ahead or behind, in turn."""
+    rnd = ((0xc000 if k % 2 else 0x4000) + k // 2) & 0xffff
+    seq = k % 64
+    return struct.pack("!BBHHBBHHIHHHHbBH", VERSION << 4 | OP_NACK, 0x80,
+                       job_id, rnd, 0, 0, 1, 0, seq, 0, 1, 0, 0, EXP_NONE,
+                       0, 0) + struct.pack("!I", seq)
+
+
+def endpoint(s):
+    ip, _, port = s.rpartition(":")
+    return ip, int(port)
+
+
 def ipv4_udp(src, sport, dst, dport, payload):
     udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0)
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp) + len(payload),
@@ -115,6 +133,8 @@ def main():
     for rack in sorted(ina):
         low = min(r for r, v in ranks.items() if v[2] == rack)
         targets.append((ranks[low][0], PORT_AGENT))
+    if what == "farnack":
+        spoof, targets = endpoint(sys.argv[5]), [endpoint(sys.argv[6])]
     raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     rng = random.Random(12345)
@@ -128,7 +148,9 @@ def main():
         # a claimed sender that is not the target's own address
         src = rng.choice([r for r, v in ranks.items() if v[0] != ip])
         sip, sport, _ = ranks[src]
-        if what in ("data", "observer"):
+        if what == "farnack":
+            (sip, sport), msg = spoof, far_nack(job_id, i)
+        elif what in ("data", "observer"):
             op = DATA_OPS[i % len(DATA_OPS)]
             if op == OP_CONTRIB and port != PORT_AGENT:
                 op = OP_PARTIAL

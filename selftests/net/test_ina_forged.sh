@@ -3,7 +3,7 @@
 # Forged NACKs of far rounds at a software agent: while a 2x2 job with
 # rack 0 INA (no ToR: the agent aggregates) runs, a host of the other
 # rack sends 2000 NACKs with rank 1's address and port spoofed, rounds
-# far outside the agent's window (nack_inject.py, 1.5 s). The job
+# far outside the agent's window (inject.py farnack, 1.5 s). The job
 # finishes, every result is exact, and the agent counts each of them
 # under agent_far_round (before, the first one purged its state and
 # every later contribution counted stale: the job timed out).
@@ -16,7 +16,7 @@ require_cmd ip awk
 PY=/usr/bin/python3
 RUN=$top/build/bin/rina-run
 BENCH=$top/build/bin/rina-bench
-INJECT=$top/selftests/net/nack_inject.py
+INJECT=$top/selftests/net/inject.py
 NFORGED=2000
 tmp=$(mktemp -d /tmp/test_ina_forged.XXXXXX)
 defer rm -rf "$tmp"
@@ -32,8 +32,8 @@ ktap_plan 3
 		src=$(awk "\$1 == \"rank\" && \$2 == 1 { print \$3 }" "$RINA_JOB")
 		agent=$(awk "\$1 == \"rank\" && \$2 == 0 { sub(/:.*/, \"\", \$3); print \$3 }" "$RINA_JOB")
 		( sleep 0.3
-		  exec timeout 20 "$1" "$2" "$RINA_JOB" "$src" "$agent:21071" \
-			"$3" 1.5 ) &
+		  exec timeout 20 "$1" "$2" farnack "$RINA_JOB" "$3" 1.5 \
+			"$src" "$agent:21071" ) &
 	fi
 	exec "$4" --transport udp --json -d int32 -b 256K -e 256K -n 1000 \
 		-w 1 -c 1' sh "$PY" "$INJECT" "$NFORGED" "$BENCH" \
@@ -47,10 +47,10 @@ else
 	grep -v '^\[rank [0-3]\] {' "$tmp/out" | tail -5 | sed 's/^/# /'
 	ktap_fail "2x2 INA job under forged NACKs" "rc $rc, $rows of 4 ranks exact"
 fi
-if grep -q "nack_inject: sent $NFORGED forged NACKs" "$tmp/out"; then
+if grep -q "inject: sent $NFORGED forged farnack packets" "$tmp/out"; then
 	ktap_ok "the injector sent $NFORGED NACKs during the job"
 else
-	grep 'nack_inject' "$tmp/out" | head -3 | sed 's/^/# /'
+	grep 'inject' "$tmp/out" | head -3 | sed 's/^/# /'
 	ktap_fail "the injector sent $NFORGED NACKs during the job"
 fi
 far=$(sed -n 's/.*"role":"ina-agent".*"agent_far_round":\([0-9]*\).*/\1/p' \
