@@ -14,6 +14,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
+. "$top/selftests/net/two_jobs.sh"
 . "$top/selftests/net/tor_bench.sh"
 TOR_RUN_OPTS=()
 TOR_BENCH_ITERS=(-n 2 -w 1)
@@ -340,66 +341,12 @@ echo "# rina-run $rc, check $brc"
 measure_retried measure_bytes "$tmp/bytes.out" "bytes on the wire through the ToR" \
 	"bytes per interface through the ToR within 2%: INA worker S, member and uplinks 2(L-1)/L S"
 
-# 17: two concurrent jobs on the same ToRs: job B numbers each rack's hosts
-# the other way round (its agent is another host, port 21057); rina-tor
-# holds both descriptions (--tor-job), each agent installs its own job.
-# Both exact and identical; each job's slots counted under its own entry.
-cat >"$tmp/jobB" <<EOF
-job 65535
-elements 64
-rack 0 ina tor 198.18.0.254
-rack 1 plain
-rank 0 198.18.0.2:21057 rack 0
-rank 1 198.18.0.1:21057 rack 0
-rank 2 198.18.1.2:21057 rack 1
-rank 3 198.18.1.1:21057 rack 1
-EOF
-mkdir -p "$tmp/two.tor"
-"$run" --topo 2x2 --ina 0 --timeout 150 --tor-stats "$tmp/two.tor" \
-	--tor-job "$tmp/jobB" --job-opt 'job 4242' -- sh -c '
-	m=2 r=$((RINA_RANK / 2)) i=$((RINA_RANK % 2))
-	RINA_JOB=$0 RINA_RANK=$((r * m + m - 1 - i)) \
-		"$1" -d int32 -b 16K -e 256K -f 4 -n 2 -w 1 -c 1 --json |
-		sed "s/^{/{\"job\":\"B\",/" &
-	"$1" -d float32 -b 16K -e 256K -f 4 -n 2 -w 1 -c 1 --json |
-		sed "s/^{/{\"job\":\"A\",/"
-	wait' "$tmp/jobB" "$bench" >"$tmp/two.out" 2>&1
-rc=$?
-python3 - "$tmp/two.out" "$tmp/two.tor/tor0.json" <<'EOF'
-import json, sys
-rows = {}
-for line in open(sys.argv[1]):
-    line = line.split('] ', 1)[-1].strip()
-    if line.startswith('{'):
-        r = json.loads(line)
-        rows.setdefault(r['job'], []).append(r)
-bad = sorted(rows) != ['A', 'B']
-for job, rs in sorted(rows.items()):
-    sizes = {}
-    for r in rs:
-        sizes.setdefault(r['size'], []).append(r)
-    for size, xs in sizes.items():
-        if (len(xs) != 4 or any(x['wrong'] for x in xs) or
-                len({x['hash'] for x in xs}) != 1):
-            bad = True
-    tor = {r['rank']: r.get('tor') for r in rs if r['role'] == 'ina-agent'}
-    bad |= set(tor.values()) != {'on'}
-    print('# job %s: %d rows, agent %s' % (job, len(rs), tor))
-jobs = {j['job']: j['counters'] for j in json.load(open(sys.argv[2]))['jobs']}
-for jid, c in sorted(jobs.items()):
-    print('# ToR job %d: contrib_in %d slot_done %d collision %d bypass %d' %
-          (jid, c['contrib_in'], c['slot_done'], c['collision'],
-           c['bypass_in']))
-    bad |= c['slot_done'] == 0 or c['collision'] > 0 or c['bypass_in'] > 0
-bad |= sorted(jobs) != [4242, 65535]
-sys.exit(bad)
-EOF
-brc=$?
-if [ "$rc" -eq 0 ] && [ "$brc" -eq 0 ]; then
+# 17: two concurrent jobs on the same ToRs (two_jobs.sh)
+if two_jobs_on_tor "$tmp" "-b 16K -e 256K -f 4 -n 2 -w 1 -c 1" ""; then
 	ktap_ok "two concurrent jobs on the same ToR: both aggregated by it, exact, isolated"
 else
 	grep -v '^\[rank .\] {' "$tmp/two.out" | tail -6 | sed 's/^/# /'
-	ktap_fail "two concurrent jobs on the same ToR" "rina-run $rc, check $brc"
+	ktap_fail "two concurrent jobs on the same ToR" "see above"
 fi
 
 # 18: a worker of the INA rack killed mid-allreduce: every other rank
