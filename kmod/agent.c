@@ -26,6 +26,7 @@
 #include <net/sock.h>
 
 #include "rina_kmod.h"
+#include "abort.h"
 #include "agent.h"
 #include "trace.h"
 
@@ -39,7 +40,10 @@ struct rina_agent {
 	void			*buf;
 	u64			send_errors;
 	long			n_allocs;	/* core blocks held */
-	atomic_t		abort_req;	/* a member of the job was lost */
+	/* a member of the job was lost: RINA_AGENT_ABORT_REQ | its bit */
+	atomic_t		abort_req;
+	u32			timeout_ms;	/* the job's */
+	unsigned long		silent_check;	/* jiffies of the next */
 	struct rina_agent_addr	*ranks;		/* every rank, for ABORT */
 	u16			n_ranks;
 	struct rina_agent_core	core;
@@ -51,6 +55,9 @@ struct rina_agent {
 #define RINA_AGENT_POLL_US 100000 /* longest sleep: stop and abort checks */
 /* ABORT's result when a member is lost: librina's RINA_ERR_TIMEOUT */
 #define RINA_AGENT_LOST_RESULT	5
+/* abort_req: set, with the lost local worker's bit (abort.h) below it */
+#define RINA_AGENT_ABORT_REQ	(1 << 30)
+#define RINA_AGENT_SILENT_CHECK	(HZ / 4)
 
 /* ---- the host environment of the core ---------------------------- */
 
@@ -167,19 +174,50 @@ static int rina_agent_recv_one(struct rina_agent *a, bool block)
 	return 1;
 }
 
+/*
+ * Tell every rank the job is dead, naming the rack's workers in silent
+ * (abort.h), as librina's agent does: their errors then say who.
+ */
+static void rina_agent_abort(struct rina_agent *a, u32 silent)
+{
+	rina_agent_core_abort(&a->core,
+			      rina_abort_arg(RINA_AGENT_LOST_RESULT, silent),
+			      a->ranks, a->n_ranks);
+	trace_rina_attach(a->job_id, a->rank, RINA_TR_AGENT_ABORT);
+}
+
+/*
+ * A local worker silent while a slot waits on it (stopped, or killed on
+ * a host whose rina.ko cannot see its fd close): abort naming it before
+ * the others' own timeouts blame only this agent, and forget the session
+ * so that the next one starts clean.
+ */
+static void rina_agent_silent_check(struct rina_agent *a)
+{
+	u32 silent;
+
+	if (time_before(jiffies, a->silent_check))
+		return;
+	a->silent_check = jiffies + RINA_AGENT_SILENT_CHECK;
+	silent = rina_agent_core_silent(&a->core,
+					rina_agent_silent_us(a->timeout_ms));
+	if (!silent)
+		return;
+	rina_agent_abort(a, silent);
+	rina_agent_core_reset(&a->core);
+}
+
 static int rina_agent_fn(void *arg)
 {
 	struct rina_agent *a = arg;
 	u64 wait_us;
-	int j, r = 0;
+	int j, req, r = 0;
 
 	while (!kthread_should_stop() && r >= 0) {
-		if (atomic_xchg(&a->abort_req, 0)) {
-			rina_agent_core_abort(&a->core, RINA_AGENT_LOST_RESULT,
-					      a->ranks, a->n_ranks);
-			trace_rina_attach(a->job_id, a->rank,
-					  RINA_TR_AGENT_ABORT);
-		}
+		req = atomic_xchg(&a->abort_req, 0);
+		if (req)
+			rina_agent_abort(a, req & ~RINA_AGENT_ABORT_REQ);
+		rina_agent_silent_check(a);
 		wait_us = rina_agent_core_tick(&a->core);
 		/* kthread_stop() and abort requests are checked then */
 		if (wait_us > RINA_AGENT_POLL_US)
@@ -322,6 +360,8 @@ static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
 	a->rank = rank;
 	a->buf = kmalloc(RINA_AGENT_BUF, GFP_KERNEL);
 	a->n_ranks = job->desc.n_ranks;
+	a->timeout_ms = job->desc.timeout_ms;
+	a->silent_check = jiffies + RINA_AGENT_SILENT_CHECK;
 	a->ranks = kvcalloc(a->n_ranks, sizeof(*a->ranks), GFP_KERNEL);
 	if (!a->buf || !a->ranks ||
 	    rina_agent_core_init(&a->core, &cfg, &rina_agent_kops, a)) {
@@ -402,14 +442,30 @@ void rina_agents_stop(struct rina_job *job)
 /*
  * A member of the job was lost (its fd closed without a detach): each
  * local agent tells every rank and its ring neighbours that the job is
- * dead, within RINA_AGENT_POLL_US. Called with the namespace lock held.
+ * dead, within RINA_AGENT_POLL_US, naming the rank when it is one of the
+ * agent's own workers. Called with the namespace lock held.
  */
-void rina_agents_abort(struct rina_job *job)
+void rina_agents_abort(struct rina_job *job, unsigned int lost)
 {
+	const struct rina_ring *ring = &job->ring;
 	struct rina_agent *a;
+	unsigned int i, k;
 
-	list_for_each_entry(a, &job->agents, node)
-		atomic_set(&a->abort_req, 1);
+	list_for_each_entry(a, &job->agents, node) {
+		int req = RINA_AGENT_ABORT_REQ;
+
+		for (i = 0; i < ring->L; i++) {
+			const struct rina_member *m = &ring->m[i];
+
+			if (!m->ina || m->agent != a->rank)
+				continue;
+			for (k = 0; k < m->n_local &&
+			     k < RINA_ABORT_SILENT_MAX; k++)
+				if (ring->order[m->first + k] == lost)
+					req |= 1 << k;
+		}
+		atomic_set(&a->abort_req, req);
+	}
 }
 
 /* ---- /proc/net/rina_agents: the protocol counters of each agent ---- */

@@ -169,7 +169,7 @@ void rina_job_detach(struct rina_net *rn, struct rina_job *job, u16 rank,
 		rina_genl_event(rn, job, RINA_EVENT_JOB_ABORTED, -1);
 		rina_dev_notify(job, RINA_EVENT_MEMBER_LOST, rank);
 		rina_dev_notify(job, RINA_EVENT_JOB_ABORTED, -1);
-		rina_agents_abort(job);
+		rina_agents_abort(job, rank);
 	} else if (!job->n_attached && job->state == RINA_JOB_ACTIVE) {
 		rina_job_set_state(job, RINA_JOB_READY);
 	}

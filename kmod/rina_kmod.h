@@ -98,7 +98,7 @@ struct netlink_ext_ack;
 int rina_agents_start(struct rina_net *rn, struct rina_job *job,
 		      struct netlink_ext_ack *extack);
 void rina_agents_stop(struct rina_job *job);
-void rina_agents_abort(struct rina_job *job);	/* a member was lost */
+void rina_agents_abort(struct rina_job *job, unsigned int lost_rank);
 int rina_agents_net_init(struct rina_net *rn);		/* /proc/net/rina_agents */
 void rina_agents_net_exit(struct rina_net *rn);
 

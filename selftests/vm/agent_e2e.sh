@@ -28,6 +28,8 @@ cleanup() {
 		in_ns $h rinactl job del 21 >/dev/null 2>&1
 		in_ns $h rinactl job del 22 >/dev/null 2>&1
 		in_ns $h rinactl job del 23 >/dev/null 2>&1
+		in_ns $h rinactl job del 24 >/dev/null 2>&1
+		in_ns $h rinactl job del 25 >/dev/null 2>&1
 		$IP netns del "$(ns $h)" 2>/dev/null
 	done
 	$IP link del $br 2>/dev/null
@@ -197,6 +199,50 @@ if run f21 $D/j21.txt 0 && cmp -s $D/k21.hashes $D/f21.hashes &&
 else
 	ktap_fail agent_e2e_file_mode_identical
 fi
+
+# a silent worker of an INA rack is named by the kernel agent: rank 1
+# (rack 0, agent on host 0) gets SIGNAL 3 s into 1000 calls of 64 KiB
+# (bounded if nothing happens); every other rank's error must say "rank 1
+# silent" within 10 s. Jobs 24 and 25 (timeout 2 s): killed, its fd
+# closes on host 1, which has no agent to tell, so, as when stopped (fd
+# open), host 0's agent names it by its silence at 3/4 of the timeout;
+# a stopped victim is killed afterwards.
+silent_run() { # NAME JOBFILE SIGNAL
+	name=$1 jf=$2 sig=$3 pids=""
+	for h in 0 1 2 3; do
+		$IP netns exec "$(ns $h)" env RINA_JOB=$jf RINA_RANK=$h \
+			RINA_KERNEL=1 $BENCH --transport udp -c 0 -d int32 \
+			-b 65536 -e 65536 -n 1000 -w 0 > $D/$name.$h 2>&1 &
+		pids="$pids $!"
+	done
+	set -- $pids
+	sleep 3
+	kill -$sig $2
+	t0=$(date +%s)
+	for p in $1 $3 $4; do wait $p; done
+	secs=$(( $(date +%s) - t0 ))
+	kill -9 $2 2>/dev/null
+	wait $2
+	named=$(cat $D/$name.0 $D/$name.2 $D/$name.3 | grep -c 'rank 1 silent')
+	echo "# $name: $named of 3 ranks name rank 1, ${secs}s after SIG$sig"
+	if [ "$named" = 3 ] && [ $secs -lt 10 ]; then
+		ktap_ok agent_e2e_silent_worker_$name
+	else
+		cat $D/$name.0 $D/$name.2 $D/$name.3 | tail -6 | sed 's/^/# /'
+		ktap_fail agent_e2e_silent_worker_$name
+	fi
+}
+# one at a time: each job's kernel agent holds host 0's agent port
+for j in 24 25; do
+	job $j plain | sed 's/^timeout_ms .*/timeout_ms 2000/' > $D/j$j.txt
+	for h in 0 1 2 3; do in_ns $h rinactl job add $D/j$j.txt >/dev/null; done
+	if [ $j = 24 ]; then
+		silent_run killed $D/j24.txt KILL
+	else
+		silent_run stopped $D/j25.txt STOP
+	fi
+	for h in 0 1 2 3; do in_ns $h rinactl job del $j >/dev/null; done
+done
 
 # job 23: job 21 with a secret (secret_file), added with rinactl: the
 # kernel agents sign and check control messages and tag data with the
