@@ -125,7 +125,8 @@ int rina_xdp(struct xdp_md *ctx)
 
 	if (drop_ppm && bpf_get_prandom_u32() % 1000000 < drop_ppm)
 		return count(RINA_XDP_DROP_FAULT, XDP_DROP);
-	if (dport == RINA_UDP_PORT_AGENT)
+	/* every agent port: agents are kernel or UDP sockets */
+	if (dport >= RINA_UDP_PORT_AGENT_MIN)
 		return count(RINA_XDP_PASS_AGENT, XDP_PASS);
 	if (filter_jobs) {
 		job = bpf_ntohs(rh->job_id);

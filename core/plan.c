@@ -18,6 +18,7 @@ const char *const rina_job_err_names[__RINA_JOB_MAX] = {
 	[RINA_JOB_DUP_ADDR]	  = "two ranks share one address and port",
 	[RINA_JOB_UNKNOWN_RACK]	  = "rank names a rack that is not declared",
 	[RINA_JOB_DUP_RACK]	  = "rack declared twice",
+	[RINA_JOB_BAD_AGENT_PORT] = "agent port outside 21064..21071, or not 21071 in a rack with a ToR",
 };
 
 const struct rina_rack_desc *rina_job_rack(const struct rina_job_desc *job,
@@ -29,6 +30,15 @@ const struct rina_rack_desc *rina_job_rack(const struct rina_job_desc *job,
 		if (job->racks[i].id == rack_id)
 			return &job->racks[i];
 	return (void *)0;
+}
+
+__be16 rina_rack_agent_port(const struct rina_job_desc *job,
+			    unsigned int rack_id)
+{
+	const struct rina_rack_desc *r = rina_job_rack(job, rack_id);
+
+	return r && r->agent_port ? r->agent_port :
+	       rina_htons(RINA_UDP_PORT_AGENT);
 }
 
 static struct rina_job_verdict verdict(enum rina_job_err err, int what)
@@ -58,17 +68,26 @@ struct rina_job_verdict rina_job_validate(const struct rina_job_desc *job)
 	if (job->rto_us < 50 || job->rto_us > 10000000 ||
 	    job->rto_us / 1000 >= job->timeout_ms)
 		return verdict(RINA_JOB_BAD_RTO, -1);
-	for (i = 0; i < job->n_racks; i++)
+	for (i = 0; i < job->n_racks; i++) {
+		const struct rina_rack_desc *rk = &job->racks[i];
+
 		for (j = 0; j < i; j++)
-			if (job->racks[i].id == job->racks[j].id)
+			if (rk->id == job->racks[j].id)
 				return verdict(RINA_JOB_DUP_RACK, (int)i);
+		/* the ToR's tables match the one agent port (p4cfg) */
+		port = rina_ntohs(rk->agent_port);
+		if (port && (port < RINA_UDP_PORT_AGENT_MIN ||
+			     port > RINA_UDP_PORT_AGENT ||
+			     (rk->tor_ip && port != RINA_UDP_PORT_AGENT)))
+			return verdict(RINA_JOB_BAD_AGENT_PORT, (int)i);
+	}
 	for (i = 0; i < job->n_ranks; i++) {
 		const struct rina_rank_desc *r = &job->ranks[i];
 
 		if (!r->ip)
 			return verdict(RINA_JOB_BAD_ADDR, (int)i);
 		port = rina_ntohs(r->port);
-		if (port < RINA_UDP_PORT_MIN || port >= RINA_UDP_PORT_AGENT)
+		if (port < RINA_UDP_PORT_MIN || port >= RINA_UDP_PORT_AGENT_MIN)
 			return verdict(RINA_JOB_BAD_PORT, (int)i);
 		if (!rina_job_rack(job, r->rack))
 			return verdict(RINA_JOB_UNKNOWN_RACK, (int)i);
@@ -175,6 +194,9 @@ __u64 rina_job_hash(const struct rina_job_desc *job)
 		h = fnv(h, &job->racks[i].ina, 1);
 		h = fnv(h, &job->racks[i].tor_ip, 4);
 		h = fnv(h, &tor_port, 2);
+		/* only when set: the hash of a job without it stays as it was */
+		if (job->racks[i].agent_port)
+			h = fnv(h, &job->racks[i].agent_port, 2);
 	}
 	return h;
 }

@@ -32,7 +32,12 @@ struct rina_rack_desc {
 	__u8	pad;
 	__be32	tor_ip;		/* ToR control address, 0: none */
 	__be16	tor_port;	/* network order */
-	__u8	pad2[2];
+	/*
+	 * The agent's UDP port, network order, RINA_UDP_PORT_AGENT_MIN..
+	 * RINA_UDP_PORT_AGENT; 0: RINA_UDP_PORT_AGENT (rina_rack_agent_port()).
+	 * Two jobs whose agents share a host each need their own.
+	 */
+	__be16	agent_port;
 };
 
 struct rina_job_desc {
@@ -91,6 +96,7 @@ enum rina_job_err {
 	RINA_JOB_DUP_ADDR,
 	RINA_JOB_UNKNOWN_RACK,
 	RINA_JOB_DUP_RACK,
+	RINA_JOB_BAD_AGENT_PORT,
 	__RINA_JOB_MAX,
 };
 
@@ -105,6 +111,10 @@ extern const char *const rina_job_err_names[__RINA_JOB_MAX];
 struct rina_job_verdict rina_job_validate(const struct rina_job_desc *job);
 const struct rina_rack_desc *rina_job_rack(const struct rina_job_desc *job,
 					   unsigned int rack_id);
+
+/* The UDP port (network order) rack rack_id's agent listens on. */
+__be16 rina_rack_agent_port(const struct rina_job_desc *job,
+			    unsigned int rack_id);
 
 /* One ring member: an autonomous rank or an INA rack spoken for by its agent. */
 struct rina_member {

@@ -263,7 +263,7 @@ static void rina_member_addr(const struct rina_job *job, unsigned int i,
 	const struct rina_member *m = &job->ring.m[i];
 
 	out->ip = job->desc.ranks[m->agent].ip;
-	out->port = m->ina ? htons(RINA_UDP_PORT_AGENT) :
+	out->port = m->ina ? rina_rack_agent_port(&job->desc, m->rack) :
 		    job->desc.ranks[m->agent].port;
 	out->pad = 0;
 }
@@ -318,7 +318,7 @@ static int rina_agent_cfg(const struct rina_job *job, unsigned int i,
 	rina_member_addr(job, rina_ring_prev(ring, i), &cfg->prev);
 	/* signed control messages name their destination: this socket */
 	cfg->self.ip = job->desc.ranks[m->agent].ip;
-	cfg->self.port = htons(RINA_UDP_PORT_AGENT);
+	cfg->self.port = rina_rack_agent_port(&job->desc, m->rack);
 	for (k = 0; k < m->n_local; k++) {
 		const struct rina_rank_desc *r;
 
@@ -337,7 +337,8 @@ static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
 	struct sockaddr_in sin = {
 		.sin_family	= AF_INET,
 		.sin_addr	= { .s_addr = r->ip },
-		.sin_port	= htons(RINA_UDP_PORT_AGENT),
+		.sin_port	= rina_rack_agent_port(&job->desc,
+						       job->ring.m[member].rack),
 	};
 	struct rina_agent_cfg cfg;
 	struct rina_agent *a;

@@ -209,7 +209,8 @@ static void rina_fill_member(const struct rina_job *job, unsigned int idx,
 	m->rack = rm->rack;
 	m->ina = rm->ina;
 	/* an INA rack is addressed by its agent's address and agent port */
-	m->port = rm->ina ? RINA_UDP_PORT_AGENT : ntohs(r->port);
+	m->port = rm->ina ? ntohs(rina_rack_agent_port(&job->desc, rm->rack)) :
+		  ntohs(r->port);
 	m->ipv4 = r->ip;
 	memcpy(m->mac, r->mac, ETH_ALEN);
 }

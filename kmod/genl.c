@@ -35,7 +35,7 @@ static const struct nla_policy rina_rank_policy[RINA_A_RANK_MAX + 1] = {
 	[RINA_A_RANK_IPV4]	= { .type = NLA_BE32 },
 	[RINA_A_RANK_MAC]	= NLA_POLICY_ETH_ADDR,
 	[RINA_A_RANK_PORT]	= NLA_POLICY_RANGE(NLA_U16, RINA_UDP_PORT_MIN,
-						   RINA_UDP_PORT_AGENT - 1),
+						   RINA_UDP_PORT_AGENT_MIN - 1),
 	[RINA_A_RANK_RACK]	= { .type = NLA_U16 },
 };
 

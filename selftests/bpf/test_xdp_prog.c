@@ -121,11 +121,17 @@ static void test_valid(struct rina_xdp *s)
 	run(s, "nack", &p, XDP_PASS, RINA_XDP_PASS_NO_XSK);
 	pkt_build(&p, W, RINA_OP_CTRL, RINA_CTRL_WORDS, 1);
 	run(s, "ctrl", &p, XDP_PASS, RINA_XDP_PASS_NO_XSK);
-	for (port = RINA_UDP_PORT_MIN + 1; port < RINA_UDP_PORT_AGENT;
-	     port += 7) {
+	for (port = RINA_UDP_PORT_MIN + 1; port < RINA_UDP_PORT_AGENT_MIN;
+	     port += 3) {
 		pkt_build(&p, port, RINA_OP_SR_CONTRIB, 4, 1);
 		run(s, "worker_port_range", &p, XDP_PASS,
 		    RINA_XDP_PASS_NO_XSK);
+	}
+	/* every agent port (a rack's agent_port) goes up the stack */
+	for (port = RINA_UDP_PORT_AGENT_MIN; port < RINA_UDP_PORT_AGENT;
+	     port += 3) {
+		pkt_build(&p, port, RINA_OP_SR_CONTRIB, 4, 1);
+		run(s, "agent_port_range", &p, XDP_PASS, RINA_XDP_PASS_AGENT);
 	}
 	pkt_build(&p, A, RINA_OP_CTRL, RINA_CTRL_WORDS, 1);
 	run(s, "agent_port_pass", &p, XDP_PASS, RINA_XDP_PASS_AGENT);

@@ -60,7 +60,37 @@ static const struct {
 	{ "job 7\nauth\n", ":2: auth: expected one value" },
 	{ "job 7\nauth mac\nrack 0 ina tor 198.18.0.254\nrank 0 198.18.0.1 rack 0\n",
 	  "auth mac: rack 0 has a ToR, which cannot check per-packet MACs" },
+	{ "job 7\nrack 0 ina agent_port 21063\n", ":2: rack: agent_port \"21063\" is not a number in 21064..21071" },
+	{ "job 7\nrack 0 ina agent_port 21070 agent_port 21069\n", ":2: rack: unknown or repeated field \"agent_port\"" },
+	{ "job 7\nrack 0 ina tor 198.18.0.254 agent_port 21070\nrank 0 198.18.0.1 rack 0\n",
+	  "rack 0: agent port outside 21064..21071, or not 21071 in a rack with a ToR" },
+	{ "job 7\nrack 0 plain\nrank 0 198.18.0.1:21064 rack 0\n", ":3: rank: port 21064 is outside the Rina range 21056..21063" },
 };
+
+/*
+ * A rack's agent_port: the job's INA member is reached there, and it is
+ * in the job hash when set (ranks that disagree fail at HELLO).
+ */
+static bool agent_port(void)
+{
+	static const char base[] =
+		"job 7\nrack 0 ina\nrank 0 198.18.0.1 rack 0\n";
+	static const char other[] =
+		"job 7\nrack 0 ina agent_port 21064\nrank 0 198.18.0.1 rack 0\n";
+	static const char dflt[] =
+		"job 7\nrack 0 ina agent_port 21071\nrank 0 198.18.0.1 rack 0\n";
+	struct rina_job_desc a, b, d;
+	char err[256];
+	bool ok;
+
+	ok = !rina_jobfile_parse_text(base, "a", &a, err, sizeof(err)) &&
+	     !rina_jobfile_parse_text(other, "b", &b, err, sizeof(err)) &&
+	     !rina_jobfile_parse_text(dflt, "d", &d, err, sizeof(err));
+	return ok && ntohs(rina_rack_agent_port(&a, 0)) == RINA_UDP_PORT_AGENT &&
+	       ntohs(rina_rack_agent_port(&b, 0)) == 21064 &&
+	       ntohs(rina_rack_agent_port(&d, 0)) == RINA_UDP_PORT_AGENT &&
+	       rina_job_hash(&a) != rina_job_hash(&b);
+}
 
 /*
  * "auth": tag is the default and leaves the job hash as it was (hosts
@@ -116,9 +146,10 @@ int main(void)
 	unsigned int i;
 	bool ok;
 
-	ktap_plan(4 + (int)(sizeof(bad) / sizeof(bad[0])));
+	ktap_plan(5 + (int)(sizeof(bad) / sizeof(bad[0])));
 	ktap_result(cc_knobs(), "cc, cc_target_us, cc_init, cc_ai, cc_beta parse");
 	ktap_result(auth_option(), "auth tag|mac parse; mac is in the job hash, tag (the default) leaves it as it was");
+	ktap_result(agent_port(), "rack agent_port: parsed, 21071 by default, in the job hash when set");
 	ok = !rina_jobfile_parse_text(good, "good", &job, err, sizeof(err));
 	if (!ok)
 		ktap_diag("%s", err);

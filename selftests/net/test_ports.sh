@@ -21,7 +21,7 @@ tmp=$(mktemp -d /tmp/test_ports.XXXXXX)
 defer rm -rf "$tmp"
 chmod 755 "$tmp"
 (umask 077; od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$tmp/secret")
-ktap_plan 4
+ktap_plan 5
 
 # a small binder: bind ADDR:PORT over UDP, print the outcome, hold it
 cat >"$tmp/bind.py" <<'PY'
@@ -117,5 +117,35 @@ if [ "$a_done" -eq 4 ] &&
 else
 	grep 'job-' "$tmp/twojobs.out" | head -6 | sed 's/^/# /'
 	ktap_fail "two jobs' agents on one host" "job A done on $a_done of 4"
+fi
+
+# 5: the same with job B's INA racks on agent_port 21070: both jobs'
+# agents share the hosts, each on its own port, and both finish exact
+"$RUN" --topo 2x2 --ina all --tor off --timeout 60 \
+	--job-opt 'timeout_ms 5000' -- sh -c '
+	sed -e "s/:21056/:21057/" -e "s/^job .*/job 4242/" \
+		-e "s/^\(rack [0-9]* ina\)\$/\1 agent_port 21070/" "$RINA_JOB" \
+		>"$RINA_JOB.b.$RINA_RANK"
+	"$0" -b 1M -e 1M -n 30 -w 1 -c 1 >"$RINA_RUN_DIR/a.$RINA_RANK" 2>&1 &
+	a=$!
+	RINA_JOB=$RINA_JOB.b.$RINA_RANK "$0" -b 1M -e 1M -n 30 -w 1 -c 1 \
+		>"$RINA_RUN_DIR/b.$RINA_RANK" 2>&1
+	b=$?
+	wait $a && echo "job-a: done"
+	[ $b = 0 ] && echo "job-b: done"
+	grep -h "Out of bounds\|agent:" "$RINA_RUN_DIR/a.$RINA_RANK" \
+		"$RINA_RUN_DIR/b.$RINA_RANK"
+	grep -c "agent_port 21070" "$RINA_JOB.b.$RINA_RANK"' "$BENCH" \
+	>"$tmp/twoports.out" 2>&1
+a_done=$(grep -c 'job-a: done' "$tmp/twoports.out")
+b_done=$(grep -c 'job-b: done' "$tmp/twoports.out")
+exact=$(grep -c 'Out of bounds values : 0 OK' "$tmp/twoports.out")
+if [ "$a_done" -eq 4 ] && [ "$b_done" -eq 4 ] && [ "$exact" -eq 2 ] &&
+   grep -q '^\[rank 0\] 2$' "$tmp/twoports.out"; then
+	ktap_ok "two jobs' agents on one host with their own agent_port: both finish exact"
+else
+	grep 'job-\|rina-bench\|^\[rank 0\] [0-9]$' "$tmp/twoports.out" |
+		head -8 | sed 's/^/# /'
+	ktap_fail "two jobs' agents on their own ports" "A done on $a_done, B on $b_done of 4, $exact exact"
 fi
 ktap_finish

@@ -9,18 +9,19 @@ R=$top/build/bin/rinactl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ktap_plan 10
+ktap_plan 11
 if [ ! -x "$R" ]; then
-	for i in $(seq 10); do ktap_skip "rinactl_nomod_$i" "no build/bin/rinactl"; done
+	for i in $(seq 11); do ktap_skip "rinactl_nomod_$i" "no build/bin/rinactl"; done
 	ktap_finish
 fi
 if "$R" job show >/dev/null 2>&1; then
-	for i in $(seq 10); do ktap_skip "rinactl_nomod_$i" "rina.ko is loaded here"; done
+	for i in $(seq 11); do ktap_skip "rinactl_nomod_$i" "rina.ko is loaded here"; done
 	ktap_finish
 fi
 printf 'job 7\nrack 0 plain\nrank 0 198.18.0.1 rack 0\n' > "$tmp/job.txt"
 printf 'job 7\nrack 0 plain\nrank 0 198.18.0.1:80 rack 0\n' > "$tmp/bad.txt"
 printf 'job 7\nauth mac\nrack 0 plain\nrank 0 198.18.0.1 rack 0\n' > "$tmp/mac.txt"
+printf 'job 7\nrack 0 ina agent_port 21070\nrank 0 198.18.0.1 rack 0\n' > "$tmp/port.txt"
 
 check() { # NAME WANT_RC PATTERN ARGS...
 	local name=$1 want=$2 pat=$3 out rc
@@ -37,6 +38,7 @@ check() { # NAME WANT_RC PATTERN ARGS...
 check rinactl_nomod_job_show 1 'netlink family is absent (is rina.ko loaded?)' job show
 check rinactl_nomod_job_add 1 'is rina.ko loaded' job add "$tmp/job.txt"
 check rinactl_nomod_job_add_parse_first 1 'bad.txt:3' job add "$tmp/bad.txt"
+check rinactl_nomod_job_add_agent_port 1 "rack 0: agent_port: rina.ko's agents listen on 21071 only" job add "$tmp/port.txt"
 check rinactl_nomod_job_add_auth_mac 1 'auth mac: rina.ko carries no per-packet MACs' job add "$tmp/mac.txt"
 check rinactl_nomod_stats 1 'is rina.ko loaded' stats
 check rinactl_nomod_monitor 1 'is rina.ko loaded' monitor

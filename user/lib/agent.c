@@ -280,7 +280,7 @@ static void rina_agent_cfg_fill(const struct rina_comm *c,
 	to_core_addr(&cfg->next, &c->member_next);
 	to_core_addr(&cfg->prev, &c->member_prev);
 	cfg->self.ip = c->job.ranks[c->rank].ip;
-	cfg->self.port = htons(RINA_UDP_PORT_AGENT);
+	cfg->self.port = rina_rack_agent_port(&c->job, mb->rack);
 	cfg->has_secret = c->job.has_secret;
 	memcpy(cfg->secret, c->job.secret, sizeof(cfg->secret));
 	cfg->tagged = c->tagged;
@@ -329,7 +329,7 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out)
 	a->c.ctrl_guard = NULL;	/* the core checks the agent's own */
 	a->c.tagged = false;	/* ... and tags its datagrams itself */
 	a->c.auth_mac = false;
-	a->c.self.port = htons(RINA_UDP_PORT_AGENT);
+	a->c.self.port = rina_rack_agent_port(&c->job, mb->rack);
 	a->c.next = c->member_next;
 	a->c.prev = c->member_prev;
 	/* ACKs fanned out may carry up to RINA_MAX_ELEMS sequence numbers */

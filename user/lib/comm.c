@@ -63,7 +63,7 @@ static void member_addr(const struct rina_comm *c, unsigned int member,
 
 	memset(a, 0, sizeof(*a));
 	a->ip = c->job.ranks[m->agent].ip;
-	a->port = m->ina ? htons(RINA_UDP_PORT_AGENT) :
+	a->port = m->ina ? rina_rack_agent_port(&c->job, m->rack) :
 		  c->job.ranks[m->agent].port;
 	if (!m->ina)
 		memcpy(a->mac, c->job.ranks[m->agent].mac, 6);

@@ -120,10 +120,11 @@ static int do_rack(struct parse_ctx *c, struct rina_job_desc *job,
 		   char **f, int nf)
 {
 	struct rina_rack_desc *r;
-	unsigned long id;
+	unsigned long id, port;
+	int i;
 
-	if (nf != 3 && nf != 5)
-		return fail(c, "rack", "expected \"rack ID ina|plain [tor IPV4[:PORT]]\"");
+	if (nf != 3 && nf != 5 && nf != 7)
+		return fail(c, "rack", "expected \"rack ID ina|plain [tor IPV4[:PORT]] [agent_port PORT]\"");
 	if (job->n_racks >= RINA_MAX_RACKS)
 		return fail(c, "rack", "more than %d racks", RINA_MAX_RACKS);
 	if (num(c, "rack", "rack id", f[1], 0, 65535, &id))
@@ -137,12 +138,21 @@ static int do_rack(struct parse_ctx *c, struct rina_job_desc *job,
 	else if (strcmp(f[2], "plain"))
 		return fail(c, "rack", "\"%s\" is neither \"ina\" nor \"plain\"",
 			    f[2]);
-	if (nf == 5) {
-		if (strcmp(f[3], "tor"))
-			return fail(c, "rack", "unknown field \"%s\"", f[3]);
-		if (parse_addr(c, "rack", f[4], &r->tor_ip, &r->tor_port,
-			       RINA_UDP_PORT_AGENT))
-			return -1;
+	for (i = 3; i + 1 < nf; i += 2) {
+		if (!strcmp(f[i], "tor") && !r->tor_ip) {
+			if (parse_addr(c, "rack", f[i + 1], &r->tor_ip,
+				       &r->tor_port, RINA_UDP_PORT_AGENT))
+				return -1;
+		} else if (!strcmp(f[i], "agent_port") && !r->agent_port) {
+			if (num(c, "rack", "agent_port", f[i + 1],
+				RINA_UDP_PORT_AGENT_MIN, RINA_UDP_PORT_AGENT,
+				&port))
+				return -1;
+			r->agent_port = htons((__u16)port);
+		} else {
+			return fail(c, "rack", "unknown or repeated field \"%s\"",
+				    f[i]);
+		}
 	}
 	job->n_racks++;
 	return 0;
@@ -165,9 +175,9 @@ static int do_rank(struct parse_ctx *c, struct rina_job_desc *job,
 	if (parse_addr(c, "rank", f[2], &r->ip, &r->port, RINA_UDP_PORT_WORKER))
 		return -1;
 	port = ntohs(r->port);
-	if (port < RINA_UDP_PORT_MIN || port >= RINA_UDP_PORT_AGENT)
+	if (port < RINA_UDP_PORT_MIN || port >= RINA_UDP_PORT_AGENT_MIN)
 		return fail(c, "rank", "port %lu is outside the Rina range %d..%d",
-			    port, RINA_UDP_PORT_MIN, RINA_UDP_PORT_AGENT - 1);
+			    port, RINA_UDP_PORT_MIN, RINA_UDP_PORT_AGENT_MIN - 1);
 	if (num(c, "rank", "rack id", f[4], 0, 65535, &rack))
 		return -1;
 	r->rack = (__u16)rack;
@@ -370,6 +380,7 @@ int rina_jobfile_parse_text(const char *text, const char *name,
 	struct parse_ctx c = { .name = name, .err = err, .errlen = errlen };
 	struct rina_job_verdict v;
 	char line[1024];
+	bool rack_err;
 	const char *p = text;
 	unsigned int i;
 
@@ -408,12 +419,13 @@ int rina_jobfile_parse_text(const char *text, const char *name,
 		}
 	}
 	v = rina_job_validate(job);
+	rack_err = v.err == RINA_JOB_DUP_RACK ||
+		   v.err == RINA_JOB_BAD_AGENT_PORT;
 	if (v.err) {
 		if (v.what >= 0)
 			snprintf(err, errlen, "%s: %s %d: %s", name,
-				 v.err == RINA_JOB_DUP_RACK ? "rack" : "rank",
-				 v.err == RINA_JOB_DUP_RACK ?
-				 job->racks[v.what].id : v.what,
+				 rack_err ? "rack" : "rank",
+				 rack_err ? job->racks[v.what].id : v.what,
 				 rina_job_err_names[v.err]);
 		else
 			snprintf(err, errlen, "%s: %s", name,

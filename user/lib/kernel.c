@@ -23,12 +23,12 @@
 
 #include "rina_int.h"
 
-/* Does someone (the kernel's agent) hold the agent port of this IP? */
-static bool agent_port_taken(__be32 ip)
+/* Does someone (the kernel's agent) hold this agent address? */
+static bool agent_port_taken(__be32 ip, __be16 port)
 {
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET,
-		.sin_port = htons(RINA_UDP_PORT_AGENT),
+		.sin_port = port,
 		.sin_addr = { .s_addr = ip },
 	};
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -62,8 +62,9 @@ static int plan_check(const struct rina_comm *c, const struct rina_plan *p,
 
 		if (m[i].rank != r->agent || m[i].rack != r->rack ||
 		    m[i].ina != r->ina || m[i].ipv4 != d->ip ||
-		    m[i].port != (r->ina ? RINA_UDP_PORT_AGENT :
-				  ntohs(d->port)))
+		    m[i].port != ntohs(r->ina ?
+				       rina_rack_agent_port(&c->job, r->rack) :
+				       d->port))
 			return rina_fail(RINA_ERR_MISMATCH,
 					 "rank %d: ring member %u differs between the kernel's plan of job %u (rank %u) and the job file (rank %u)",
 					 c->rank, i, c->job.job_id,
@@ -129,7 +130,9 @@ int rina_kernel_attach(struct rina_comm *c)
 	 * local to the job's namespace; its socket holds the agent port.
 	 */
 	c->kernel_agent = p.is_agent && p.agent == c->rank &&
-			  agent_port_taken(c->job.ranks[c->rank].ip);
+			  agent_port_taken(c->job.ranks[c->rank].ip,
+					   rina_rack_agent_port(&c->job,
+						c->job.ranks[c->rank].rack));
 	return RINA_OK;
 err:
 	free(m);

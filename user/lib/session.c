@@ -35,7 +35,7 @@ static bool ctrl_from_rank(const struct rina_comm *c, const struct rina_hdr *h,
 		return true;
 	mb = &c->ring.m[c->ring.member_of[src]];
 	return mb->ina && mb->agent == src &&
-	       from->port == htons(RINA_UDP_PORT_AGENT);
+	       from->port == rina_rack_agent_port(&c->job, mb->rack);
 }
 
 /*

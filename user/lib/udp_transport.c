@@ -310,7 +310,7 @@ int rina_udp_transport_create(const struct rina_transport_cfg *cfg,
 		snprintf(err, errlen, "bind %s:%u: %s (%s)",
 			 inet_ntoa(sa.sin_addr), ntohs(sa.sin_port),
 			 strerror(e), e == EADDRINUSE ?
-			 "another communicator or process holds this port: one rank per address and port, one INA agent per host" :
+			 "another communicator or process holds this port: one rank per address and port, one INA agent per host and agent port (rack ... agent_port)" :
 			 "is this rank's address configured on this host?");
 		goto err;
 	}

@@ -140,6 +140,7 @@ static int job_add(int argc, char **argv)
 	static struct rina_job_desc desc;
 	char err[256];
 	struct rgenl g;
+	unsigned int i;
 	int ret;
 
 	if (argc != 1 && (argc != 3 || strcmp(argv[1], "secret")))
@@ -147,6 +148,15 @@ static int job_add(int argc, char **argv)
 	if (rina_jobfile_parse(argv[0], &desc, err, sizeof(err))) {
 		fprintf(stderr, "rinactl: job add: %s\n", err);
 		return RINACTL_EXIT_FAIL;
+	}
+	for (i = 0; i < desc.n_racks; i++) {
+		if (desc.racks[i].agent_port &&
+		    ntohs(desc.racks[i].agent_port) != RINA_UDP_PORT_AGENT) {
+			explicit_bzero(desc.secret, sizeof(desc.secret));
+			fprintf(stderr, "rinactl: job add: %s: rack %u: agent_port: rina.ko's agents listen on %u only\n",
+				argv[0], desc.racks[i].id, RINA_UDP_PORT_AGENT);
+			return RINACTL_EXIT_FAIL;
+		}
 	}
 	if (desc.auth == RINA_JOB_AUTH_MAC) {
 		explicit_bzero(desc.secret, sizeof(desc.secret));

@@ -20,12 +20,18 @@
 
 #define RINA_VERSION		1
 
-/* UDP destination ports 0x5240..0x524f are Rina; the last one is the agent. */
+/*
+ * UDP destination ports 0x5240..0x524f are Rina: ranks use
+ * 0x5240..0x5247, INA agents 0x5248..0x524f (a rack's agent_port), by
+ * default the last one, which is also the ToR's control port. Agent
+ * ports go up the stack (XDP passes them).
+ */
 #define RINA_UDP_PORT_MIN	0x5240
 #define RINA_UDP_PORT_MAX	0x524f
 #define RINA_UDP_PORT_MASK	0xfff0
 #define RINA_UDP_PORT_WORKER	0x5240	/* default worker port */
-#define RINA_UDP_PORT_AGENT	0x524f	/* agent / ToR control, goes up the stack */
+#define RINA_UDP_PORT_AGENT_MIN	0x5248	/* first agent port */
+#define RINA_UDP_PORT_AGENT	0x524f	/* default agent / ToR control */
 
 enum rina_opcode {
 	RINA_OP_SR_CONTRIB	= 1,	/* local worker -> own ToR / agent */
@@ -203,7 +209,7 @@ enum rina_rank_attr {
 	RINA_A_RANK_ID,		/* u16, 0..255; ranks are 0..N-1, each once */
 	RINA_A_RANK_IPV4,	/* u32, network byte order, not 0 */
 	RINA_A_RANK_MAC,	/* binary, 6 bytes (optional) */
-	RINA_A_RANK_PORT,	/* u16, RINA_UDP_PORT_MIN..RINA_UDP_PORT_AGENT-1
+	RINA_A_RANK_PORT,	/* u16, RINA_UDP_PORT_MIN..RINA_UDP_PORT_AGENT_MIN-1
 				 * (default RINA_UDP_PORT_WORKER) */
 	RINA_A_RANK_RACK,	/* u16, a rack id of the rack table */
 	__RINA_A_RANK_MAX,
