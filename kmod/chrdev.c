@@ -249,6 +249,7 @@ static int rina_ioc_get_plan(struct rina_file *f, void __user *uarg)
 	n = min_t(unsigned int, p.ring_cap, ring->L);
 	memset(&p, 0, sizeof(p));
 	p.size = sizeof(p);	/* tells a newer caller what was filled */
+	p.flags = job->desc.has_secret ? RINA_PLAN_F_SIGNED : 0;
 	p.ring = (uintptr_t)uring;
 	p.ring_cap = n;
 	p.ring_len = ring->L;

@@ -30,6 +30,7 @@ cleanup() {
 		in_ns $h rinactl job del 23 >/dev/null 2>&1
 		in_ns $h rinactl job del 24 >/dev/null 2>&1
 		in_ns $h rinactl job del 25 >/dev/null 2>&1
+		in_ns $h rinactl job del 26 >/dev/null 2>&1
 		$IP netns del "$(ns $h)" 2>/dev/null
 	done
 	$IP link del $br 2>/dev/null
@@ -303,6 +304,22 @@ grep -qi "$sec" /sys/kernel/tracing/trace 2>/dev/null && leak="$leak trace"
 dmesg | grep -qi "$sec" && leak="$leak dmesg"
 [ -z "$leak" ] && ktap_ok agent_e2e_secret_not_shown ||
 	ktap_fail agent_e2e_secret_not_shown "$leak"
+# a rank whose job has no secret attaching to the signed kernel job (and
+# one with the secret attaching to an unsigned one, job 26): a clear
+# RINA_ERR_MISMATCH at init, not a HELLO timeout
+job 23 ina > $D/j23u.txt
+{ job 26 ina; echo "secret_file $D/secret"; } > $D/j26s.txt
+job 26 ina > $D/j26.txt
+in_ns 1 rinactl job add $D/j26.txt >/dev/null
+o1=$(in_ns 1 env RINA_JOB=$D/j23u.txt RINA_RANK=1 RINA_KERNEL=1 \
+	$BENCH --transport udp -b 4 -e 4 -n 1 -w 0 2>&1)
+o2=$(in_ns 1 env RINA_JOB=$D/j26s.txt RINA_RANK=1 RINA_KERNEL=1 \
+	$BENCH --transport udp -b 4 -e 4 -n 1 -w 0 2>&1)
+in_ns 1 rinactl job del 26 >/dev/null
+echo "$o1" | grep -q 'job 23 in rina.ko has a secret and this rank has none' &&
+echo "$o2" | grep -q 'job 26 in rina.ko has no secret and this rank has one' &&
+	ktap_ok agent_e2e_secret_mismatch_clear ||
+	ktap_fail agent_e2e_secret_mismatch_clear "$o1 / $o2"
 for h in 0 1 2 3; do in_ns $h rinactl job del 23 >/dev/null; done
 
 # RINA_KERNEL=1 without the job in the kernel: a clear error at init

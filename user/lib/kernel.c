@@ -123,6 +123,16 @@ int rina_kernel_attach(struct rina_comm *c)
 	ret = plan_check(c, &p, m);
 	if (ret)
 		goto err;
+	/* else the kernel's agent and this rank would drop each other's data */
+	if (!(p.flags & RINA_PLAN_F_SIGNED) != !c->job.has_secret) {
+		ret = rina_fail(RINA_ERR_MISMATCH,
+				"rank %d: job %u in rina.ko %s and this rank %s (rinactl job add FILE secret PATH, the job file's secret_file or RINA_SECRET_FILE)",
+				c->rank, c->job.job_id,
+				p.flags & RINA_PLAN_F_SIGNED ? "has a secret" :
+				"has no secret",
+				c->job.has_secret ? "has one" : "has none");
+		goto err;
+	}
 	free(m);
 	c->kfd = fd;
 	/*

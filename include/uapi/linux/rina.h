@@ -306,7 +306,7 @@ struct rina_ring_member {
 
 struct rina_plan {
 	__u32	size;		/* sizeof(struct rina_plan) */
-	__u32	flags;		/* none defined yet: must be 0 */
+	__u32	flags;		/* in: must be 0; out: RINA_PLAN_F_* */
 	__u64	ring;		/* in: user pointer to ring_cap members */
 	__u32	ring_cap;	/* in: entries at ring (0: count only) */
 	__u32	ring_len;	/* out: L */
@@ -327,6 +327,7 @@ struct rina_plan {
 	__u32	rsvd;		/* must be 0 */
 };
 #define RINA_PLAN_SIZE_VER0	96
+#define RINA_PLAN_F_SIGNED	0x1	/* the job has a secret (signed, tagged) */
 #define RINA_NO_AGENT		0xffff
 
 #define RINA_IOC_ATTACH		_IOW(RINA_IOC_MAGIC, 1, struct rina_attach)
