@@ -52,10 +52,14 @@ static inline unsigned int rina_hdr_opcode(const struct rina_hdr *h)
 	return h->ver_op & 0xf;
 }
 
-/* Bytes after the n_elem payload words: the data tag's, or none. */
+/* rsvd: a per-packet MAC of a host-to-host hop follows (8 bytes) */
+#define RINA_X_MAC	0x4000
+
+/* Bytes after the n_elem payload words: the data tag's or MAC's, or none. */
 static inline unsigned int rina_hdr_trailer(const struct rina_hdr *h)
 {
-	return rina_ntohs(h->rsvd) == RINA_X_TAG ? RINA_TAG_LEN : 0;
+	return rina_ntohs(h->rsvd) == RINA_X_TAG ||
+	       rina_ntohs(h->rsvd) == RINA_X_MAC ? RINA_TAG_LEN : 0;
 }
 
 /*

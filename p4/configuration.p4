@@ -29,6 +29,7 @@
 #define RINA_MAX_ELEMS		1024
 #define RINA_CTRL_WORDS		4
 #define RINA_X_TAG		0x8000	/* rsvd: a data tag follows */
+#define RINA_X_MAC		0x4000	/* rsvd: a hop's MAC follows (8 bytes) */
 #define RINA_TAG_LEN		8
 #define RINA_CTRL_AUTH_WORDS	8	/* a signed CTRL (struct rina_ctrl_auth) */
 
@@ -101,7 +102,8 @@
 #define RINA_TC_TOO_LONG	14
 #define RINA_TC_NO_WORKER	15
 #define RINA_TC_DROP_SIM	16
-#define RINA_TC_MAX		17
+#define RINA_TC_BAD_TAG		17
+#define RINA_TC_MAX		18
 
 /* job_out ids (per job: job_idx * RINA_TO_MAX + id) */
 #define RINA_TO_PARTIAL_OUT	0

@@ -19,8 +19,10 @@ control HeaderCheck(in headers_t hdr, inout metadata_t meta,
 
 		if (hdr.udp.length >= 8)
 			plen = hdr.udp.length - 8;
-		/* rsvd RINA_X_TAG: the job's data tag follows the payload */
-		if (hdr.rina.isValid() && hdr.rina.rsvd == RINA_X_TAG)
+		/* rsvd RINA_X_TAG: the job's data tag follows the payload;
+		 * RINA_X_MAC: a host-to-host hop's MAC, as long */
+		if (hdr.rina.isValid() && (hdr.rina.rsvd == RINA_X_TAG ||
+					   hdr.rina.rsvd == RINA_X_MAC))
 			trailer = RINA_TAG_LEN;
 		if (!hdr.rina.isValid() || plen < RINA_HDR_LEN) {
 			err = RINA_PARSE_RUNT;
