@@ -1147,7 +1147,8 @@ out:
 	fprintf(stderr, "rina-tor: exit: contrib_in %llu partial_in %llu "
 		"slots %llu partial_out %llu ag_mcast %llu ag_agent %llu "
 		"dup %llu stale %llu collision %llu bypass_in %llu "
-		"too_long %llu; control requests refused: unknown job %llu "
+		"too_long %llu bad_tag %llu; control requests refused: "
+		"unknown job %llu "
 		"forged %llu replayed %llu bad hash %llu\n",
 		(unsigned long long)sw->job_ctr[RINA_TC_CONTRIB_IN],
 		(unsigned long long)sw->job_ctr[RINA_TC_PARTIAL_IN],
@@ -1160,6 +1161,7 @@ out:
 		(unsigned long long)sw->job_ctr[RINA_TC_COLLISION],
 		(unsigned long long)sw->job_ctr[RINA_TC_BYPASS_IN],
 		(unsigned long long)sw->job_ctr[RINA_TC_TOO_LONG],
+		(unsigned long long)sw->job_ctr[RINA_TC_BAD_TAG],
 		(unsigned long long)ctrl_unknown,
 		(unsigned long long)refused.forged,
 		(unsigned long long)refused.replayed,
