@@ -2,8 +2,9 @@
 /*
  * libFuzzer target for the INA ToR model's packet entry point. An input
  * is a sequence of records [port u8][length be16][frame bytes]; the
- * switch carries a job install (the packet-vectors' rack) and keeps its
- * state across inputs. An input starting with 0xff is instead a text of
+ * switch carries a job install (the packet-vectors' rack, tagged with
+ * their tag, so that the tag paths are fuzzed too) and keeps its state
+ * across inputs. An input starting with 0xff is instead a text of
  * runtime CLI lines for rina_tor_cli() (the control-plane parser). Checks: no memory error (ASan/UBSan), every
  * output within bounds, every emitted Rina packet valid by rina_hdr_check.
  */
@@ -33,7 +34,7 @@ static const char *const config[] = {
 	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_local 3 => 2 02:00:00:00:01:0d 198.18.1.13 21056",
 	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_next 4 => 02:00:00:00:02:0a 198.18.2.10 21056",
 	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_up 5 => 02:00:00:00:00:0a 198.18.0.10 21056",
-	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_agent 6 => 02:00:00:00:01:0b 198.18.1.11 21071 1 0xa1b2c3d4e5f60718",
+	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_agent 6 => 02:00:00:00:01:0b 198.18.1.11 21071",
 	"mc_node_create 1 1", "mc_node_associate 2 0",
 	"mc_node_create 2 2", "mc_node_associate 2 1",
 	"mc_node_create 3 3", "mc_node_associate 2 2",
