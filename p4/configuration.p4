@@ -29,7 +29,7 @@
 #define RINA_MAX_ELEMS		1024
 #define RINA_CTRL_WORDS		4
 #define RINA_X_TAG		0x8000	/* rsvd: a data tag follows */
-#define RINA_X_MAC		0x4000	/* rsvd: a hop's MAC follows (8 bytes) */
+#define RINA_X_MAC		0x4000	/* rsvd: a hop's MAC follows */
 #define RINA_TAG_LEN		8
 #define RINA_CTRL_AUTH_WORDS	8	/* a signed CTRL (struct rina_ctrl_auth) */
 

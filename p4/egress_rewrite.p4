@@ -219,7 +219,8 @@ control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
 					trailer = RINA_TAG_LEN;
 				}
 				hdr.udp.length = 8 + RINA_HDR_LEN +
-						 (hdr.rina.n_elem << 2) + trailer;
+						 (hdr.rina.n_elem << 2) +
+						 trailer;
 				hdr.udp.checksum = 0;
 				hdr.ipv4.total_len = 20 + hdr.udp.length;
 				meta.csum_update = 1;

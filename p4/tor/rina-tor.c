@@ -347,13 +347,14 @@ static int resolve_macs(void)
 
 static int cli(const char *line)
 {
+	const char *params = strstr(line, " => ");
 	char err[256];
 
 	if (rina_tor_cli(sw, line, err, sizeof(err))) {
 		/* the command up to its parameters: set_job's hold the tag */
 		fprintf(stderr, "rina-tor: '%.*s': %s\n",
-			(int)(strstr(line, " => ") ? strstr(line, " => ") - line :
-			      (long)strlen(line)), line, err);
+			(int)(params ? params - line : (long)strlen(line)),
+			line, err);
 		return -1;
 	}
 	return 0;
