@@ -143,7 +143,8 @@ __u32 rina_tag_open(const void *pkt, __u32 len, const __u8 *tag)
 		return len;
 	if (!rina_hdr_trailer(h))
 		return tag ? 0 : len;
-	if (!tag)
+	/* an X_MAC trailer is no tag, even if it holds the tag's bytes */
+	if (!tag || rina_ntohs(h->rsvd) != RINA_X_TAG)
 		return 0;
 	t = (const __u8 *)pkt + len - RINA_TAG_LEN;
 	for (i = 0; i < RINA_TAG_LEN; i++)

@@ -270,8 +270,10 @@ static void rina_member_addr(const struct rina_job *job, unsigned int i,
 
 /*
  * The job secret: control messages signed and checked with it, and data
- * tagged where no rack has a ToR (the P4 program does not carry the tag
- * through its aggregation yet): librina's rule (user/lib/comm.c).
+ * tagged where no rack has a ToR. librina tags jobs with a ToR too now
+ * that the P4 program carries the tag (user/lib/comm.c); the kernel
+ * agent does not talk to a ToR (it sends no TOR_INSTALL), so its rule
+ * stays until it does.
  */
 static void rina_agent_cfg_secret(const struct rina_job *job,
 				  struct rina_agent_cfg *cfg)

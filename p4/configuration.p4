@@ -102,7 +102,8 @@
 #define RINA_TC_TOO_LONG	14
 #define RINA_TC_NO_WORKER	15
 #define RINA_TC_DROP_SIM	16
-#define RINA_TC_MAX		17
+#define RINA_TC_BAD_TAG		17
+#define RINA_TC_MAX		18
 
 /* job_out ids (per job: job_idx * RINA_TO_MAX + id) */
 #define RINA_TO_PARTIAL_OUT	0

@@ -54,6 +54,8 @@ control Counters(in metadata_t meta)
 				job_ctr.count(base + 15);
 			if ((meta.ev & (1 << 16)) != 0)
 				job_ctr.count(base + 16);
+			if ((meta.ev & (1 << 17)) != 0)
+				job_ctr.count(base + 17);
 		}
 		if ((meta.tor_ev & (1 << 0)) != 0)
 			tor_ctr.count(0);

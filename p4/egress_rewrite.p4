@@ -12,7 +12,8 @@
  * UP copy becomes a header-only ACK of the received packet (its seq, slot
  * and step; n_elem 1, payload = the seq). Every kept replica leaves from
  * the agent's address to its destination: IPv4 DF, TTL 64, id 0, UDP
- * checksum 0, lengths and IPv4 checksum recomputed.
+ * checksum 0, lengths and IPv4 checksum recomputed; for a tagged job
+ * with rsvd RINA_X_TAG and the job's tag after the payload.
  * Plain traffic (meta.emit == 0) is only pruned on its ingress port.
  */
 #ifndef _RINA_EGRESS_REWRITE_P4_
@@ -137,11 +138,14 @@ control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
 		hdr.elems[61].setInvalid();
 		hdr.elems[62].setInvalid();
 		hdr.elems[63].setInvalid();
-		truncate((bit<32>)(42 + RINA_HDR_LEN + 4));
+		/* and the data tag the rewrite adds after it */
+		truncate((bit<32>)(42 + RINA_HDR_LEN + 4) +
+			 ((bit<32>)meta.j_tagged << 3));
 	}
 
 	apply {
 		bit<1> keep = 0;
+		bit<16> trailer = 0;
 		bit<8> op = hdr.rina.ver_op & 0x0f;
 
 		meta.rw_cls = 0;
@@ -206,8 +210,17 @@ control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
 				hdr.ipv4.dst_addr = meta.rw_ip;
 				hdr.udp.src_port = meta.agent_port;
 				hdr.udp.dst_port = meta.rw_port;
+				/* a tagged job's: its tag, whatever the
+				 * replica was built from */
+				if (meta.j_tagged == 1) {
+					hdr.rina.rsvd = RINA_X_TAG;
+					hdr.tag.setValid();
+					hdr.tag.tag = meta.j_tag;
+					trailer = RINA_TAG_LEN;
+				}
 				hdr.udp.length = 8 + RINA_HDR_LEN +
-						 (hdr.rina.n_elem << 2);
+						 (hdr.rina.n_elem << 2) +
+						 trailer;
 				hdr.udp.checksum = 0;
 				hdr.ipv4.total_len = 20 + hdr.udp.length;
 				meta.csum_update = 1;

@@ -56,12 +56,18 @@ header rina_elem_t {
 	bit<32>	v;
 }
 
+/* the job's data tag after the payload (rsvd RINA_X_TAG) */
+header rina_tag_t {
+	bit<64>	tag;
+}
+
 struct headers_t {
 	ethernet_t	ethernet;
 	ipv4_t		ipv4;
 	udp_t		udp;
 	rina_t		rina;
 	rina_elem_t[RINA_TOR_ELEMS] elems;
+	rina_tag_t	tag;
 }
 
 /* User metadata; v1model copies it to every egress replica. */
@@ -86,6 +92,9 @@ struct metadata_t {
 	bit<48>	j_agent_mac;
 	bit<32>	agent_ip;
 	bit<16>	agent_port;
+	bit<1>	j_tagged;	/* the job's packets carry j_tag */
+	bit<64>	j_tag;
+	bit<1>	bad_tag;	/* TagCheck: not the job's */
 	/* contribution */
 	bit<32>	cbit;		/* contributor bit, one-hot */
 	bit<8>	one_bit;	/* its index */

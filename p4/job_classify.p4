@@ -4,7 +4,8 @@
  * rina_job: (IPv4 dst, UDP dst port, job_id) -> set_job: the packet is
  *   addressed to the agent of a job this ToR aggregates, or to the ToR's
  *   own address (the agent's own contributions: a host cannot send to
- *   itself through the wire); loads the job.
+ *   itself through the wire); loads the job, its data tag included
+ *   (tagged 1: every packet of the job but CTRL carries tag; TagCheck).
  * rina_worker: (job_idx, src_id, IPv4 source, UDP source port) ->
  *   set_worker: a local worker's contributor bit, only for its own
  *   address and port (a contribution naming a worker from elsewhere is
@@ -19,7 +20,8 @@ control JobClassify(in headers_t hdr, inout metadata_t meta)
 		       bit<16> win, bit<16> member, bit<16> ring_len,
 		       bit<16> own_chunk, bit<8> up_bit_idx,
 		       bit<32> local_mask, bit<16> mgrp, bit<16> src_id,
-		       bit<48> agent_mac, bit<32> agent_ip, bit<16> agent_port)
+		       bit<48> agent_mac, bit<32> agent_ip, bit<16> agent_port,
+		       bit<1> tagged, bit<64> tag)
 	{
 		meta.job_hit = 1;
 		meta.j_job_idx = job_idx;
@@ -36,6 +38,8 @@ control JobClassify(in headers_t hdr, inout metadata_t meta)
 		meta.j_agent_mac = agent_mac;
 		meta.agent_ip = agent_ip;
 		meta.agent_port = agent_port;
+		meta.j_tagged = tagged;
+		meta.j_tag = tag;
 	}
 
 	table rina_job {

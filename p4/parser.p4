@@ -3,7 +3,8 @@
  * RinaParser, checksums and RinaDeparser (model: p4/model/parser.c).
  * Ethernet, IPv4 without options and not a fragment, UDP; on a Rina
  * destination port (0x5240..0x524f) the Rina header and, for a data
- * opcode with 1..RINA_TOR_ELEMS elements, the payload words. Anything
+ * opcode, ACK or NACK with 1..RINA_TOR_ELEMS elements, the payload words
+ * (seqs for ACK and NACK) and, with rsvd RINA_X_TAG, the data tag. Anything
  * else is accepted as far as it parsed and switched as plain L2 traffic.
  * Validation of the Rina header is HeaderCheck's job, not the parser's.
  */
@@ -46,6 +47,8 @@ parser RinaParser(packet_in pkt, out headers_t hdr, inout metadata_t meta,
 			(0x11, 1 .. RINA_TOR_ELEMS): parse_elems;
 			(0x12, 1 .. RINA_TOR_ELEMS): parse_elems;
 			(0x13, 1 .. RINA_TOR_ELEMS): parse_elems;
+			(0x14, 1 .. RINA_TOR_ELEMS): parse_elems;
+			(0x15, 1 .. RINA_TOR_ELEMS): parse_elems;
 			default: accept;
 		}
 	}
@@ -53,10 +56,18 @@ parser RinaParser(packet_in pkt, out headers_t hdr, inout metadata_t meta,
 	state parse_elems {
 		pkt.extract(hdr.elems.next);
 		meta.elems_left = meta.elems_left - 1;
-		transition select(meta.elems_left) {
-			0: accept;
+		transition select(meta.elems_left, hdr.rina.rsvd) {
+			(0, RINA_X_TAG): parse_tag;
+			(0, _): accept;
 			default: parse_elems;
 		}
+	}
+
+	/* the data tag: right after the elements (HeaderCheck: nothing else
+	 * follows them), so only where they were all parsed */
+	state parse_tag {
+		pkt.extract(hdr.tag);
+		transition accept;
 	}
 }
 
@@ -86,6 +97,7 @@ control RinaDeparser(packet_out pkt, in headers_t hdr)
 		pkt.emit(hdr.udp);
 		pkt.emit(hdr.rina);
 		pkt.emit(hdr.elems);
+		pkt.emit(hdr.tag);
 	}
 }
 

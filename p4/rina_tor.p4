@@ -26,6 +26,7 @@
 #include "parser.p4"
 #include "header_check.p4"
 #include "job_classify.p4"
+#include "tag_check.p4"
 #include "drop_simulator.p4"
 #include "l2_forward.p4"
 #include "slot_tag.p4"
@@ -40,6 +41,7 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 {
 	HeaderCheck() header_check;
 	JobClassify() job_classify;
+	TagCheck() tag_check;
 	DropSimulator() drop_sim;
 	L2Forward() l2_fwd;
 	SlotTag() slot_tag;
@@ -84,12 +86,17 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 					fwd = 1;
 				} else {
 					meta.tor_ev = 1 << RINA_PARSE_OK;
-					drop_sim.apply(hdr, meta);
+					tag_check.apply(hdr, meta);
+					if (meta.bad_tag == 0)
+						drop_sim.apply(hdr, meta);
 				}
 			}
 		}
 
-		if (meta.job_hit == 1 && meta.drop == 1) {
+		if (meta.job_hit == 1 && meta.bad_tag == 1) {
+			/* not the job's: neither added nor passed on */
+			meta.ev = meta.ev | (1 << RINA_TC_BAD_TAG);
+		} else if (meta.job_hit == 1 && meta.drop == 1) {
 			meta.ev = meta.ev | (1 << RINA_TC_DROP_SIM);
 		} else if (meta.job_hit == 1 &&
 			   (hdr.rina.flags & RINA_F_SW_BYPASS) != 0) {

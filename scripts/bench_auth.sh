@@ -11,7 +11,8 @@
 # BENCH_OUT/auth.jsonl.
 #
 #   BENCH_AUTH_TOPOS ["2x2 2x2-ina"] (-ina: every rack INA, software
-#   agents)  BENCH_AUTH_SIZES ["1M 16M"]  BENCH_REPS [5]  BENCH_ITERS [10]
+#   agents; -tor: every rack INA behind the software ToR, rina-tor, which
+#   checks and writes the tag)  BENCH_AUTH_SIZES ["1M 16M"]  BENCH_REPS [5]  BENCH_ITERS [10]
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 RUN=$top/build/bin/rina-run
@@ -28,8 +29,12 @@ od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$secret"
 
 for ((rep = 0; rep < reps; rep++)); do
 	for t in ${BENCH_AUTH_TOPOS:-2x2 2x2-ina}; do
-		args=(--topo "${t%-ina}")
-		[ "$t" != "${t%-ina}" ] && args+=(--ina all --tor off)
+		args=(--topo "${t%-*}")
+		case $t in
+		*-ina) args+=(--ina all --tor off) ;;
+		*-tor) args+=(--ina all --tor on) ;;
+		*) args=(--topo "$t") ;;
+		esac
 		for size in ${BENCH_AUTH_SIZES:-1M 16M}; do
 			for v in signed mac unsigned; do
 				opt=(--job-opt "secret_file $secret")

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 """Signed control messages for the Python side (the bmv2 ToR's CPU).
 
-The one Python copy of core/ctrl_auth.c: seal() and check() with a
+The one Python copy of core/ctrl_auth.c: job_tag(), seal() and check() with a
 Guard, the same format, verdicts and replay rule, so that a Python ToR
 and the C agent agree byte for byte (selftests/tor/test_ctrl_auth_py.py
 checks it against tor_ctrl's C-sealed messages). The MAC is libsodium's
@@ -81,6 +81,14 @@ def siphash24(key, data):
     _lib().crypto_shorthash_siphash24(out, bytes(data), len(data),
                                       bytes(key))
     return out.raw
+
+
+def job_tag(key, job_id):
+    """The job's data tag (rina_job_tag()): SipHash-2-4 under the secret
+    of the label and the job id, as the 64-bit number set_job takes
+    (its 8 bytes big-endian, as on the wire)."""
+    tag = siphash24(key, b"rina data tag v1" + struct.pack("!H", job_id))
+    return int.from_bytes(tag, "big")
 
 
 def load_secret(jobfile):

@@ -150,7 +150,14 @@ int rina_p4cfg_write(FILE *f, const struct rina_job_desc *job,
 			o->pool_base, 2 * job->window, member, ring.L,
 			rina_own_chunk(member, ring.L), m, (1u << m) - 1,
 			o->mgrp, SRC_SWITCH | o->rack, macstr(mac, b2));
-		fprintf(f, "%s %u\n", ipstr(ip, b1), port);
+		fprintf(f, "%s %u ", ipstr(ip, b1), port);
+		if (!job->has_secret)
+			fprintf(f, "0 0\n");
+		else if (!o->tag)
+			fprintf(f, "1 %s\n", RINA_P4CFG_TAG);
+		else
+			fprintf(f, "1 0x%016llx\n",
+				(unsigned long long)rina_get_be64(o->tag));
 	}
 	/* a worker's bit only for its own address and port */
 	for (i = 0; i < m; i++) {

@@ -15,7 +15,17 @@ struct rina_p4cfg {
 	unsigned int	job_idx, epoch, pool_base, mgrp, rid_base, node_base;
 	int		l2;		/* also l2_fwd entries of local ranks */
 	int		port_of[RINA_MAX_RANKS];	/* rank -> port, -1 */
+	/*
+	 * A job with a secret is tagged: set_job's last two parameters
+	 * are "1 TAG". TAG is written only when the installer gives it
+	 * here (rina_job_tag(), 8 bytes); otherwise the word RINA_P4CFG_TAG
+	 * stands in for it, for the installer to fill in, so that what
+	 * rina-p4cfg prints never shows the tag. An untagged job: "0 0".
+	 */
+	const __u8	*tag;
 };
+
+#define RINA_P4CFG_TAG	"tag_set"
 
 void rina_p4cfg_defaults(struct rina_p4cfg *o);
 /* Validate the job, build its ring, write the commands to f; 0 or -1. */

@@ -135,6 +135,8 @@ static int set_job(struct rina_tor *sw, char **k, char **a, char *err,
 	MAC(11, p->agent_mac);
 	IP(12, p->agent_ip);
 	N(13, 0xffff, p->agent_port);
+	N(14, 1, p->tagged);
+	N(15, ~0ULL, p->tag);
 	if (p->win < 2 || (p->win & (p->win - 1)) ||
 	    p->pool_base + p->win > RINA_TOR_POOL_SIZE)
 		return fail(err, errlen, "window/pool out of range");
@@ -270,7 +272,7 @@ struct table_spec {
 
 static const struct table_spec specs[] = {
 	{ "RinaIngress.job_classify.rina_job",
-	  "RinaIngress.job_classify.set_job", 3, 14 },
+	  "RinaIngress.job_classify.set_job", 3, 16 },
 	{ "RinaIngress.job_classify.rina_worker",
 	  "RinaIngress.job_classify.set_worker", 4, 1 },
 	{ "RinaIngress.l2_fwd.l2_fwd", "RinaIngress.l2_fwd.set_port", 1, 1 },

@@ -71,6 +71,7 @@ enum rina_tor_job_ctr {
 	RINA_TC_TOO_LONG,	/* n_elem above RINA_TOR_ELEMS: bypassed */
 	RINA_TC_NO_WORKER,	/* SR_CONTRIB from no local worker: passed */
 	RINA_TC_DROP_SIM,	/* dropped by the ingress drop simulator */
+	RINA_TC_BAD_TAG,	/* not the job's data tag: dropped */
 	__RINA_TC_MAX,
 };
 
@@ -104,7 +105,7 @@ enum rina_tor_sw_ctr {
 	"contrib_in", "partial_in", "ag_in", "ack_in", "nack_in",	\
 	"ctrl_in", "bypass_in", "slot_done", "dup", "reemit",	\
 	"stale", "collision", "overflow", "bad", "too_long",	\
-	"no_worker", "drop_sim" }
+	"no_worker", "drop_sim", "bad_tag" }
 #define RINA_TOR_OUT_CTR_NAMES {				\
 	"partial_out", "ag_out", "ag_mcast", "ack_out", "ack_mcast",	\
 	"drop_sim_out", "ag_agent" }

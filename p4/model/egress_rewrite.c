@@ -11,7 +11,8 @@
  * header-only ACK of the received packet (its seq, slot and step;
  * n_elem 1, payload = the seq). Every kept
  * replica leaves from the agent's address (agent MAC, IP and port) to its
- * destination, IPv4 DF, TTL 64, UDP checksum 0.
+ * destination, IPv4 DF, TTL 64, UDP checksum 0; a tagged job's with
+ * rsvd RINA_X_TAG and the job's tag after the payload.
  * Plain replicas (L2 flood) are only pruned on the ingress port.
  * Returns 0 to send the replica, -1 to drop it.
  */
@@ -100,7 +101,14 @@ int tor_egress_rewrite(struct rina_tor *sw, struct tor_headers *hdr,
 	hdr->ipv4.dst = e->ip;
 	hdr->udp.sport = meta->agent_port;
 	hdr->udp.dport = e->port;
-	hdr->udp.length = (__u16)(8 + RINA_HDR_LEN + 4u * hdr->rina.n_elem);
+	/* a tagged job's: its tag, whatever the replica was built from */
+	if (meta->job.tagged) {
+		hdr->rina.rsvd = RINA_X_TAG;
+		hdr->tag_valid = 1;
+		hdr->tag = meta->job.tag;
+	}
+	hdr->udp.length = (__u16)(8 + RINA_HDR_LEN + 4u * hdr->rina.n_elem +
+				  (meta->job.tagged ? RINA_TAG_LEN : 0));
 	hdr->udp.csum = 0;
 	hdr->ipv4.total_len = (__u16)(20 + hdr->udp.length);
 	hdr->csum_update = 1;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * RinaParser and RinaDeparser (p4/parser.p4): Ethernet, IPv4 without
- * options, UDP, and on a Rina destination port the Rina header and up to
- * RINA_TOR_ELEMS payload words of a data packet. Anything else is parsed
+ * options, UDP, and on a Rina destination port the Rina header, up to
+ * RINA_TOR_ELEMS payload words of a data packet, ACK or NACK, and after
+ * them the data tag (rsvd RINA_X_TAG). Anything else is parsed
  * only as far as it goes and is forwarded as plain L2 traffic.
  */
 #include "rina_tor_model.h"
@@ -31,11 +32,16 @@ static void wr32(__u8 *p, __u32 v)
 	p[3] = v & 0xff;
 }
 
-static int is_data_op(__u8 ver_op)
+/* data, ACK and NACK: n_elem words (values or seqs) follow */
+static int has_elems(__u8 ver_op)
 {
-	return ver_op == (RINA_VERSION << 4 | RINA_OP_SR_CONTRIB) ||
-	       ver_op == (RINA_VERSION << 4 | RINA_OP_SR_PARTIAL) ||
-	       ver_op == (RINA_VERSION << 4 | RINA_OP_AG_DATA);
+	return ver_op >= (RINA_VERSION << 4 | RINA_OP_SR_CONTRIB) &&
+	       ver_op <= (RINA_VERSION << 4 | RINA_OP_NACK);
+}
+
+static __u64 rd64(const __u8 *p)
+{
+	return (__u64)rd32(p) << 32 | rd32(p + 4);
 }
 
 /* Returns -1 for a frame shorter than Ethernet (dropped by the caller). */
@@ -101,8 +107,8 @@ int tor_parser(const __u8 *f, unsigned int len, struct tor_headers *hdr,
 	hdr->rina.rsvd = rd16(r + 26);
 	hdr->rina_valid = 1;
 	off = RINA_TOR_RINA_OFF + RINA_HDR_LEN;
-	/* parse_elems: a data packet that fits one pass */
-	if (!is_data_op(hdr->rina.ver_op) || hdr->rina.n_elem < 1 ||
+	/* parse_elems: a data packet (ACK, NACK) that fits one pass */
+	if (!has_elems(hdr->rina.ver_op) || hdr->rina.n_elem < 1 ||
 	    hdr->rina.n_elem > RINA_TOR_ELEMS ||
 	    len - off < hdr->rina.n_elem * 4u)
 		goto accept;
@@ -110,6 +116,12 @@ int tor_parser(const __u8 *f, unsigned int len, struct tor_headers *hdr,
 		hdr->elems[i] = rd32(f + off + 4 * i);
 	hdr->n_elems = hdr->rina.n_elem;
 	off += 4 * hdr->n_elems;
+	/* parse_tag */
+	if (hdr->rina.rsvd != RINA_X_TAG || len - off < RINA_TAG_LEN)
+		goto accept;
+	hdr->tag = rd64(f + off);
+	hdr->tag_valid = 1;
+	off += RINA_TAG_LEN;
 accept:
 	hdr->rest = f + off;
 	hdr->rest_len = len - off;
@@ -188,6 +200,11 @@ void tor_deparser(const struct tor_headers *hdr, struct rina_tor_pkt *pkt)
 	}
 	for (i = 0; i < hdr->n_elems; i++, n += 4)
 		wr32(d + n, hdr->elems[i]);
+	if (hdr->tag_valid) {
+		wr32(d + n, (__u32)(hdr->tag >> 32));
+		wr32(d + n + 4, (__u32)hdr->tag);
+		n += RINA_TAG_LEN;
+	}
 	if (hdr->rest_len && n + hdr->rest_len <= sizeof(pkt->data)) {
 		rina_memcpy(d + n, hdr->rest, hdr->rest_len);
 		n += hdr->rest_len;

@@ -90,6 +90,12 @@ static void ingress(struct rina_tor *sw, struct tor_headers *hdr,
 		return;
 	}
 	sw->tor_ctr[RINA_PARSE_OK]++;
+	tor_tag_check(hdr, meta);
+	if (meta->bad_tag) {
+		/* not the job's: neither added nor passed on */
+		ev(meta, RINA_TC_BAD_TAG);
+		goto count;
+	}
 	if (tor_drop_sim(sw->drop_in, &sw->drop_rng_in, hdr)) {
 		ev(meta, RINA_TC_DROP_SIM);
 		goto count;

@@ -54,6 +54,8 @@ struct tor_headers {
 	struct tor_rina rina;
 	__u32	n_elems;			/* valid entries of elems[] */
 	__u32	elems[RINA_TOR_ELEMS];		/* host order */
+	int	tag_valid;			/* rina_tag_t, after elems */
+	__u64	tag;				/* its 8 bytes, big-endian */
 	const __u8 *rest;			/* unparsed payload */
 	__u32	rest_len;
 	const __u8 *rina_raw;			/* the Rina header bytes */
@@ -72,6 +74,8 @@ struct tor_job_params {
 	__u8	agent_mac[6];
 	__u32	agent_ip;		/* source of what the switch emits */
 	__u16	agent_port;
+	__u8	tagged;			/* the job's packets carry tag */
+	__u64	tag;			/* rina_job_tag(), big-endian */
 };
 
 struct tor_meta {
@@ -81,6 +85,7 @@ struct tor_meta {
 	__u8	parse_err;		/* enum rina_parse_err */
 	__u8	is_rina;
 	__u8	job_hit, worker_hit;
+	__u8	bad_tag;		/* TagCheck: not the job's */
 	struct tor_job_params job;
 	__u32	bit;			/* contributor bit (one-hot) */
 	__u32	exp_mask;
@@ -221,6 +226,7 @@ void tor_header_check(struct rina_tor *sw, struct tor_headers *hdr,
 		      struct tor_meta *meta, unsigned int frame_len);
 void tor_job_classify(struct rina_tor *sw, struct tor_headers *hdr,
 		      struct tor_meta *meta);
+void tor_tag_check(struct tor_headers *hdr, struct tor_meta *meta);
 void tor_worker_classify(struct rina_tor *sw, struct tor_headers *hdr,
 			 struct tor_meta *meta);
 int tor_drop_sim(struct tor_drop_entry *tbl, __u32 *rng,

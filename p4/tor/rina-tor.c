@@ -347,10 +347,14 @@ static int resolve_macs(void)
 
 static int cli(const char *line)
 {
+	const char *params = strstr(line, " => ");
 	char err[256];
 
 	if (rina_tor_cli(sw, line, err, sizeof(err))) {
-		fprintf(stderr, "rina-tor: '%s': %s\n", line, err);
+		/* the command up to its parameters: set_job's hold the tag */
+		fprintf(stderr, "rina-tor: '%.*s': %s\n",
+			(int)(params ? params - line : (long)strlen(line)),
+			line, err);
 		return -1;
 	}
 	return 0;
@@ -442,6 +446,7 @@ static int install_one(int k)
 {
 	const struct rina_job_desc *job = &jobs[k];
 	char err[256], *buf = NULL, *line, *save;
+	__u8 tag[RINA_TAG_LEN];
 	struct rina_p4cfg o;
 	size_t sz = 0;
 	int i, ret = 0;
@@ -474,11 +479,17 @@ static int install_one(int k)
 		}
 		l2_add(job->ranks[i].mac, o.port_of[i]);
 	}
+	/* the data tag goes from here to the model's table, never out */
+	if (job->has_secret) {
+		rina_job_tag(job->secret, rina_siphash24, job->job_id, tag);
+		o.tag = tag;
+	}
 	f = open_memstream(&buf, &sz);
 	if (!f)
 		return RINA_TOR_ST_NO_SLOTS;
 	if (rina_p4cfg_write(f, job, &o, err, sizeof(err))) {
 		fclose(f);
+		explicit_bzero(buf, sz);
 		free(buf);
 		fprintf(stderr, "rina-tor: job %u: %s\n", job->job_id, err);
 		return RINA_TOR_ST_BAD_PARAMS;
@@ -487,6 +498,8 @@ static int install_one(int k)
 	for (line = strtok_r(buf, "\n", &save); line && !ret;
 	     line = strtok_r(NULL, "\n", &save))
 		ret = cli(line);
+	explicit_bzero(buf, sz);
+	explicit_bzero(tag, sizeof(tag));
 	free(buf);
 	if (ret) {
 		rina_tor_job_remove(sw, (unsigned int)k);
@@ -1135,7 +1148,8 @@ out:
 	fprintf(stderr, "rina-tor: exit: contrib_in %llu partial_in %llu "
 		"slots %llu partial_out %llu ag_mcast %llu ag_agent %llu "
 		"dup %llu stale %llu collision %llu bypass_in %llu "
-		"too_long %llu; control requests refused: unknown job %llu "
+		"too_long %llu bad_tag %llu; control requests refused: "
+		"unknown job %llu "
 		"forged %llu replayed %llu bad hash %llu\n",
 		(unsigned long long)sw->job_ctr[RINA_TC_CONTRIB_IN],
 		(unsigned long long)sw->job_ctr[RINA_TC_PARTIAL_IN],
@@ -1148,6 +1162,7 @@ out:
 		(unsigned long long)sw->job_ctr[RINA_TC_COLLISION],
 		(unsigned long long)sw->job_ctr[RINA_TC_BYPASS_IN],
 		(unsigned long long)sw->job_ctr[RINA_TC_TOO_LONG],
+		(unsigned long long)sw->job_ctr[RINA_TC_BAD_TAG],
 		(unsigned long long)ctrl_unknown,
 		(unsigned long long)refused.forged,
 		(unsigned long long)refused.replayed,

@@ -225,6 +225,19 @@ static void test_tag(void)
 	      rina_hdr_check(h, len) == RINA_PARSE_BAD_FIELD;
 	ktap_result(ok, "tag: an untagged packet is refused where the job tags, other rsvd bits stay invalid");
 
+	/* X_MAC: an 8-byte trailer like the tag, but never the job's tag */
+	len = data_pkt(buf, 4);
+	n = rina_tag_seal(buf, len, tag);
+	h->rsvd = htons(RINA_X_MAC);
+	ok = rina_hdr_check(h, n) == RINA_PARSE_OK &&
+	     rina_hdr_check(h, len) == RINA_PARSE_BAD_LENGTH &&
+	     rina_tag_open(buf, n, tag) == 0 &&
+	     rina_tag_open(buf, n, NULL) == 0;
+	h->rsvd = htons(RINA_X_MAC | RINA_X_TAG);
+	ok &= rina_hdr_check(h, n) == RINA_PARSE_BAD_LENGTH &&
+	      rina_hdr_check(h, len) == RINA_PARSE_BAD_FIELD;
+	ktap_result(ok, "tag: an X_MAC trailer is 8 bytes, and never opens as the job's tag (not even with its bytes)");
+
 	build(&m, 1, RINA_CTRL_HELLO);
 	len = rina_ctrl_seal(&m, NULL, NULL, 0, 0, 0);
 	ok = rina_tag_seal(&m, len, tag) == len && !m.h.rsvd &&
@@ -340,7 +353,7 @@ static void test_secret_file(void)
 
 int main(void)
 {
-	ktap_plan(24);
+	ktap_plan(25);
 	test_siphash();
 	test_seal_check();
 	test_freshness();

@@ -277,7 +277,10 @@ rc=$?
 python3 - "$tmp/bytes.out" "$S" "$calls" <<'EOF' >"$tmp/bytes.chk"
 import json, sys
 S, calls = int(sys.argv[2]), int(sys.argv[3])
-E, H, L, W = 64, 70, 4, 256               # rina-run's E with ToRs
+E, L, W = 64, 4, 256                      # rina-run's E with ToRs
+# headers, and the data tag: rina-run's jobs have a secret, and every
+# data packet and ACK carries its tag, through the ToR too (protocol 6.3)
+H = 70 + 8
 P = min(-(-S // 4 // (L * E)), W // 4 - 1) # P <= W/4 - 1 with INA members
 blocks = -(-S // 4 // (L * P * E))
 pkts = S // (4 * E)
@@ -285,7 +288,7 @@ pad = blocks * L * P - pkts               # empty packets: one zero word
 F = 4 * E + H                             # one full data packet
 one = S + pkts * H + pad * (H + 4)        # the tensor once, with headers
 ring = 2 * (L - 1) / L * one
-# the agent ACKs each allgather packet from upstream: one 74-byte frame
+# the agent ACKs each allgather packet from upstream: one H + 4 frame
 agent_acks = (L - 1) / L * (pkts + pad) * (H + 4)
 rows, ifs = {}, []
 for line in open(sys.argv[1]):

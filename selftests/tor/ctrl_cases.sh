@@ -56,10 +56,12 @@ sys.exit(len(set(map(bytes, r))) != 1 or len(r[0]) != 44)' "$@"; then
 		ktap_fail "$name"
 	fi
 }
-# aggregates NAME yes|no: whether job 7 aggregates (the first vector)
+# aggregates NAME yes|no: whether job 7 aggregates (the first vector;
+# for the job with a secret, tagged with its tag: $aggvec)
 aggregates()
 {
-	ip netns exec "$TST" "$replay" t0,t1,t2,t3 "$vec/agg_first_chunk.vec" \
+	ip netns exec "$TST" "$replay" t0,t1,t2,t3 \
+		"${aggvec:-$vec/agg_first_chunk.vec}" \
 		>"$tmp/replay" 2>&1
 	if [ "$2" = yes ] && grep -q '^ok 1 ' "$tmp/replay"; then
 		ktap_ok "$1"
@@ -119,6 +121,10 @@ ctrl_cases_unsigned()
 ctrl_cases_signed()
 {
 	tjob=$job7s cjob=$job7s
+	# a job with a secret is tagged: so are the vector's frames
+	aggvec=$tmp/agg_first_chunk_tagged.vec
+	python3 "$top/selftests/tor/tag_vec.py" 7 "$("$ctrl" "$job7s" tag)" \
+		"$vec/agg_first_chunk.vec" "$aggvec"
 	ctrl_start
 	ctl "signed: an unsigned install: unknown job" 1 unsigned install \
 		--unsigned --bad-hash --reply "$tmp/s1"

@@ -2,8 +2,9 @@
 /*
  * libFuzzer target for the INA ToR model's packet entry point. An input
  * is a sequence of records [port u8][length be16][frame bytes]; the
- * switch carries a job install (the packet-vectors' rack) and keeps its
- * state across inputs. An input starting with 0xff is instead a text of
+ * switch carries a job install (the packet-vectors' rack, tagged with
+ * their tag, so that the tag paths are fuzzed too) and keeps its state
+ * across inputs. An input starting with 0xff is instead a text of
  * runtime CLI lines for rina_tor_cli() (the control-plane parser). Checks: no memory error (ASan/UBSan), every
  * output within bounds, every emitted Rina packet valid by rina_hdr_check.
  */
@@ -22,7 +23,7 @@ static const char *const config[] = {
 	"table_add RinaIngress.l2_fwd.l2_fwd RinaIngress.l2_fwd.set_port 02:00:00:00:01:0d => 3",
 	"table_add RinaIngress.l2_fwd.l2_fwd RinaIngress.l2_fwd.set_port 02:00:00:00:00:0a => 0",
 	"table_add RinaIngress.l2_fwd.l2_fwd RinaIngress.l2_fwd.set_port 02:00:00:00:02:0a => 0",
-	"table_add RinaIngress.job_classify.rina_job RinaIngress.job_classify.set_job 198.18.1.11 21071 7 => 0 1 0 4 1 3 2 3 7 2 61441 02:00:00:00:01:0b 198.18.1.11 21071",
+	"table_add RinaIngress.job_classify.rina_job RinaIngress.job_classify.set_job 198.18.1.11 21071 7 => 0 1 0 4 1 3 2 3 7 2 61441 02:00:00:00:01:0b 198.18.1.11 21071 1 0xa1b2c3d4e5f60718",
 	"table_add RinaIngress.job_classify.rina_worker RinaIngress.job_classify.set_worker 0 1 198.18.1.11 21056 => 0",
 	"table_add RinaIngress.job_classify.rina_worker RinaIngress.job_classify.set_worker 0 2 198.18.1.12 21056 => 1",
 	"table_add RinaIngress.job_classify.rina_worker RinaIngress.job_classify.set_worker 0 3 198.18.1.13 21056 => 2",

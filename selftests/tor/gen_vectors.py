@@ -20,6 +20,7 @@ F_SW, F_AGP = 0x40, 0x80
 INT32_SUM, INT32_MAX = 0x10, 0x11
 EXP_NONE = -128
 X_TAG = 0x8000			# rsvd: the job's data tag follows the payload
+X_MAC = 0x4000			# rsvd: a host-to-host hop's MAC follows
 TAG = bytes.fromhex("a1b2c3d4e5f60718")	# a data tag (8 bytes)
 X_MAC = 0x4000			# rsvd: a per-packet MAC (auth mac) follows
 AGENT_PORT, WORKER_PORT = 0x524F, 0x5240
@@ -28,7 +29,7 @@ AGENT_PORT, WORKER_PORT = 0x524F, 0x5240
 JOB_CTR = ["contrib_in", "partial_in", "ag_in", "ack_in", "nack_in",
            "ctrl_in", "bypass_in", "slot_done", "dup", "reemit", "stale",
            "collision", "overflow", "bad", "too_long", "no_worker",
-           "drop_sim"]
+           "drop_sim", "bad_tag"]
 JOB_OUT = ["partial_out", "ag_out", "ag_mcast", "ack_out", "ack_mcast",
            "drop_sim_out", "ag_agent"]
 TOR_CTR = ["ok", "runt", "bad_version", "bad_opcode", "bad_length",
@@ -110,7 +111,7 @@ TI = "RinaIngress.job_classify"
 
 
 def std_config(v, job=7, job_idx=0, epoch=1, pool_base=0, win=4, mgrp=2,
-               rid_base=1, l2=True, flood=True, agent=AGENT):
+               rid_base=1, l2=True, flood=True, agent=AGENT, tag=None):
     v.c("configuration: job %d, ring member %d of %d, W %d, pool %d.." %
         (job, ME, L, win, pool_base))
     if l2:
@@ -124,11 +125,12 @@ def std_config(v, job=7, job_idx=0, epoch=1, pool_base=0, win=4, mgrp=2,
             v.cli("table_add RinaIngress.l2_fwd.l2_fwd "
                   "RinaIngress.l2_fwd.set_port %s => %d" % (h["mac"], UPLINK))
     v.cli("table_add %s.rina_job %s.set_job %s %d %d => "
-          "%d %d %d %d %d %d %d %d %d %d %d %s %s %d" %
+          "%d %d %d %d %d %d %d %d %d %d %d %s %s %d %s" %
           (TI, TI, agent["ip"], agent["port"], job, job_idx, epoch,
            pool_base, win, ME, L, OWN, len(WORKERS),
            (1 << len(WORKERS)) - 1, mgrp, SRC_SW, agent["mac"],
-           agent["ip"], agent["port"]))
+           agent["ip"], agent["port"],
+           "1 0x" + tag.hex() if tag else "0 0"))
     for b, w in enumerate(WORKERS):
         v.cli("table_add %s.rina_worker %s.set_worker %d %d %s %d => %d" %
               (TI, TI, job_idx, w["rank"], w["ip"], w["port"], b))
@@ -967,7 +969,7 @@ def v_tor_address():
             "the wire), aggregate with those addressed to the agent")
     std_config(v)
     v.cli("table_add %s.rina_job %s.set_job %s %d %d => "
-          "0 1 0 4 %d %d %d %d %d 2 %d %s %s %d" %
+          "0 1 0 4 %d %d %d %d %d 2 %d %s %s %d 0 0" %
           (TI, TI, TOR_IP, AGENT_PORT, 7, ME, L, OWN, len(WORKERS),
            (1 << len(WORKERS)) - 1, SRC_SW, AGENT["mac"], AGENT["ip"],
            AGENT_PORT))
@@ -1022,7 +1024,7 @@ def v_ctrl_cpu():
     v.c("installed (the agent's contributions to the ToR's address): the "
         "REMOVE is a CTRL of the job, passed to the CPU")
     v.cli("table_add %s.rina_job %s.set_job %s %d %d => "
-          "0 1 0 4 %d %d %d %d %d 2 %d %s %s %d" %
+          "0 1 0 4 %d %d %d %d %d 2 %d %s %s %d 0 0" %
           (TI, TI, TOR_IP, AGENT_PORT, 7, ME, L, OWN, len(WORKERS),
            (1 << len(WORKERS)) - 1, SRC_SW, AGENT["mac"], AGENT["ip"],
            AGENT_PORT))
@@ -1165,13 +1167,209 @@ def v_drop_sim():
     return v
 
 
+def tagged(body, tag=TAG, rsvd=X_TAG):
+    """body with rsvd set and tag after its payload (rina_tag_seal())."""
+    return body[:26] + struct.pack("!H", rsvd) + body[28:] + tag
+
+
+def v_tagged():
+    v = Vec("tagged_job", "a tagged job (set_job tagged 1, its tag): only "
+            "contributions, partials, allgather data, ACKs and NACKs with "
+            "the job's tag count; what the ToR emits carries it; a wrong "
+            "or missing tag, or X_MAC, is dropped (bad_tag); an untagged "
+            "job drops a tag")
+    std_config(v, tag=TAG)
+    # job 8, untagged: its own pool, group and replicas (as two_jobs)
+    std_config(v, job=8, job_idx=1, epoch=1, pool_base=64, win=8, mgrp=3,
+               rid_base=100, l2=False, flood=False)
+    bad = bytes(b ^ 0x01 for b in TAG[:1]) + TAG[1:]
+
+    def tcontrib(w, seq, slot, chunk, data, tag=TAG, rsvd=X_TAG, **kw):
+        step = (ME - chunk) % L
+        body = rina(CONTRIB, seq, slot, chunk, job=7, step=step,
+                    src=w["rank"], data=data, **kw)
+        if rsvd or tag:
+            body = tagged(body, tag, rsvd)
+        return udp_frame(AGENT["mac"], w["mac"], w["ip"], AGENT["ip"],
+                         w["port"], AGENT_PORT, body)
+
+    def tpartial(seq, slot, chunk, data, tag=TAG, nc=1):
+        body = tagged(rina(PARTIAL, seq, slot, chunk, job=7,
+                           step=(ME - chunk) % L, src=UP["rank"], nc=nc,
+                           data=data), tag)
+        return udp_frame(AGENT["mac"], UP["mac"], UP["ip"], AGENT["ip"],
+                         UP["port"], AGENT_PORT, body)
+
+    def dropped(port, pkt, desc):
+        v.inp(port, pkt, desc)
+        v.lines.append("#   (dropped, bad_tag: not the job's)")
+        v.count("job_ctr", "bad_tag")
+        v.count("tor_ctr", "ok")
+
+    c, slot = 0, 1 * P
+    a, b, d, u = [5, 6], [7, 8], [9, 10], [1000, 2000]
+    w1 = WORKERS[1]
+    v.c("chunk 0 packet 0 (seq 0, slot %d): forgeries first, from rank 2's "
+        "own address and port; none is added" % slot)
+    dropped(2, tcontrib(w1, 0, slot, c, [999, 999], tag=bad),
+            "contrib 'rank 2' with a wrong tag (one bit off)")
+    dropped(2, tcontrib(w1, 0, slot, c, [999, 999], tag=b"", rsvd=0),
+            "contrib 'rank 2' without a tag (rsvd 0)")
+    dropped(2, tcontrib(w1, 0, slot, c, [999, 999], rsvd=X_MAC),
+            "contrib 'rank 2' with rsvd RINA_X_MAC and the tag's 8 bytes")
+    dropped(UPLINK, tpartial(0, slot, c, [999, 999], tag=bad),
+            "SR_PARTIAL 'from member 0' with a wrong tag")
+    v.c("the genuine ones, tagged: rank 2's is no duplicate, the sum has "
+        "no 999")
+    v.inp(1, tcontrib(WORKERS[0], 0, slot, c, a), "contrib rank 1")
+    v.inp(UPLINK, tpartial(0, slot, c, u), "SR_PARTIAL from member 0")
+    v.inp(2, tcontrib(w1, 0, slot, c, b), "contrib rank 2")
+    v.inp(3, tcontrib(WORKERS[2], 0, slot, c, d), "contrib rank 3")
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "slot_done")
+    v.count("tor_ctr", "ok", 4)
+    v.out(UPLINK, from_agent(NEXT, tagged(rina(
+        PARTIAL, 0, slot + P, c, F_SW, step=2, src=SRC_SW, nc=4,
+        data=sums(a, b, d, u)))), "SR_PARTIAL sum of 4, with the job's tag")
+    v.out(UPLINK, from_agent(UP, tagged(rina(
+        ACK, 0, slot - P, c, F_SW, step=1, src=SRC_SW, nc=0, data=[0]))),
+        "ACK seq 0 to member 0: header, one seq, the tag (truncated after "
+        "it)")
+    v.count("job_out", "partial_out")
+    v.count("job_out", "ack_out")
+
+    v.c("own chunk %d (seq %d, slot %d): AG_DATA to the workers, the next "
+        "member and the agent, ACK upstream, all tagged" %
+        (OWN, OWN * P, 2 * P))
+    seq, slot = OWN * P, 2 * P
+    a, b, d, u = [1, -1, 2], [3, -3, 4], [5, -5, 6], [70, 80, 90]
+    v.inp(UPLINK, tpartial(seq, slot, OWN, u), "SR_PARTIAL (own chunk)")
+    for w, x in zip(WORKERS, (a, b, d)):
+        v.inp(w["tor_port"], tcontrib(w, seq, slot, OWN, x),
+              "contrib rank %d" % w["rank"])
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "slot_done")
+    v.count("tor_ctr", "ok", 4)
+    res = sums(a, b, d, u)
+    agf = F_SW | F_AGP | F_OWN
+    body0 = tagged(rina(AG, ag_seq(seq), 0, OWN, agf, step=2, hop=0,
+                        src=SRC_SW, nc=4, data=res))
+    body1 = tagged(rina(AG, ag_seq(seq), 0, OWN, agf, step=2, hop=1,
+                        src=SRC_SW, nc=4, data=res))
+    for w in WORKERS:
+        v.out(w["tor_port"], from_agent(w, body0), "AG_DATA hop 0, tagged, "
+              "to rank %d" % w["rank"])
+    v.out(UPLINK, from_agent(NEXT, body1), "AG_DATA hop 1 to next member")
+    v.out(UPLINK, from_agent(UP, tagged(rina(
+        ACK, seq, slot - P, OWN, F_SW, step=2, src=SRC_SW, nc=0,
+        data=[seq]))), "ACK of the partial")
+    to_agent(v, body0, "AG_DATA hop 0 to the agent")
+    v.count("job_out", "ag_mcast", 3)
+    v.count("job_out", "ag_out")
+    v.count("job_out", "ack_out")
+
+    v.c("allgather data and a reduce-scatter ACK from the ring: copies "
+        "keep the tag; with a wrong one nothing is copied")
+    seq = ag_seq(0)
+    body = rina(AG, seq, 0, 0, F_AGP | F_OWN, step=2, hop=1, src=0xF002,
+                nc=5, data=[11, 22, 33])
+    dropped(UPLINK, udp_frame(AGENT["mac"], UP["mac"], UP["ip"],
+                              AGENT["ip"], UP["port"], AGENT_PORT,
+                              tagged(body, bad)),
+            "AG_DATA hop 1 'from member 0', wrong tag")
+    v.inp(UPLINK, udp_frame(AGENT["mac"], UP["mac"], UP["ip"], AGENT["ip"],
+                            UP["port"], AGENT_PORT, tagged(body)),
+          "AG_DATA hop 1 from member 0, tagged")
+    locb = tagged(rina(AG, seq, 0, 0, F_AGP | F_OWN | F_SW, step=2, hop=1,
+                       src=0xF002, nc=5, data=[11, 22, 33]))
+    for w in WORKERS:
+        v.out(w["tor_port"], from_agent(w, locb), "copy to rank %d" %
+              w["rank"])
+    v.out(UPLINK, from_agent(NEXT, tagged(rina(
+        AG, seq, 0, 0, F_AGP | F_OWN | F_SW, step=2, hop=2, src=0xF002,
+        nc=5, data=[11, 22, 33]))), "forward, hop 2")
+    to_agent(v, locb, "copy to the agent")
+    v.count("job_ctr", "ag_in")
+    v.count("job_out", "ag_mcast", 3)
+    v.count("job_out", "ag_out")
+    v.count("tor_ctr", "ok")
+    ack = rina(ACK, 4, 5, 1, 0, step=1, src=NEXT["rank"], nc=0, data=[4, 5])
+    dropped(UPLINK, udp_frame(AGENT["mac"], NEXT["mac"], NEXT["ip"],
+                              AGENT["ip"], NEXT["port"], AGENT_PORT, ack),
+            "ACK seqs 4, 5 without a tag")
+    v.inp(UPLINK, udp_frame(AGENT["mac"], NEXT["mac"], NEXT["ip"],
+                            AGENT["ip"], NEXT["port"], AGENT_PORT,
+                            tagged(ack)), "ACK seqs 4, 5, tagged")
+    ackl = tagged(rina(ACK, 4, 5, 1, F_SW, step=1, src=NEXT["rank"], nc=0,
+                       data=[4, 5]))
+    for w in WORKERS:
+        v.out(w["tor_port"], from_agent(w, ackl), "ACK copy to rank %d" %
+              w["rank"])
+    v.count("job_ctr", "ack_in")
+    v.count("job_out", "ack_mcast", 3)
+    v.count("tor_ctr", "ok")
+
+    v.c("NACK: to the agent unchanged with the tag, dropped without; "
+        "CTRL (signed, never tagged) to the agent")
+    nack = rina(NACK, 9, 0, 1, F_AGP, src=2, nc=0, data=[9, 10])
+    pkt = udp_frame(AGENT["mac"], NEXT["mac"], NEXT["ip"], AGENT["ip"],
+                    NEXT["port"], AGENT_PORT, tagged(nack))
+    v.inp(UPLINK, pkt, "NACK, tagged")
+    v.out(1, pkt, "to the agent unchanged")
+    v.count("job_ctr", "nack_in")
+    v.count("tor_ctr", "ok")
+    dropped(UPLINK, udp_frame(AGENT["mac"], NEXT["mac"], NEXT["ip"],
+                              AGENT["ip"], NEXT["port"], AGENT_PORT,
+                              tagged(nack, bad)), "NACK, wrong tag")
+    pkt = udp_frame(AGENT["mac"], NEXT["mac"], NEXT["ip"], AGENT["ip"],
+                    NEXT["port"], AGENT_PORT,
+                    rina(CTRL, 0, 0, 0, src=2, nc=0, data=[1, 0, 0, 7]))
+    v.inp(UPLINK, pkt, "CTRL")
+    v.out(1, pkt, "to the agent unchanged")
+    v.count("job_ctr", "ctrl_in")
+    v.count("tor_ctr", "ok")
+
+    v.c("job 8 has no tag: a tagged contribution is not its own; "
+        "untagged ones aggregate as ever")
+    v.inp(2, udp_frame(AGENT["mac"], w1["mac"], w1["ip"], AGENT["ip"],
+                       w1["port"], AGENT_PORT,
+                       tagged(rina(CONTRIB, 2, 0, ME, job=8, step=0,
+                                   src=w1["rank"], data=[999]))),
+          "job 8 contrib rank 2 with a tag")
+    v.lines.append("#   (dropped, bad_tag)")
+    v.count("job_ctr", "bad_tag", job_idx=1)
+    for i, w in enumerate(WORKERS):
+        v.inp(w["tor_port"], contrib(w, 2, 0, ME, [i + 1], job=8),
+              "job 8 contrib rank %d" % w["rank"])
+    v.out(UPLINK, out_partial(2, P, ME, [6], 3, job=8),
+          "job 8 partial [6], untagged")
+    v.count("job_ctr", "contrib_in", 3, job_idx=1)
+    v.count("job_ctr", "slot_done", 1, job_idx=1)
+    v.count("job_out", "partial_out", 1, job_idx=1)
+    v.count("tor_ctr", "ok", 4)
+
+    v.c("X_MAC on a host-to-host hop (no job of this ToR): switched "
+        "unchanged, MAC and all")
+    pkt = udp_frame(NEXT["mac"], AGENT["mac"], AGENT["ip"], NEXT["ip"],
+                    AGENT_PORT, NEXT["port"],
+                    tagged(rina(AG, 21, 0, 1, F_AGP, hop=1, src=1, nc=4,
+                                data=[9]), bytes(range(8)), X_MAC))
+    v.inp(1, pkt, "AG_DATA repair to the next member, rsvd RINA_X_MAC")
+    v.out(UPLINK, pkt, "to the uplink unchanged")
+    v.count("tor_ctr", "unknown_job")
+    v.counters()
+    return v
+
+
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(d, exist_ok=True)
     for f in (v_agg_first_chunk, v_agg_with_upstream, v_own_chunk,
               v_duplicates, v_shadow, v_stale_collision, v_unknown_job,
               v_malformed, v_non_rina, v_allgather, v_numbers, v_two_jobs,
-              v_epoch, v_drop_sim, v_tor_address, v_ctrl_cpu):
+              v_epoch, v_drop_sim, v_tor_address, v_ctrl_cpu, v_tagged):
         f().write(d)
 
 

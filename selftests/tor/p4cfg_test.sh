@@ -29,7 +29,7 @@ ok() { n=$((n + 1)); echo "ok $n $1"; }
 nok() { n=$((n + 1)); echo "not ok $n $1"; bad=1; }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..10"
 if ! "$cfg" -f "$job" -r 1 -u 0 -p 1:1 -p 2:2 -p 3:3 -l > "$work/cfg"; then
 	nok "generate"
 else
@@ -65,5 +65,26 @@ if err=$("$cfg" -f "$job" -r 1 -u 0 -p 1:1 -p 2:2 2>&1 >/dev/null); then
 else
 	echo "# $err"
 	ok "missing local port refused"
+fi
+# a job with a secret is tagged: both set_job entries (agent and ToR
+# address) say so, and the tag itself is never shown
+umask 077
+od -An -tx1 -N16 /dev/urandom | tr -d ' \n' > "$work/secret"
+echo >> "$work/secret"
+{ cat "$job"; echo "secret_file $work/secret"; } > "$work/job_s"
+if "$cfg" -f "$work/job_s" -r 1 -u 0 -p 1:1 -p 2:2 -p 3:3 > "$work/cfg_s" &&
+   [ "$(grep -c 'set_job .* 1 tag_set$' "$work/cfg_s")" = 2 ] &&
+   [ "$(grep -c 'set_job .* 0 0$' "$work/cfg")" = 2 ]; then
+	ok "set_job: tagged 1 with the tag left for the installer, untagged 0 0"
+else
+	grep set_job "$work/cfg_s" "$work/cfg" | sed 's/^/# /'
+	nok "set_job: tagged 1 with the tag left for the installer, untagged 0 0"
+fi
+tag=$("$top/build/selftests/tor/tor_ctrl" "$work/job_s" tag)
+if [ ${#tag} = 16 ] && ! grep -qi "$tag" "$work/cfg_s" &&
+   ! "$cfg" -f "$work/job_s" -H | grep -qi "$tag"; then
+	ok "the job's tag is in no output of rina-p4cfg"
+else
+	nok "the job's tag is in no output of rina-p4cfg"
 fi
 exit $bad

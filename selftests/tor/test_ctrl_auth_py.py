@@ -34,17 +34,17 @@ def ok(cond, name, why=""):
 
 def main():
     print("TAP version 13")
-    print("1..10")
+    print("1..11")
     try:
         import rina_ctrl_auth as auth
         auth.siphash24(bytes(16), b"")
     except OSError as e:
-        for i in range(10):
+        for i in range(11):
             print("ok %d ctrl_auth # SKIP %s" % (i + 1, e))
         return 4
     ctrl = os.path.join(TOP, "build", "selftests", "tor", "tor_ctrl")
     if not os.access(ctrl, os.X_OK):
-        for i in range(10):
+        for i in range(11):
             print("ok %d ctrl_auth # SKIP build/selftests/tor/tor_ctrl "
                   "not built" % (i + 1))
         return 4
@@ -98,6 +98,15 @@ def main():
            "%s %s" % (auth.NAMES[v1], auth.NAMES[v2]))
         ok(auth.seal(msg[:44], key, TOR_IP, PORT, at=st) == msg,
            "Python's seal() of the same fields: the same 60 bytes")
+        r = subprocess.run([ctrl, job, "tag"], capture_output=True,
+                           text=True)
+        jid = [int(x.split()[1]) for x in open(job)
+               if x.split()[:1] == ["job"]][0]
+        py = "%016x" % auth.job_tag(key, jid)
+        other = "%016x" % auth.job_tag(key, jid + 1)
+        ok(r.returncode == 0 and r.stdout.strip() == py and py != other,
+           "the job's data tag: Python's job_tag() is rina_job_tag()'s",
+           r.stderr.strip())
     finally:
         subprocess.run(["rm", "-rf", tmp])
     print("# Totals: pass:%d fail:%d skip:0" % (n - failed, failed))

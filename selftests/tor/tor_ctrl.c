@@ -19,6 +19,9 @@
  * second.
  *
  *   tor_ctrl JOBFILE TOR_IPV4 install|remove [OPTION...]
+ *   tor_ctrl JOBFILE tag
+ * The second prints the job's data tag (rina_job_tag()) in hex, for the
+ * test of the Python copy (test_ctrl_auth_py.py); the tools never do.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -139,6 +142,19 @@ int main(int argc, char **argv)
 	int fd;
 	ssize_t n, len;
 
+	if (argc == 3 && !strcmp(argv[2], "tag")) {
+		__u8 tag[RINA_TAG_LEN];
+
+		if (rina_jobfile_parse(argv[1], &job, err, sizeof(err)) ||
+		    !job.has_secret) {
+			fprintf(stderr, "tor_ctrl: %s\n", job.has_secret ? err :
+				"the job has no secret");
+			return 2;
+		}
+		rina_job_tag(job.secret, rina_siphash24, job.job_id, tag);
+		printf("%016llx\n", (unsigned long long)rina_get_be64(tag));
+		return 0;
+	}
 	if (argc < 4 || inet_pton(AF_INET, argv[2], &to.sin_addr) != 1 ||
 	    (strcmp(argv[3], "install") && strcmp(argv[3], "remove")) ||
 	    parse_opts(argc, argv, &o))

@@ -157,7 +157,6 @@ static int secret_setup(struct rina_comm *c)
 {
 	const char *path = getenv("RINA_SECRET_FILE");
 	char err[512];
-	unsigned int i;
 
 	if (path && *path) {
 		if (rina_secret_load(path, c->job.secret, err, sizeof(err)))
@@ -175,16 +174,11 @@ static int secret_setup(struct rina_comm *c)
 	if (!c->ctrl_guard)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
 	/*
-	 * Data is tagged where no ToR is on the path: the P4 program does
-	 * not carry the tag through its aggregation yet (security.md).
+	 * Data is tagged, through a ToR too: the P4 program checks the tag
+	 * of what it adds and tags what it emits (p4/tag_check.p4).
 	 */
 	c->tagged = true;
-	for (i = 0; i < c->job.n_racks; i++)
-		if (c->job.racks[i].tor_ip)
-			c->tagged = false;
-	if (c->tagged)
-		rina_job_tag(c->job.secret, rina_siphash24, c->job.job_id,
-			     c->tag);
+	rina_job_tag(c->job.secret, rina_siphash24, c->job.job_id, c->tag);
 	if (c->job.auth == RINA_JOB_AUTH_MAC) {
 		rina_data_key(c->job.secret, rina_siphash24, c->job.job_id,
 			      c->mac_key);

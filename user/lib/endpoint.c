@@ -268,6 +268,7 @@ int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
 	for (j = 0; j < n; j++) {
 		struct rina_msg *m = &msgs[j];
 		const struct rina_hdr *h = m->buf;
+		uint32_t wire_len = m->len;	/* the tag included */
 
 		/* what every role does first; fn sees this job's data/ACKs */
 		c->st.rx_packets++;
@@ -284,7 +285,8 @@ int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
 			ret = c->ctrl_rx ? c->ctrl_rx(c, h, &m->addr) : 0;
 			break;
 		case RINA_OP_ACK:
-			c->st.ack_rx_bytes += m->len + RINA_FRAME_OVERHEAD;
+			/* as on the wire, like ack_tx_bytes: with the tag */
+			c->st.ack_rx_bytes += wire_len + RINA_FRAME_OVERHEAD;
 			/* fall through */
 		default:
 			ret = fn(k, m, false);
