@@ -42,6 +42,10 @@ ctrl) COUNT=1500 SECS=4 ITERS=150 ;;
 data|observer) COUNT=100000 SECS=10 ITERS=400 ;;
 *) echo "usage: $0 ctrl|data|observer" >&2; exit 2 ;;
 esac
+# longer campaigns by hand (issue 12's 10^5 per data class, 5 classes):
+# FORGED_COUNT=500000 FORGED_SECS=50 FORGED_ITERS=2000 test_forged.sh data
+COUNT=${FORGED_COUNT:-$COUNT} SECS=${FORGED_SECS:-$SECS}
+ITERS=${FORGED_ITERS:-$ITERS}
 tmp=$(mktemp -d /tmp/test_forged.XXXXXX)
 defer rm -rf "$tmp"
 (umask 077; od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$tmp/secret")
@@ -59,7 +63,7 @@ run()
 {
 	local name=$1 args=$2
 	shift 2
-	"$RUN" --topo 2x2 --timeout 120 "$@" -- sh -c '
+	"$RUN" --topo 2x2 --timeout $((SECS * 12)) "$@" -- sh -c '
 		if [ "$RINA_RANK" = 3 ]; then
 			( i=0
 			  while ! ss -Hlun | grep -q ":2105[67]\|:21071" &&
@@ -142,7 +146,7 @@ if [ "$CLASS" = observer ]; then
 	survived plain-mac $? rx_bad_tag
 	# half the calls: software agents with a MAC per packet take ~50 s
 	# for 400 on an idle machine, still 3x the injection's time at 200
-	ITERS=200 run ina-mac "" --ina all --tor off "${secret[@]}" \
+	ITERS=$((ITERS / 2)) run ina-mac "" --ina all --tor off "${secret[@]}" \
 		--job-opt "auth mac"
 	survived ina-mac $? rx_bad_tag
 	ktap_finish
@@ -186,7 +190,7 @@ reached plain-unsigned $? "without a secret, forged data reaches the protocol: t
 # behind a ToR: what is addressed to the agents is the ToR's to check.
 # The software ToR adds every slot on a CPU: 30 calls still outlast the
 # injection several times over
-ITERS=30
+ITERS=$((ITERS * 3 / 40))
 mkdir -p "$tmp/ina-tor-signed.tor" "$tmp/ina-tor-unsigned.tor"
 run ina-tor-signed "" --ina all --tor on --tor-stats "$tmp/ina-tor-signed.tor" \
 	"${secret[@]}"
