@@ -115,4 +115,35 @@ static inline __u32 rina_cc_window(const struct rina_cc *cc)
 	return w > cc->p.w_max ? cc->p.w_max : w;
 }
 
+/*
+ * Packets that may be in flight for a sender whose packets are
+ * acknowledged only when the slot they join completes (INA workers,
+ * protocol.md 6.1): the window, but never below floor, the packets the
+ * sender must be able to have outstanding for the slots it waits on to
+ * complete (an INA worker: P + 1, one chunk step and its oldest packet);
+ * at most w_max.
+ */
+static inline __u32 rina_cc_window_floor(const struct rina_cc *cc,
+					 __u32 floor)
+{
+	__u32 w = rina_cc_window(cc);
+
+	if (w < floor)
+		w = floor;
+	return w > cc->p.w_max ? cc->p.w_max : w;
+}
+
+/*
+ * An INA worker's contributions in flight (protocol.md 6.1): the window,
+ * never below P + 1 for chunks of P packets. A contribution to step t of
+ * a chunk is delivered when the downstream member's slot of step t + 1
+ * completes, P ordinals later in that member's order: with P + 1 in
+ * flight the oldest undelivered contribution of the whole ring always
+ * has the one it waits for sendable; with P the racks wait on each other.
+ */
+static inline __u32 rina_cc_ina_window(const struct rina_cc *cc, __u32 P)
+{
+	return rina_cc_window_floor(cc, P + 1);
+}
+
 #endif /* RINA_CORE_CC_H */

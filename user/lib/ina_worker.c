@@ -45,6 +45,7 @@ struct wcall {
 
 	struct contrib	*ct;		/* in ordinal order */
 	uint32_t	nct, first_open, next_send;
+	uint32_t	inflight;	/* sent, not yet delivered */
 	uint32_t	*ct_of_seq;	/* SR seq -> index + 1 */
 	__u64		*agmap;		/* allgather seqs received */
 	__u64		*ovfmap;
@@ -114,6 +115,8 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 	if (retx)
 		c->st.retransmits++;
 	x->t_sent = rina_now_us();
+	if (!x->sent)
+		k->inflight++;
 	x->sent = true;
 	if (retx) {
 		x->tries++;
@@ -141,23 +144,40 @@ static void contrib_done(struct wcall *k, uint32_t idx)
 	if (!x->tries && x->sent)
 		rina_path_rtt(path, k->last_progress - x->t_sent,
 			      k->last_progress);
+	if (x->sent) {
+		k->inflight--;
+		/*
+		 * Delivery waits for the slot, i.e. the rack and the ring,
+		 * not only a queue: no RTT sample for the delay signal,
+		 * loss alone drives the window (as ring.c towards an INA
+		 * member).
+		 */
+		rina_cc_on_ack(&path->cc, 1, 0, 0, &path->rtt,
+			       k->last_progress);
+	}
 	while (k->first_open < k->nct && k->ct[k->first_open].done)
 		k->first_open++;
 }
 
 /*
- * Send what the slot window allows: ordinal o may go once every ordinal
- * up to o - W is delivered, so a slot set is never claimed while its
- * previous occupant may still need re-emission.
+ * Send what the windows allow. The slot window: ordinal o may go once
+ * every ordinal up to o - W is delivered, so a slot set is never claimed
+ * while its previous occupant may still need re-emission. The congestion
+ * window (core/cc.h, loss only): at most cwnd contributions in flight,
+ * but never fewer than P + 1, so that the slots every other sender waits
+ * on can always be completed (protocol.md 6.1 argues why this cannot
+ * deadlock).
  */
 static int wpump(struct wcall *k)
 {
+	uint32_t cwnd = rina_cc_ina_window(&k->c->to_agg.cc, k->s.P);
 	uint64_t limit;
 	int ret;
 
 	limit = k->first_open < k->nct ? k->ct[k->first_open].ordinal +
 		k->c->job.window : UINT64_MAX;
-	while (k->next_send < k->nct && k->ct[k->next_send].ordinal < limit) {
+	while (k->next_send < k->nct && k->ct[k->next_send].ordinal < limit &&
+	       k->inflight < cwnd) {
 		ret = send_contrib(k, &k->ct[k->next_send], false);
 		if (ret)
 			return ret;
@@ -200,6 +220,15 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 		if (x->deadline < next)
 			next = x->deadline;
 	}
+	/*
+	 * Overdue contributions are a loss (the queue towards the ToR, or a
+	 * result from it, dropped): the window halves, at most once per
+	 * round trip however many timed out. Not a timeout's restart from
+	 * one packet: a contribution also waits for the rack and upstream,
+	 * so a second timeout is no proof of a path that lost everything.
+	 */
+	if (n)
+		rina_cc_on_loss(&k->c->to_agg.cc, &k->c->to_agg.rtt, now);
 	*wait_us = next == UINT64_MAX ? UINT64_MAX :
 		   next > now ? next - now : 0;
 	return wflush(k);
