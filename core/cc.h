@@ -83,6 +83,9 @@ struct rina_cc {
 	__u64	epoch_end_us, epoch_min_us;
 	__u32	undrained;	/* epochs in a row above the delay target */
 	__u32	competing;	/* delay signal ignored */
+	/* retransmissions allowed until retx_refill_us (rina_cc_retx_*) */
+	__u32	retx_credit;
+	__u64	retx_refill_us;
 	struct rina_cc_stats st;
 };
 
@@ -102,6 +105,26 @@ void rina_cc_on_loss(struct rina_cc *cc, const struct rina_rtt *rtt,
 /* A retransmission timer fired; tries: timeouts of that packet so far. */
 void rina_cc_on_timeout(struct rina_cc *cc, __u32 tries,
 			const struct rina_rtt *rtt, __u64 now_us);
+
+/*
+ * Retransmissions a sender without an ACK clock may send now (INA
+ * workers, whose contributions are acknowledged only when a slot
+ * completes; the agent's allgather repairs): cwnd per round trip (srtt
+ * within min_us .. max_us: a worker's RTT includes the wait for the ring,
+ * seconds on a slow one), so that a timer finding many packets overdue does
+ * not burst them into the queue that just dropped them, where its tail
+ * (the youngest, often the ones the ring waits for) would drop again.
+ * Unlimited without congestion control (flags 0).
+ */
+__u32 rina_cc_retx_credit(struct rina_cc *cc, const struct rina_rtt *rtt,
+			  __u64 min_us, __u64 max_us, __u64 now_us);
+/* n of the credit were sent. */
+void rina_cc_retx_spend(struct rina_cc *cc, __u32 n);
+/* When the credit is refilled next (microseconds, same clock). */
+static inline __u64 rina_cc_retx_refill_at(const struct rina_cc *cc)
+{
+	return cc->retx_refill_us;
+}
 
 /* Packets that may be in flight now: 1 .. w_max. */
 static inline __u32 rina_cc_window(const struct rina_cc *cc)

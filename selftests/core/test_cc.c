@@ -365,9 +365,40 @@ static void test_ina_window(void)
 		    ML, ML * MM * MN, got, stalled);
 }
 
+static void test_retx_credit(void)
+{
+	struct path p;
+	__u32 c1, c2, c3, w;
+	__u64 t0;
+
+	path_init(&p, RINA_CC_F_LOSS);
+	round_acked(&p, BASE, 0);	/* srtt = BASE */
+	rina_cc_on_loss(&p.cc, &p.rtt, p.now);
+	w = rina_cc_window(&p.cc);
+	t0 = p.now;
+	c1 = rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, t0);
+	rina_cc_retx_spend(&p.cc, c1);
+	c2 = rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, t0 + BASE / 2);
+	c3 = rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, t0 + BASE);
+	ktap_result(c1 == w && c2 == 0 && c3 == w &&
+		    rina_cc_retx_refill_at(&p.cc) == t0 + 2 * BASE,
+		    "cc: retransmissions get cwnd (%u) per round trip, none more before it refills", w);
+	/* an RTT of seconds (the ring's wait) refills at max_us */
+	rina_rtt_update(&p.rtt, 50 * 1000000ULL, p.now);
+	p.rtt.srtt_us = 4000000;
+	rina_cc_retx_spend(&p.cc, ~0U);
+	c1 = rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, t0 + 2 * BASE);
+	ktap_result(c1 == w &&
+		    rina_cc_retx_refill_at(&p.cc) == t0 + 2 * BASE + 100000,
+		    "cc: the credit's round trip is capped (srtt 4 s, refill after 100 ms)");
+	path_init(&p, 0);
+	ktap_result(rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, 1) == ~0U,
+		    "cc: flags 0 does not limit retransmissions");
+}
+
 int main(void)
 {
-	ktap_plan(23);
+	ktap_plan(26);
 	test_slow_start_and_cap();
 	test_loss();
 	test_delay();
@@ -375,5 +406,6 @@ int main(void)
 	test_timeout_and_off();
 	test_rtt();
 	test_ina_window();
+	test_retx_credit();
 	return ktap_finish();
 }

@@ -46,6 +46,7 @@ struct wcall {
 	struct contrib	*ct;		/* in ordinal order */
 	uint32_t	nct, first_open, next_send;
 	uint32_t	inflight;	/* sent, not yet delivered */
+	uint32_t	retx_pos;	/* where the last resend pass stopped */
 	uint32_t	*ct_of_seq;	/* SR seq -> index + 1 */
 	__u64		*agmap;		/* allgather seqs received */
 	__u64		*ovfmap;
@@ -191,9 +192,16 @@ static int wpump(struct wcall *k)
 
 static int wretransmit(struct wcall *k, uint64_t *wait_us)
 {
+	struct rina_path *path = &k->c->to_agg;
 	uint64_t now = rina_now_us(), next = UINT64_MAX;
-	uint32_t j, n = 0;
+	uint32_t i, j, n = 0, span = k->next_send - k->first_open, credit;
+	bool held = false;
 	int ret;
+
+	credit = rina_cc_retx_credit(&path->cc, &path->rtt, k->c->rto_us,
+				     RINA_RTO_SLOT_MAX_US, now);
+	if (credit > WRETX_MAX)
+		credit = WRETX_MAX;
 
 	/*
 	 * Delivery is seen out of send order (a first-step slot completes at
@@ -203,23 +211,41 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 	 * the oldest: the one a stalled slot lacks may be a young one (the
 	 * downstream rack's window can wait on it while our oldest waits on
 	 * that rack), and resending the oldest ones first would reach it
-	 * only after hundreds of timer periods.
+	 * only after hundreds of timer periods. They go within the
+	 * congestion window's retransmission credit (cwnd per round trip),
+	 * each pass starting where the last one stopped, so that every
+	 * overdue one gets its turn however small the credit.
 	 */
-	for (j = k->first_open; j < k->next_send; j++) {
-		struct contrib *x = &k->ct[j];
+	if (k->retx_pos < k->first_open || k->retx_pos >= k->next_send)
+		k->retx_pos = k->first_open;
+	for (i = 0; i < span; i++) {
+		struct contrib *x;
 
+		j = k->retx_pos + i;
+		if (j >= k->next_send)
+			j -= span;
+		x = &k->ct[j];
 		if (x->done)
 			continue;
-		if (x->deadline <= now && n < WRETX_MAX) {
+		if (x->deadline <= now) {
+			if (n >= credit) {
+				held = true;
+				continue;
+			}
 			k->c->st.timeouts++;
 			ret = send_contrib(k, x, true);
 			if (ret)
 				return ret;
 			n++;
+			k->retx_pos = j + 1;
 		}
 		if (x->deadline < next)
 			next = x->deadline;
 	}
+	rina_cc_retx_spend(&path->cc, n);
+	/* overdue ones left for want of credit: back when it refills */
+	if (held && rina_cc_retx_refill_at(&path->cc) < next)
+		next = rina_cc_retx_refill_at(&path->cc);
 	/*
 	 * Overdue contributions are a loss (the queue towards the ToR, or a
 	 * result from it, dropped): the window halves, at most once per
@@ -228,7 +254,7 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 	 * so a second timeout is no proof of a path that lost everything.
 	 */
 	if (n)
-		rina_cc_on_loss(&k->c->to_agg.cc, &k->c->to_agg.rtt, now);
+		rina_cc_on_loss(&path->cc, &path->rtt, now);
 	*wait_us = next == UINT64_MAX ? UINT64_MAX :
 		   next > now ? next - now : 0;
 	return wflush(k);
