@@ -47,6 +47,7 @@ struct wcall {
 	uint32_t	nct, first_open, next_send;
 	uint32_t	inflight;	/* sent, not yet delivered */
 	uint32_t	retx_pos;	/* where the last resend pass stopped */
+	bool		windowed;	/* congestion window: rina_ina_cc() */
 	uint32_t	*ct_of_seq;	/* SR seq -> index + 1 */
 	__u64		*agmap;		/* allgather seqs received */
 	__u64		*ovfmap;
@@ -171,7 +172,9 @@ static void contrib_done(struct wcall *k, uint32_t idx)
  */
 static int wpump(struct wcall *k)
 {
-	uint32_t cwnd = rina_cc_ina_window(&k->c->to_agg.cc, k->s.P);
+	uint32_t cwnd = k->windowed ?
+			rina_cc_ina_window(&k->c->to_agg.cc, k->s.P) :
+			k->c->job.window;
 	uint64_t limit;
 	int ret;
 
@@ -200,7 +203,7 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 
 	credit = rina_cc_retx_credit(&path->cc, &path->rtt, k->c->rto_us,
 				     RINA_RTO_SLOT_MAX_US, now);
-	if (credit > WRETX_MAX)
+	if (!k->windowed || credit > WRETX_MAX)
 		credit = WRETX_MAX;
 
 	/*
@@ -253,7 +256,7 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 	 * one packet: a contribution also waits for the rack and upstream,
 	 * so a second timeout is no proof of a path that lost everything.
 	 */
-	if (n)
+	if (n && k->windowed)
 		rina_cc_on_loss(&path->cc, &path->rtt, now);
 	*wait_us = next == UINT64_MAX ? UINT64_MAX :
 		   next > now ? next - now : 0;
@@ -494,6 +497,7 @@ int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 	k->dtype_op = dtype_op;
 	k->i = c->member;
 	k->round = c->round++;
+	k->windowed = rina_ina_cc(c);
 	if (rina_call_sched(c, &k->s, count)) {
 		free(k);
 		return RINA_ERR_INVALID;
