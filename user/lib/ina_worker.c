@@ -219,8 +219,9 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 	 * each pass starting where the last one stopped, so that every
 	 * overdue one gets its turn however small the credit.
 	 */
-	if (k->retx_pos < k->first_open || k->retx_pos >= k->next_send)
-		k->retx_pos = k->first_open;
+	if (!k->windowed || k->retx_pos < k->first_open ||
+	    k->retx_pos >= k->next_send)
+		k->retx_pos = k->first_open;	/* unwindowed: oldest first */
 	for (i = 0; i < span; i++) {
 		struct contrib *x;
 
@@ -246,8 +247,13 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 			next = x->deadline;
 	}
 	rina_cc_retx_spend(&path->cc, n);
-	/* overdue ones left for want of credit: back when it refills */
-	if (held && rina_cc_retx_refill_at(&path->cc) < next)
+	/*
+	 * Overdue ones left: unwindowed, at the next pass; windowed, when
+	 * the credit refills.
+	 */
+	if (held && !k->windowed)
+		next = now;
+	else if (held && rina_cc_retx_refill_at(&path->cc) < next)
 		next = rina_cc_retx_refill_at(&path->cc);
 	/*
 	 * Overdue contributions are a loss (the queue towards the ToR, or a
