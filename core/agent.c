@@ -300,17 +300,23 @@ static void ag_send_down(struct rina_agent_core *a, struct rina_agent_ag *e,
 	a->st.ag_out++;
 }
 
-/* Retransmit downstream what is lost (RACK) or overdue (timer). */
 /*
  * Retransmit downstream what is lost (RACK: sent before something that
  * was acknowledged), or the oldest packet when the one retransmission
  * timer fires. As TCP's, the timer restarts whenever an ACK brings news,
  * so packets that merely wait behind others never fire it; it backs off
- * while nothing comes back.
+ * while nothing comes back. Both within the congestion window's
+ * retransmission credit (cwnd per round trip, core/cc.h): the first
+ * copies downstream go as slots complete (the ToR's, or ours without
+ * one), and a burst of repairs on top of them overflows the downstream
+ * host's queue that dropped the first ones. A loss halves the window,
+ * once per round trip.
  */
 static __u64 ag_retransmit(struct rina_agent_core *a)
 {
 	__u64 now = a->ops->now_us(a->ctx), reo = a->rtt.srtt_us / 4;
+	__u32 credit = rina_cc_retx_credit(&a->cc, &a->rtt, a->cfg.rto_us,
+					   RINA_AGENT_RTO_MAX_US, now);
 	int timer_used = 0;
 
 	while (a->fifo_head != a->fifo_tail) {
@@ -328,6 +334,14 @@ static __u64 ag_retransmit(struct rina_agent_core *a)
 				return 0;
 			timer_used = 1;
 		}
+		if (!credit) {
+			__u64 at = rina_cc_retx_refill_at(&a->cc);
+
+			return at > now ? at - now : 1;
+		}
+		credit--;
+		rina_cc_retx_spend(&a->cc, 1);
+		rina_cc_on_loss(&a->cc, &a->rtt, now);
 		fifo_pop(a);
 		ag_send_down(a, e, 1);
 		e->tries++;
@@ -650,7 +664,7 @@ static void ack_from_downstream(struct rina_agent_core *a,
 				const struct rina_agent_addr *from)
 {
 	const __be32 *seqs = (const __be32 *)(h + 1);
-	__u32 j, n = rina_ntohs(h->n_elem);
+	__u32 j, n = rina_ntohs(h->n_elem), acked = 0;
 	__u64 now;
 
 	if (!addr_eq(from, &a->cfg.next)) {
@@ -671,6 +685,7 @@ static void ack_from_downstream(struct rina_agent_core *a,
 				    rina_ntohl(seqs[j]));
 		if (e && !e->acked) {
 			e->acked = 1;
+			acked++;
 			a->timer = 0;	/* news: restart the timer */
 			if (!e->tries)
 				rina_rtt_update(&a->rtt, now - e->t_sent, now);
@@ -678,6 +693,11 @@ static void ack_from_downstream(struct rina_agent_core *a,
 				a->rack_ts = e->t_sent;
 		}
 	}
+	/*
+	 * No delay signal: with a ToR the first copies are the ToR's, sent
+	 * as slots complete, and the sample times the ToR, not our sends.
+	 */
+	rina_cc_on_ack(&a->cc, acked, 0, 0, &a->rtt, now);
 }
 
 static void nack_from_worker(struct rina_agent_core *a,
@@ -1150,6 +1170,7 @@ int rina_agent_core_init(struct rina_agent_core *a,
 	a->cfg = *cfg;
 	a->ops = ops;
 	a->ctx = ctx;
+	rina_cc_init(&a->cc, &cfg->cc);
 	a->mem.zalloc = mem_zalloc;
 	a->mem.free = mem_free;
 	a->mem.ctx = a;

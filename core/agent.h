@@ -26,6 +26,7 @@
 
 #include "compat.h"
 #include "rtt.h"
+#include "cc.h"
 #include <linux/rina.h>
 #include "keymap.h"
 #include "ctrl_auth.h"
@@ -119,6 +120,11 @@ struct rina_agent_cfg {
 	__u32	L;		/* ring members */
 	__u32	member;		/* the rack's member index */
 	__u32	rto_us;		/* timer floor and start */
+	/*
+	 * Congestion control of the retransmissions downstream (core/cc.h;
+	 * loss is the signal used): flags 0 leaves them unlimited.
+	 */
+	struct rina_cc_params cc;
 	__u64	job_hash;	/* rina_job_hash() */
 	/*
 	 * This agent's incarnation, carried in its HELLO (protocol.md
@@ -167,6 +173,7 @@ struct rina_agent_core {
 	__u64			timer;	/* retransmission timer, 0: stopped */
 	__u32			backoff;
 	struct rina_rtt		rtt;		/* downstream (rtt.h) */
+	struct rina_cc		cc;		/* downstream (cc.h) */
 	__u16			max_round;
 
 	/* session */

@@ -197,3 +197,27 @@ void rina_cc_on_timeout(struct rina_cc *cc, __u32 tries,
 	cut(cc, 0, round_trip(rtt), now_us);
 	cc->ssthresh = half > 2 * RINA_CC_ONE ? half : 2 * RINA_CC_ONE;
 }
+
+__u32 rina_cc_retx_credit(struct rina_cc *cc, const struct rina_rtt *rtt,
+			  __u64 min_us, __u64 max_us, __u64 now_us)
+{
+	__u64 rt = round_trip(rtt);
+
+	if (rt < min_us)
+		rt = min_us;
+	if (rt > max_us)
+		rt = max_us;
+
+	if (!cc->p.flags)
+		return ~0U;
+	if (now_us >= cc->retx_refill_us) {
+		cc->retx_credit = rina_cc_window(cc);
+		cc->retx_refill_us = now_us + rt;
+	}
+	return cc->retx_credit;
+}
+
+void rina_cc_retx_spend(struct rina_cc *cc, __u32 n)
+{
+	cc->retx_credit = n < cc->retx_credit ? cc->retx_credit - n : 0;
+}

@@ -83,6 +83,9 @@ struct rina_cc {
 	__u64	epoch_end_us, epoch_min_us;
 	__u32	undrained;	/* epochs in a row above the delay target */
 	__u32	competing;	/* delay signal ignored */
+	/* retransmissions allowed until retx_refill_us (rina_cc_retx_*) */
+	__u32	retx_credit;
+	__u64	retx_refill_us;
 	struct rina_cc_stats st;
 };
 
@@ -103,6 +106,26 @@ void rina_cc_on_loss(struct rina_cc *cc, const struct rina_rtt *rtt,
 void rina_cc_on_timeout(struct rina_cc *cc, __u32 tries,
 			const struct rina_rtt *rtt, __u64 now_us);
 
+/*
+ * Retransmissions a sender without an ACK clock may send now (INA
+ * workers, whose contributions are acknowledged only when a slot
+ * completes; the agent's allgather repairs): cwnd per round trip (srtt
+ * within min_us .. max_us: a worker's RTT includes the wait for the ring,
+ * seconds on a slow one), so that a timer finding many packets overdue does
+ * not burst them into the queue that just dropped them, where its tail
+ * (the youngest, often the ones the ring waits for) would drop again.
+ * Unlimited without congestion control (flags 0).
+ */
+__u32 rina_cc_retx_credit(struct rina_cc *cc, const struct rina_rtt *rtt,
+			  __u64 min_us, __u64 max_us, __u64 now_us);
+/* n of the credit were sent. */
+void rina_cc_retx_spend(struct rina_cc *cc, __u32 n);
+/* When the credit is refilled next (microseconds, same clock). */
+static inline __u64 rina_cc_retx_refill_at(const struct rina_cc *cc)
+{
+	return cc->retx_refill_us;
+}
+
 /* Packets that may be in flight now: 1 .. w_max. */
 static inline __u32 rina_cc_window(const struct rina_cc *cc)
 {
@@ -113,6 +136,37 @@ static inline __u32 rina_cc_window(const struct rina_cc *cc)
 	if (w < 1)
 		w = 1;
 	return w > cc->p.w_max ? cc->p.w_max : w;
+}
+
+/*
+ * Packets that may be in flight for a sender whose packets are
+ * acknowledged only when the slot they join completes (INA workers,
+ * protocol.md 6.1): the window, but never below floor, the packets the
+ * sender must be able to have outstanding for the slots it waits on to
+ * complete (an INA worker: P + 1, one chunk step and its oldest packet);
+ * at most w_max.
+ */
+static inline __u32 rina_cc_window_floor(const struct rina_cc *cc,
+					 __u32 floor)
+{
+	__u32 w = rina_cc_window(cc);
+
+	if (w < floor)
+		w = floor;
+	return w > cc->p.w_max ? cc->p.w_max : w;
+}
+
+/*
+ * An INA worker's contributions in flight (protocol.md 6.1): the window,
+ * never below P + 1 for chunks of P packets. A contribution to step t of
+ * a chunk is delivered when the downstream member's slot of step t + 1
+ * completes, P ordinals later in that member's order: with P + 1 in
+ * flight the oldest undelivered contribution of the whole ring always
+ * has the one it waits for sendable; with P the racks wait on each other.
+ */
+static inline __u32 rina_cc_ina_window(const struct rina_cc *cc, __u32 P)
+{
+	return rina_cc_window_floor(cc, P + 1);
 }
 
 #endif /* RINA_CORE_CC_H */

@@ -109,6 +109,8 @@ static struct rina_agent_addr addr(unsigned int host, unsigned int port)
  * 3 members; the agent is member 0 with two local workers, and a ToR;
  * signed: the job has a secret.
  */
+static struct rina_cc_params setup_cc;	/* zero: no congestion control */
+
 static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
 {
 	struct rina_agent_cfg cfg;
@@ -121,6 +123,7 @@ static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
 	cfg.L = 3;
 	cfg.member = 0;
 	cfg.rto_us = 20000;
+	cfg.cc = setup_cc;
 	cfg.job_hash = 0x1122334455667788ULL;
 	cfg.self = addr(1, RINA_UDP_PORT_AGENT);
 	cfg.local[0] = addr(1, RINA_UDP_PORT_MIN);
@@ -595,14 +598,89 @@ static void test_silent(void)
 	ktap_result(ok, "agent: names the local worker a slot has waited for since 3/4 of the timeout, not one it heard from");
 }
 
+/*
+ * 38 of the ToR's 40 copies downstream lost (downstream ACKs only the
+ * last): without congestion control every one goes again in one pass;
+ * with it, a pass sends the window's credit, the loss halves the window,
+ * the rest follow one round trip later, and all of them in the end.
+ */
+static unsigned int repairs_of_burst(bool cc, unsigned int *first,
+				     unsigned int *second, __u32 *w0,
+				     __u32 *w1, __u64 *wait)
+{
+	struct rina_agent_core a;
+	unsigned int j, total;
+	struct {
+		struct rina_hdr h;
+		__be32 s[1];
+	} __attribute__((packed)) p;
+
+	memset(&setup_cc, 0, sizeof(setup_cc));
+	if (cc) {
+		rina_cc_params_default(&setup_cc, 256);
+		setup_cc.flags = RINA_CC_F_LOSS;
+		setup_cc.w_init = 4;
+	}
+	setup(&a, true);
+	memset(&setup_cc, 0, sizeof(setup_cc));
+	rina_agent_core_tor_install(&a);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, a.cfg.job_hash, a.cfg.tor);
+	for (j = 0; j < 40; j++) {
+		rx_ag_copy(&a, 2, 100 + j, 1);
+		now_us += 1000;
+	}
+	now_us += 5000;
+	hdr(&p.h, RINA_OP_ACK, 1);
+	p.h.flags = RINA_F_AG_PHASE;
+	p.s[0] = htonl(139);
+	rina_agent_core_rx(&a, &p, sizeof(p), &a.cfg.next);
+	*w0 = rina_cc_window(&a.cc);
+	nsent = 0;
+	*wait = rina_agent_core_tick(&a);
+	*first = count(RINA_OP_AG_DATA, ~0U, &a.cfg.next);
+	*w1 = rina_cc_window(&a.cc);
+	total = *first;
+	nsent = 0;
+	now_us += *wait;
+	rina_agent_core_tick(&a);
+	*second = count(RINA_OP_AG_DATA, ~0U, &a.cfg.next);
+	total += *second;
+	for (j = 0; j < 40; j++) {	/* ~40 round trips at most */
+		nsent = 0;
+		now_us += 20000;
+		rina_agent_core_tick(&a);
+		total += count(RINA_OP_AG_DATA, ~0U, &a.cfg.next);
+	}
+	rina_agent_core_fini(&a);
+	return total;
+}
+
+static void test_repair_window(void)
+{
+	unsigned int first, second, total;
+	__u32 w0, w1;
+	__u64 wait;
+
+	total = repairs_of_burst(false, &first, &second, &w0, &w1, &wait);
+	ktap_result(first == 38 && total >= 39,
+		    "agent: without congestion control 38 lost copies go again in one pass (%u)",
+		    first);
+	total = repairs_of_burst(true, &first, &second, &w0, &w1, &wait);
+	ktap_result(first == w0 && w0 < 38 && w1 == w0 / 2 &&
+		    second == w1 && wait == 20000 && total >= 39,
+		    "agent: repairs go cwnd (%u) per round trip, the loss halves it (%u, %u sent %llu us later), all %u in the end",
+		    w0, w1, second, (unsigned long long)wait, total);
+}
+
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 3 + 2 + 1);
+	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 2);
 	test_install();
 	test_tor_copies();
 	test_hello_gate();
 	test_signed();
 	test_far_rounds();
 	test_silent();
+	test_repair_window();
 	return ktap_finish();
 }

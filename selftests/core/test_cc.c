@@ -246,14 +246,166 @@ static void test_rtt(void)
 		    "rtt: the RTO is capped");
 }
 
+/*
+ * A model of INA racks in a ring (protocol.md 5 and 6.1): L members of
+ * M workers each push their contributions in ordinal order; the slot of
+ * (member i, ordinal o) completes once its M workers sent o and, past
+ * step 0, upstream's slot o - P completed; a contribution to step t < L-1
+ * is delivered when downstream's slot o + P completes, the last step's
+ * when its own slot does. Workers send while in flight < window and
+ * o < oldest undelivered + W (the slot window). Nothing is lost: what is
+ * tested is whether the windows alone can stall the ring. Returns the
+ * contributions delivered (all of them: no deadlock).
+ */
+#define ML	3		/* members */
+#define MM	2		/* workers per member */
+#define MP	15		/* packets per chunk */
+#define MB	3		/* blocks */
+#define MW	64		/* slot window W */
+#define MN	(MB * ML * MP)	/* contributions per worker */
+
+static __u32 ring_model(__u32 (*window)(const struct rina_cc *, __u32))
+{
+	static bool sent[ML][MM][MN], done[ML][MM][MN], slot[ML][MN];
+	__u32 i, w, o, next[ML][MM] = { { 0 } }, first[ML][MM] = { { 0 } };
+	__u32 inflight[ML][MM] = { { 0 } }, delivered = 0, t;
+	struct rina_cc cc[ML][MM];
+	struct rina_cc_params cp;
+	bool moved = true;
+
+	rina_cc_params_default(&cp, MW);
+	cp.flags = RINA_CC_F_LOSS;
+	for (i = 0; i < ML; i++)
+		for (w = 0; w < MM; w++) {
+			rina_cc_init(&cc[i][w], &cp);
+			/* losses drove every window down to one packet */
+			for (t = 0; t < 8; t++)
+				rina_cc_on_loss(&cc[i][w], NULL, t);
+		}
+	for (i = 0; i < ML; i++)
+		for (o = 0; o < MN; o++) {
+			slot[i][o] = false;
+			for (w = 0; w < MM; w++)
+				sent[i][w][o] = done[i][w][o] = false;
+		}
+	while (moved) {
+		moved = false;
+		for (i = 0; i < ML; i++)
+			for (w = 0; w < MM; w++)
+				while (next[i][w] < MN &&
+				       inflight[i][w] < window(&cc[i][w], MP) &&
+				       next[i][w] < first[i][w] + MW) {
+					sent[i][w][next[i][w]++] = true;
+					inflight[i][w]++;
+					moved = true;
+				}
+		for (i = 0; i < ML; i++)
+			for (o = 0; o < MN; o++) {
+				bool all = !slot[i][o];
+
+				for (w = 0; w < MM; w++)
+					all &= sent[i][w][o];
+				t = o / MP % ML;	/* the step */
+				if (all && (t == 0 ||
+					    slot[(i + ML - 1) % ML][o - MP])) {
+					slot[i][o] = true;
+					moved = true;
+				}
+			}
+		for (i = 0; i < ML; i++)
+			for (w = 0; w < MM; w++)
+				for (o = first[i][w]; o < next[i][w]; o++) {
+					t = o / MP % ML;
+					if (done[i][w][o] ||
+					    !(t == ML - 1 ? slot[i][o] :
+					      slot[(i + 1) % ML][o + MP]))
+						continue;
+					done[i][w][o] = true;
+					inflight[i][w]--;
+					delivered++;
+					rina_cc_on_ack(&cc[i][w], 1, 0, 0, NULL,
+						       100);
+					while (first[i][w] < MN &&
+					       done[i][w][first[i][w]])
+						first[i][w]++;
+					moved = true;
+				}
+	}
+	return delivered;
+}
+
+static __u32 floor_p(const struct rina_cc *cc, __u32 P)
+{
+	return rina_cc_window_floor(cc, P);
+}
+
+static void test_ina_window(void)
+{
+	struct path p;
+	__u32 got, stalled;
+
+	path_init(&p, RINA_CC_F_LOSS);
+	for (p.now = 0; p.now < 8; p.now++)
+		rina_cc_on_loss(&p.cc, NULL, p.now);
+	ktap_result(rina_cc_window(&p.cc) == 1 &&
+		    rina_cc_ina_window(&p.cc, 15) == 16 &&
+		    rina_cc_ina_window(&p.cc, 2 * W) == W,
+		    "cc: an INA worker's window is at least P + 1, at most W");
+	path_init(&p, RINA_CC_F_LOSS);
+	round_acked(&p, BASE, 0);
+	round_acked(&p, BASE, 0);
+	ktap_result(rina_cc_ina_window(&p.cc, 3) == rina_cc_window(&p.cc) &&
+		    rina_cc_window(&p.cc) > 4,
+		    "cc: above the floor an INA worker's window is cwnd (%u)",
+		    rina_cc_window(&p.cc));
+	got = ring_model(rina_cc_ina_window);
+	stalled = ring_model(floor_p);
+	ktap_result(got == ML * MM * MN && stalled < got,
+		    "cc: %d INA racks at one-packet windows deliver all %d contributions with the P + 1 floor (%u; a floor of P stalls at %u)",
+		    ML, ML * MM * MN, got, stalled);
+}
+
+static void test_retx_credit(void)
+{
+	struct path p;
+	__u32 c1, c2, c3, w;
+	__u64 t0;
+
+	path_init(&p, RINA_CC_F_LOSS);
+	round_acked(&p, BASE, 0);	/* srtt = BASE */
+	rina_cc_on_loss(&p.cc, &p.rtt, p.now);
+	w = rina_cc_window(&p.cc);
+	t0 = p.now;
+	c1 = rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, t0);
+	rina_cc_retx_spend(&p.cc, c1);
+	c2 = rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, t0 + BASE / 2);
+	c3 = rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, t0 + BASE);
+	ktap_result(c1 == w && c2 == 0 && c3 == w &&
+		    rina_cc_retx_refill_at(&p.cc) == t0 + 2 * BASE,
+		    "cc: retransmissions get cwnd (%u) per round trip, none more before it refills", w);
+	/* an RTT of seconds (the ring's wait) refills at max_us */
+	rina_rtt_update(&p.rtt, 50 * 1000000ULL, p.now);
+	p.rtt.srtt_us = 4000000;
+	rina_cc_retx_spend(&p.cc, ~0U);
+	c1 = rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, t0 + 2 * BASE);
+	ktap_result(c1 == w &&
+		    rina_cc_retx_refill_at(&p.cc) == t0 + 2 * BASE + 100000,
+		    "cc: the credit's round trip is capped (srtt 4 s, refill after 100 ms)");
+	path_init(&p, 0);
+	ktap_result(rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, 1) == ~0U,
+		    "cc: flags 0 does not limit retransmissions");
+}
+
 int main(void)
 {
-	ktap_plan(20);
+	ktap_plan(26);
 	test_slow_start_and_cap();
 	test_loss();
 	test_delay();
 	test_ecn();
 	test_timeout_and_off();
 	test_rtt();
+	test_ina_window();
+	test_retx_credit();
 	return ktap_finish();
 }

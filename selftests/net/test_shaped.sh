@@ -6,9 +6,11 @@
 # a 15-20 Mbit/s bottleneck with a small queue, with their retransmissions
 # reported; rina-bench's efficiency, retx_bytes and link rate fields are
 # consistent; --xdp auto works at the default MTU 9000; an iperf3 TCP flow
-# sharing a shaped host link and Rina both finish, Rina exact.
-# Every run is bounded by rina-run --timeout. No speed is asserted:
-# without congestion control the ring's retransmissions are only reported.
+# sharing a shaped host link and Rina both finish, Rina exact; every
+# rack INA at 25 Mbit/s with a 20 ms queue, 2 MiB: the workers' and
+# agents' windows keep retransmitted bytes under 15% of what the ranks
+# send (without them, 50-70%).
+# Every run is bounded by rina-run --timeout. No speed is asserted.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 
@@ -99,7 +101,7 @@ report()
 	fi
 }
 
-ktap_plan 9
+ktap_plan 10
 
 # 1: the shaping printed is the shaping on both ends of every link (read
 # back from tc -s qdisc in the kept namespaces), and traffic crossed each
@@ -288,5 +290,29 @@ sys.exit(0 if bps > 0 and secs > 7 else 1)
 EOF
 	report "iperf3_coexistence_tcp_finished" $? "$tmp/iperf.json"
 fi
+
+# 10: every rack INA, 2 MiB through 20 ms queues at 25 Mbit/s (bench's
+# shaped setting): the INA workers' and agents' windows (protocol.md
+# 6.1) keep the retransmitted bytes (workers' contributions, agents'
+# allgather copies, the re-emissions they cause) under 15% of the ranks'
+# 4 x 2 MiB per call; with a fixed window it was 50-70%, in every run
+out=$tmp/ina_retx
+"$RUN" --topo 2x2 --ina all --rate 25mbit --queue 20ms --timeout 120 -- \
+	"$BENCH" -b 2M -e 2M -n 2 -w 1 -c 1 --json >"$out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ]; then
+	check_rows "$out" 4 25000000 ina &&
+	python3 - "$out" <<'EOF' || rc=1
+import json, re, sys
+rows = [json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
+        for l in open(sys.argv[1]) if re.match(r"^\[rank [0-9]+\] \{", l)]
+retx = sum(r["retx_bytes"] for r in rows)
+sent = sum(r["size"] for r in rows)
+print("# retransmitted %.0f B per call over 4 ranks: %.1f%% of %d B"
+      % (retx, 100.0 * retx / sent, sent))
+sys.exit(0 if len(rows) == 4 and retx < 0.15 * sent else 1)
+EOF
+fi
+report "ina_racks_25mbit_queue_20ms_retx_below_15pct" "$rc" "$out"
 
 ktap_finish

@@ -273,6 +273,9 @@ static void rina_agent_cfg_fill(const struct rina_comm *c,
 	cfg->L = c->L;
 	cfg->member = c->member;
 	cfg->rto_us = c->rto_us;
+	/* retransmission credit downstream: rina_ina_cc() */
+	if (rina_ina_cc(c))
+		cfg->cc = c->cc_params;
 	cfg->job_hash = c->job_hash;
 	/* one communicator's agent: one session, its own incarnation */
 	cfg->incarnation = c->incarnation ^ 0x5a5a5a5a;

@@ -45,6 +45,9 @@ struct wcall {
 
 	struct contrib	*ct;		/* in ordinal order */
 	uint32_t	nct, first_open, next_send;
+	uint32_t	inflight;	/* sent, not yet delivered */
+	uint32_t	retx_pos;	/* where the last resend pass stopped */
+	bool		windowed;	/* congestion window: rina_ina_cc() */
 	uint32_t	*ct_of_seq;	/* SR seq -> index + 1 */
 	__u64		*agmap;		/* allgather seqs received */
 	__u64		*ovfmap;
@@ -114,6 +117,8 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 	if (retx)
 		c->st.retransmits++;
 	x->t_sent = rina_now_us();
+	if (!x->sent)
+		k->inflight++;
 	x->sent = true;
 	if (retx) {
 		x->tries++;
@@ -141,23 +146,42 @@ static void contrib_done(struct wcall *k, uint32_t idx)
 	if (!x->tries && x->sent)
 		rina_path_rtt(path, k->last_progress - x->t_sent,
 			      k->last_progress);
+	if (x->sent) {
+		k->inflight--;
+		/*
+		 * Delivery waits for the slot, i.e. the rack and the ring,
+		 * not only a queue: no RTT sample for the delay signal,
+		 * loss alone drives the window (as ring.c towards an INA
+		 * member).
+		 */
+		rina_cc_on_ack(&path->cc, 1, 0, 0, &path->rtt,
+			       k->last_progress);
+	}
 	while (k->first_open < k->nct && k->ct[k->first_open].done)
 		k->first_open++;
 }
 
 /*
- * Send what the slot window allows: ordinal o may go once every ordinal
- * up to o - W is delivered, so a slot set is never claimed while its
- * previous occupant may still need re-emission.
+ * Send what the windows allow. The slot window: ordinal o may go once
+ * every ordinal up to o - W is delivered, so a slot set is never claimed
+ * while its previous occupant may still need re-emission. The congestion
+ * window (core/cc.h, loss only): at most cwnd contributions in flight,
+ * but never fewer than P + 1, so that the slots every other sender waits
+ * on can always be completed (protocol.md 6.1 argues why this cannot
+ * deadlock).
  */
 static int wpump(struct wcall *k)
 {
+	uint32_t cwnd = k->windowed ?
+			rina_cc_ina_window(&k->c->to_agg.cc, k->s.P) :
+			k->c->job.window;
 	uint64_t limit;
 	int ret;
 
 	limit = k->first_open < k->nct ? k->ct[k->first_open].ordinal +
 		k->c->job.window : UINT64_MAX;
-	while (k->next_send < k->nct && k->ct[k->next_send].ordinal < limit) {
+	while (k->next_send < k->nct && k->ct[k->next_send].ordinal < limit &&
+	       k->inflight < cwnd) {
 		ret = send_contrib(k, &k->ct[k->next_send], false);
 		if (ret)
 			return ret;
@@ -171,9 +195,16 @@ static int wpump(struct wcall *k)
 
 static int wretransmit(struct wcall *k, uint64_t *wait_us)
 {
+	struct rina_path *path = &k->c->to_agg;
 	uint64_t now = rina_now_us(), next = UINT64_MAX;
-	uint32_t j, n = 0;
+	uint32_t i, j, n = 0, span = k->next_send - k->first_open, credit;
+	bool held = false;
 	int ret;
+
+	credit = rina_cc_retx_credit(&path->cc, &path->rtt, k->c->rto_us,
+				     RINA_RTO_SLOT_MAX_US, now);
+	if (!k->windowed || credit > WRETX_MAX)
+		credit = WRETX_MAX;
 
 	/*
 	 * Delivery is seen out of send order (a first-step slot completes at
@@ -183,23 +214,56 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 	 * the oldest: the one a stalled slot lacks may be a young one (the
 	 * downstream rack's window can wait on it while our oldest waits on
 	 * that rack), and resending the oldest ones first would reach it
-	 * only after hundreds of timer periods.
+	 * only after hundreds of timer periods. They go within the
+	 * congestion window's retransmission credit (cwnd per round trip),
+	 * each pass starting where the last one stopped, so that every
+	 * overdue one gets its turn however small the credit.
 	 */
-	for (j = k->first_open; j < k->next_send; j++) {
-		struct contrib *x = &k->ct[j];
+	if (!k->windowed || k->retx_pos < k->first_open ||
+	    k->retx_pos >= k->next_send)
+		k->retx_pos = k->first_open;	/* unwindowed: oldest first */
+	for (i = 0; i < span; i++) {
+		struct contrib *x;
 
+		j = k->retx_pos + i;
+		if (j >= k->next_send)
+			j -= span;
+		x = &k->ct[j];
 		if (x->done)
 			continue;
-		if (x->deadline <= now && n < WRETX_MAX) {
+		if (x->deadline <= now) {
+			if (n >= credit) {
+				held = true;
+				continue;
+			}
 			k->c->st.timeouts++;
 			ret = send_contrib(k, x, true);
 			if (ret)
 				return ret;
 			n++;
+			k->retx_pos = j + 1;
 		}
 		if (x->deadline < next)
 			next = x->deadline;
 	}
+	rina_cc_retx_spend(&path->cc, n);
+	/*
+	 * Overdue ones left: unwindowed, at the next pass; windowed, when
+	 * the credit refills.
+	 */
+	if (held && !k->windowed)
+		next = now;
+	else if (held && rina_cc_retx_refill_at(&path->cc) < next)
+		next = rina_cc_retx_refill_at(&path->cc);
+	/*
+	 * Overdue contributions are a loss (the queue towards the ToR, or a
+	 * result from it, dropped): the window halves, at most once per
+	 * round trip however many timed out. Not a timeout's restart from
+	 * one packet: a contribution also waits for the rack and upstream,
+	 * so a second timeout is no proof of a path that lost everything.
+	 */
+	if (n && k->windowed)
+		rina_cc_on_loss(&path->cc, &path->rtt, now);
 	*wait_us = next == UINT64_MAX ? UINT64_MAX :
 		   next > now ? next - now : 0;
 	return wflush(k);
@@ -439,6 +503,7 @@ int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 	k->dtype_op = dtype_op;
 	k->i = c->member;
 	k->round = c->round++;
+	k->windowed = rina_ina_cc(c);
 	if (rina_call_sched(c, &k->s, count)) {
 		free(k);
 		return RINA_ERR_INVALID;

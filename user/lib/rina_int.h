@@ -225,4 +225,25 @@ struct rina_async;
 /* Destroy: finish or fail every pending request, stop the thread. */
 void rina_async_stop(struct rina_comm *c);
 
+/*
+ * INA workers and agents send within a congestion window (core/cc.h,
+ * protocol.md 6.1) in rings whose every member is an INA rack. With
+ * plain members among them, a member sending towards an INA rack fills
+ * its window with later ordinals whose data is ready while the earlier
+ * ones wait for the ring: a worker's P + 1 floor no longer covers what
+ * that member waits on (seen stalling 2x4 with one INA rack), so there
+ * they keep the fixed slot window W.
+ */
+static inline bool rina_ina_cc(const struct rina_comm *c)
+{
+	unsigned int i;
+
+	if (!c->cc_params.flags)
+		return false;
+	for (i = 0; i < c->ring.L; i++)
+		if (!c->ring.m[i].ina)
+			return false;
+	return true;
+}
+
 #endif /* RINA_INT_H */
