@@ -75,18 +75,23 @@ run()
 		"$PY" "$INJECT" "$BENCH" >"$tmp/$name.out" 2>&1
 }
 
-# reached NAME RC WHAT: forged data that passed the door reached the
-# ring's checks (stale, early, duplicate, malformed) or broke the job
+# reached NAME RC WHAT [TOR_COUNTER...]: forged data that passed the door
+# reached the ring's checks (stale, early, duplicate, malformed; and the
+# ToRs' TOR_COUNTERs) or broke the job
 reached()
 {
-	local name=$1 rc=$2 out=$tmp/$1.out sent n=0 c
+	local name=$1 rc=$2 what=$3 out=$tmp/$1.out sent n=0 c
+	shift 3
 	sent=$(sent_of "$out")
 	for c in stale early duplicates malformed; do
 		n=$((n + $(counter_sum "$out" "$c")))
 	done
+	for c in "$@"; do
+		n=$((n + $(tor_sum "$name" "$c")))
+	done
 	if [ "$(counter_sum "$out" rx_bad_tag)" -eq 0 ] &&
 	   { [ "$rc" -ne 0 ] || [ "$n" -ge $((${sent:-0} / 10)) ]; }; then
-		ktap_ok "$3 (rc $rc, $n counted by the ring's checks)"
+		ktap_ok "$what (rc $rc, $n counted by the checks)"
 	else
 		grep '\] rina-bench:\|inject:\|counters' "$out" | head -6 |
 			sed 's/^/# /'
@@ -210,24 +215,8 @@ fi
 # its adders) and the hosts' see them, or the job breaks
 run ina-tor-unsigned "" --ina all --tor on \
 	--tor-stats "$tmp/ina-tor-unsigned.tor" --no-secret
-rc=$?
-out=$tmp/ina-tor-unsigned.out
-sent=$(sent_of "$out")
-reached=0
-for c in stale early duplicates malformed; do
-	reached=$((reached + $(counter_sum "$out" "$c")))
-done
-for c in bad stale dup too_long collision no_worker bypass_in; do
-	reached=$((reached + $(tor_sum ina-tor-unsigned "$c")))
-done
 # (an untagged job refuses a trailer: the ToR drops the forgeries that
 # carry a made-up tag, bad_tag, and passes the others)
-if [ "$(counter_sum "$out" rx_bad_tag)" -eq 0 ] &&
-   { [ "$rc" -ne 0 ] || [ "$reached" -ge $((${sent:-0} / 10)) ]; }; then
-	ktap_ok "behind a ToR without a secret, forged data reaches the protocol (rc $rc, $reached counted by the ToR's and the hosts' checks): the tag is what stops it"
-else
-	grep '\] rina-bench:\|inject:\|counters' "$out" | head -6 |
-		sed 's/^/# /'
-	ktap_fail "ToR unsigned data" "rc $rc, reached $reached of ${sent:-0}"
-fi
+reached ina-tor-unsigned $? "behind a ToR without a secret, forged data reaches the ToR's and the hosts' protocol checks: the tag is what stops it" \
+	bad stale dup too_long collision no_worker bypass_in
 ktap_finish
