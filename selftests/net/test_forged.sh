@@ -38,14 +38,18 @@ RUN=$top/build/bin/rina-run
 BENCH=$top/build/bin/rina-bench
 INJECT=$top/selftests/net/inject.py
 case "$CLASS" in
-ctrl) COUNT=1500 SECS=4 ITERS=150 ;;
-data|observer) COUNT=100000 SECS=10 ITERS=400 ;;
+ctrl) COUNT=1500 SECS=4 ITERS=400 ;;
+data|observer) COUNT=100000 SECS=10 ITERS=1000 ;;
 *) echo "usage: $0 ctrl|data|observer" >&2; exit 2 ;;
 esac
-# longer campaigns by hand (issue 12's 10^5 per data class, 5 classes):
-# FORGED_COUNT=500000 FORGED_SECS=50 FORGED_ITERS=2000 test_forged.sh data
+# ITERS calls of 4 MiB on a plain ring last 2.5-3x the injection on an
+# idle machine (the injector must finish while the job runs); INA racks
+# with software agents take 4-5x longer per call: ITERS_INA. Longer
+# campaigns by hand (issue 12's 10^5 per data class, 5 classes):
+# FORGED_COUNT=500000 FORGED_SECS=50 FORGED_ITERS=5000 test_forged.sh data
 COUNT=${FORGED_COUNT:-$COUNT} SECS=${FORGED_SECS:-$SECS}
 ITERS=${FORGED_ITERS:-$ITERS}
+ITERS_INA=$((ITERS * 2 / 5))
 tmp=$(mktemp -d /tmp/test_forged.XXXXXX)
 defer rm -rf "$tmp"
 (umask 077; od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$tmp/secret")
@@ -61,9 +65,11 @@ secret=(--job-opt "secret_file $tmp/secret")
 # run checked allreduces for longer than that
 run()
 {
-	local name=$1 args=$2
+	local name=$1 args=$2 n=$ITERS t=$((SECS * 12))
 	shift 2
-	"$RUN" --topo 2x2 --timeout $((SECS * 12)) "$@" -- sh -c '
+	case " $* " in *" --ina all "*) n=$ITERS_INA ;; esac
+	[ "$t" -ge 120 ] || t=120
+	"$RUN" --topo 2x2 --timeout "$t" "$@" -- sh -c '
 		if [ "$RINA_RANK" = 3 ]; then
 			( i=0
 			  while ! ss -Hlun | grep -q ":2105[67]\|:21071" &&
@@ -71,7 +77,7 @@ run()
 			  sleep 0.3
 			  exec "$0" "$1" '"$CLASS"' "$RINA_JOB" '"$COUNT $SECS $args"' ) &
 		fi
-		exec "$2" -b 4M -e 4M -n '"$ITERS"' -w 2 -c 1' \
+		exec "$2" -b 4M -e 4M -n '"$n"' -w 2 -c 1' \
 		"$PY" "$INJECT" "$BENCH" >"$tmp/$name.out" 2>&1
 }
 
@@ -151,7 +157,7 @@ if [ "$CLASS" = observer ]; then
 	survived plain-mac $? rx_bad_tag
 	# half the calls: software agents with a MAC per packet take ~50 s
 	# for 400 on an idle machine, still 3x the injection's time at 200
-	ITERS=$((ITERS / 2)) run ina-mac "" --ina all --tor off "${secret[@]}" \
+	ITERS_INA=$((ITERS_INA / 2)) run ina-mac "" --ina all --tor off "${secret[@]}" \
 		--job-opt "auth mac"
 	survived ina-mac $? rx_bad_tag
 	ktap_finish
@@ -195,7 +201,7 @@ reached plain-unsigned $? "without a secret, forged data reaches the protocol: t
 # behind a ToR: what is addressed to the agents is the ToR's to check.
 # The software ToR adds every slot on a CPU: 30 calls still outlast the
 # injection several times over
-ITERS=$((ITERS * 3 / 40))
+ITERS_INA=$((ITERS_INA * 3 / 40))
 mkdir -p "$tmp/ina-tor-signed.tor" "$tmp/ina-tor-unsigned.tor"
 run ina-tor-signed "" --ina all --tor on --tor-stats "$tmp/ina-tor-signed.tor" \
 	"${secret[@]}"
