@@ -636,22 +636,20 @@ def v_unknown_job():
     v.inp(1, pkt, "AG_DATA sent by the agent (repair) to the next member")
     v.out(UPLINK, pkt, "switched to the uplink unchanged")
     v.count("tor_ctr", "unknown_job")
-    pkt = udp_frame(NEXT["mac"], AGENT["mac"], AGENT["ip"], NEXT["ip"],
-                    AGENT_PORT, NEXT["port"],
-                    rina(AG, 21, 0, 1, F_AGP, hop=1, src=1, nc=4, data=[9],
-                         rsvd=X_TAG) + TAG)
-    v.inp(1, pkt, "the same with the job's data tag (rsvd RINA_X_TAG, "
-          "8 bytes after the payload)")
-    v.out(UPLINK, pkt, "switched to the uplink unchanged, tag and all")
-    v.count("tor_ctr", "unknown_job")
-    pkt = udp_frame(NEXT["mac"], AGENT["mac"], AGENT["ip"], NEXT["ip"],
-                    AGENT_PORT, NEXT["port"],
-                    rina(AG, 22, 0, 1, F_AGP, hop=1, src=1, nc=4, data=[9],
-                         rsvd=X_MAC) + TAG)
-    v.inp(1, pkt, "the same with a per-packet MAC (auth mac: rsvd "
-          "RINA_X_MAC, 8 bytes after the payload)")
-    v.out(UPLINK, pkt, "switched to the uplink unchanged, MAC and all")
-    v.count("tor_ctr", "unknown_job")
+    # the same with an 8-byte trailer: the job's tag, or a hop's MAC
+    for rnd, rsvd, what, name in (
+            (21, X_TAG, "the job's data tag (rsvd RINA_X_TAG", "tag"),
+            (22, X_MAC, "a per-packet MAC (auth mac: rsvd RINA_X_MAC",
+             "MAC")):
+        pkt = udp_frame(NEXT["mac"], AGENT["mac"], AGENT["ip"], NEXT["ip"],
+                        AGENT_PORT, NEXT["port"],
+                        rina(AG, rnd, 0, 1, F_AGP, hop=1, src=1, nc=4,
+                             data=[9], rsvd=rsvd) + TAG)
+        v.inp(1, pkt, "the same with %s, 8 bytes after the payload)" %
+              what)
+        v.out(UPLINK, pkt, "switched to the uplink unchanged, %s and all" %
+              name)
+        v.count("tor_ctr", "unknown_job")
     pkt = contrib(WORKERS[1], 0, 0, 1, [1], job=7)
     pkt = bytearray(pkt)
     pkt[36:38] = struct.pack("!H", 0x5241)
