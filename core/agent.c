@@ -583,6 +583,27 @@ static void held_push(struct rina_agent_core *a, __u16 round, __u32 seq)
 }
 
 /*
+ * The ToR sends no allgather data to a worker on the agent's own host
+ * (rina-p4cfg's rw_host replica): that host's link would carry every
+ * result twice, once to each port, and be the rack's bottleneck. The
+ * agent relays each copy it gets instead, unchanged, over the host's
+ * loopback; a relay lost there the worker asks for again (NACK), as it
+ * would a copy the ToR lost.
+ */
+static void relay_to_host(struct rina_agent_core *a, const struct rina_hdr *h,
+			  __u32 len)
+{
+	__u32 k;
+
+	for (k = 0; k < a->cfg.n_local; k++) {
+		if (a->cfg.local[k].ip != a->cfg.self.ip)
+			continue;
+		xmit(a, &a->cfg.local[k], h, len);
+		a->st.host_relays++;
+	}
+}
+
+/*
  * The ToR's copy of allgather data (its agent replica): the ToR already
  * sent it to the local workers and downstream, so keep it for repairs and
  * as sender of record, and ACK upstream data to the upstream member. The
@@ -606,6 +627,7 @@ static void ag_from_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 	if (round_admit(a, round))
 		return;
 	a->st.tor_copies++;
+	relay_to_host(a, h, len);
 	if (rina_keymap_get(&a->ag, round, seq)) {
 		a->st.dup++;	/* our ACK was lost */
 		if (own)

@@ -68,6 +68,7 @@ struct rina_agent_counters {
 	__u64 bad_tag;		/* data without the job's tag */
 	__u64 far_round;	/* data, NACKs ignored: round_admit() */
 	__u64 tor_copies;	/* allgather copies the ToR sent us */
+	__u64 host_relays;	/* of them, relayed to a worker on our host */
 	__u64 tor_held;		/* data dropped while asking the ToR */
 	__u64 sessions;		/* sessions ended (all said BYE) */
 	__u64 aborts;		/* jobs aborted by the host (member lost) */

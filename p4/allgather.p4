@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * AllGather (model: p4/model/allgather.c): stateless replication.
- *   - AG_DATA from the upstream member: a copy to every local worker (the
- *     agent's rank included), one to the agent itself (its ip:0x524f:
+ *   - AG_DATA from the upstream member: a copy to every local worker (but
+ *     the one on the agent's host: EgressRewrite's rw_host, the agent
+ *     relays its copy), one to the agent itself (its ip:0x524f:
  *     the agent ACKs allgather data and is its sender of record, so it
  *     needs its own copy) and, while hop < L - 1, a copy to the next
  *     member (whose replica adds one to hop). No ACK: the agent ACKs once

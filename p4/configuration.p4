@@ -83,6 +83,7 @@
 #define RINA_RW_NEXT		2
 #define RINA_RW_UP		3
 #define RINA_RW_AGENT		4
+#define RINA_RW_HOST		5	/* the local worker on the agent's host */
 
 /* job_ctr ids (per job: job_idx * RINA_TC_MAX + id) */
 #define RINA_TC_CONTRIB_IN	0

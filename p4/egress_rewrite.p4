@@ -2,6 +2,9 @@
 /*
  * EgressRewrite (model: p4/model/egress_rewrite.c): one replica.
  * replica: egress_rid -> rw_local(bit, mac, ip, port) a local worker,
+ * rw_host(bit, mac, ip, port) the local worker on the agent's host (as
+ * rw_local, but no AG_DATA: the agent relays its own copy over the host's
+ * loopback, so the host's link carries each result once, not twice),
  * rw_next(mac, ip, port) the next ring member, rw_up(mac, ip, port) the
  * upstream member, rw_agent(mac, ip, port) the rack's agent (its
  * ip:0x524f: allgather data only). A replica of a switch-emitted packet
@@ -25,6 +28,15 @@ control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
 	action rw_local(bit<8> bit_idx, bit<48> mac, bit<32> ip, bit<16> port)
 	{
 		meta.rw_cls = RINA_RW_LOCAL;
+		meta.rw_bit = bit_idx;
+		meta.rw_mac = mac;
+		meta.rw_ip = ip;
+		meta.rw_port = port;
+	}
+
+	action rw_host(bit<8> bit_idx, bit<48> mac, bit<32> ip, bit<16> port)
+	{
+		meta.rw_cls = RINA_RW_HOST;
 		meta.rw_bit = bit_idx;
 		meta.rw_mac = mac;
 		meta.rw_ip = ip;
@@ -57,7 +69,8 @@ control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
 
 	table replica {
 		key = { sm.egress_rid : exact; }
-		actions = { rw_local; rw_next; rw_up; rw_agent; NoAction; }
+		actions = { rw_local; rw_host; rw_next; rw_up; rw_agent;
+			    NoAction; }
 		size = RINA_TOR_RID_SIZE;
 		default_action = NoAction();
 	}
@@ -157,7 +170,9 @@ control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
 			}
 		} else {
 			replica.apply();
-			if (meta.rw_cls == RINA_RW_LOCAL) {
+			if (meta.rw_cls == RINA_RW_LOCAL ||
+			    (meta.rw_cls == RINA_RW_HOST &&
+			     op != RINA_OP_AG_DATA)) {
 				if ((meta.emit & RINA_EMIT_LOCAL) != 0 ||
 				    ((meta.emit & RINA_EMIT_ONE) != 0 &&
 				     meta.rw_bit == meta.one_bit)) {

@@ -343,12 +343,16 @@ static void host_rx(Host *h, Ptr<NetDevice>, Ptr<const Packet> p, uint16_t,
 	bool ce;
 	unsigned len = copy_in(p, &ce);
 
-	/* the agent's own copies (its port) are counted apart */
-	if (!h->server && len >= kPay && f_dport(g_buf) == RINA_UDP_PORT_AGENT)
-		g_st.agent_rx += data_payload(g_buf, len);
-	else if (!h->server) {
+	/*
+	 * Per host link: the agent's copies (its port) count for its host,
+	 * whose worker gets its own from the agent in the host (rw_host),
+	 * and apart as agent_port_rx.
+	 */
+	if (!h->server) {
 		unsigned pl = data_payload(g_buf, len);
 
+		if (len >= kPay && f_dport(g_buf) == RINA_UDP_PORT_AGENT)
+			g_st.agent_rx += pl;
 		g_st.host_rx[h->id] += pl;
 		if (len >= kPay && (f_flags(g_buf) & RINA_F_RETX))
 			g_st.host_rx_retx[h->id] += pl;
@@ -648,7 +652,10 @@ static int parse_args(int argc, char **argv)
 		} else if (a == "--two-level") {
 			g_cfg.two_level = true;
 		} else if (a == "--agent-copy-local") {
-			g_cfg.agent_local = true;
+			fprintf(stderr, "rina-sim: --agent-copy-local is gone: "
+				"the ToR now sends the agent's host each result "
+				"once (rw_host; protocol-ina.md 5)\n");
+			exit(2);
 		} else if (a == "--fault-result") {
 			g_cfg.fault_result = true;
 		} else {
@@ -849,12 +856,12 @@ static void report(double wall_s, uint64_t events)
 	printf("{\"scheme\":\"%s\",\"topo\":\"%ux%u\",\"k\":%u,\"m\":%u,"
 	       "\"ina\":\"%s\",\"x\":%u,\"size\":%" PRIu64 ",\"elems\":%u,"
 	       "\"window\":%u,\"link_rate\":\"%s\",\"uplink_rate\":\"%s\","
-	       "\"delay_us\":%.3f,\"ps\":%u,\"agent_copy_local\":%s,"
+	       "\"delay_us\":%.3f,\"ps\":%u,"
 	       "\"two_level\":%s,", g_cfg.scheme.c_str(), g_cfg.k,
 	       g_cfg.m, g_cfg.k, g_cfg.m, ina.c_str(), x, g_cfg.size, g_cfg.E, g_cfg.W,
 	       rate_str(g_cfg.B).c_str(),
 	       rate_str(g_cfg.U ? g_cfg.U : g_cfg.B).c_str(), g_cfg.delay_us,
-	       g_cfg.ps, g_cfg.agent_local ? "true" : "false",
+	       g_cfg.ps,
 	       g_cfg.two_level ? "true" : "false");
 	printf("\"time_us\":%.3f,\"algbw_GBps\":%.6f,\"busbw_GBps\":%.6f,"
 	       "\"done\":%" PRIu64 ",\"ranks\":%u,", t, algbw, busbw,

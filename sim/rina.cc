@@ -1023,21 +1023,6 @@ void RinaHost::Rx(const uint8_t *f, unsigned len, bool ce)
 		tick_soon(1);
 		return;
 	}
-	/*
-	 * --agent-copy local: the agent takes the ToR's allgather data from
-	 * its rank's copy, in the host, instead of a second copy on the link.
-	 */
-	if (agent && g_cfg.agent_local && f_op(f) == RINA_OP_AG_DATA &&
-	    (f_flags(f) & RINA_F_FROM_SWITCH) && f_sip(f) == h->ip &&
-	    f_sport(f) == RINA_UDP_PORT_AGENT) {
-		struct rina_agent_addr from;
-
-		from.ip = htonl(f_sip(f));
-		from.port = htons(RINA_UDP_PORT_AGENT);
-		from.pad = 0;
-		rina_agent_core_rx(agent, f + kRina, len - kRina, &from);
-		tick_soon(1);
-	}
 	job = f_job(f);
 	for (auto *p : parts)
 		if (p->R->job == job) {
@@ -1104,11 +1089,6 @@ bool TorApp::Rx(unsigned port, const uint8_t *f, unsigned len, bool)
 	for (i = 0; i < g_tor_out.n; i++) {
 		const uint8_t *o = g_tor_out.pkt[i].data;
 
-		/* --agent-copy local: no agent replica on the wire */
-		if (g_cfg.agent_local && g_tor_out.pkt[i].len >= kPay &&
-		    f_op(o) == RINA_OP_AG_DATA &&
-		    f_dport(o) == RINA_UDP_PORT_AGENT && f_dip(o) == agent_ip)
-			continue;
 		tor_send(rack, g_tor_out.pkt[i].port, o, g_tor_out.pkt[i].len);
 	}
 	return true;

@@ -67,9 +67,8 @@ struct Cfg {
 	bool verify = true;		/* carry and check real int32 sums */
 	bool json = false;
 	bool trace = false;
-	bool fault_result = false;
-	bool agent_local = false;
-	bool two_level = false;		/* ATP: the spine aggregates too */	/* agent copy taken in the host */	/* tests: corrupt one element */
+	bool fault_result = false;	/* tests: corrupt one element */
+	bool two_level = false;		/* ATP: the spine aggregates too */
 	double limit_s = 60.0;		/* simulated time limit */
 	unsigned rto_us = 0;		/* timer floor (0: from the path) */
 	unsigned cc_target_us = 0;	/* queueing-delay target (0: auto) */

@@ -170,12 +170,19 @@ int rina_p4cfg_write(FILE *f, const struct rina_job_desc *job,
 			ipstr(r->ip, b1), ntohs(r->port), i);
 	}
 	fprintf(f, "mc_mgrp_create %u\n", o->mgrp);
+	/*
+	 * A worker on the agent's host (its address) gets its allgather
+	 * data from the agent, which relays its own copy (core/agent.c):
+	 * one copy per result on that host's link, not two.
+	 */
 	for (i = 0; i < m; i++) {
 		const struct rina_rank_desc *r =
 			&job->ranks[ring.order[me->first + i]];
+		int host = r->ip == job->ranks[me->agent].ip;
 
 		fprintf(f, "table_add RinaEgress.rewrite.replica "
-			"RinaEgress.rewrite.rw_local %u => %u %s %s %u\n",
+			"RinaEgress.rewrite.%s %u => %u %s %s %u\n",
+			host ? "rw_host" : "rw_local",
 			o->rid_base + i, i, macstr(r->mac, b2),
 			ipstr(r->ip, b1), ntohs(r->port));
 	}

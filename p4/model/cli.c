@@ -246,7 +246,7 @@ static int rewrite(struct rina_tor *sw, int cls, char **k, char **a,
 	if (!e.rid)
 		return fail(err, errlen, "rid 0 is the plain replica");
 	a = save;
-	if (cls == RINA_RW_LOCAL) {
+	if (cls == RINA_RW_LOCAL || cls == RINA_RW_HOST) {
 		N(0, RINA_TOR_MAX_WORKERS - 1, e.bit);
 		a++;
 	}
@@ -284,6 +284,7 @@ static const struct table_spec specs[] = {
 	{ "RinaEgress.rewrite.replica", "RinaEgress.rewrite.rw_next", 1, 3 },
 	{ "RinaEgress.rewrite.replica", "RinaEgress.rewrite.rw_up", 1, 3 },
 	{ "RinaEgress.rewrite.replica", "RinaEgress.rewrite.rw_agent", 1, 3 },
+	{ "RinaEgress.rewrite.replica", "RinaEgress.rewrite.rw_host", 1, 4 },
 };
 
 static int table_add(struct rina_tor *sw, char **t, int n, char *err,

@@ -51,6 +51,8 @@
 #define RINA_RW_NEXT		2
 #define RINA_RW_UP		3
 #define RINA_RW_AGENT		4
+/* the local worker on the agent's host: no AG_DATA, the agent relays */
+#define RINA_RW_HOST		5
 
 /* Per-job ingress counters: RinaIngress.counters.job_ctr[job * N + id]. */
 enum rina_tor_job_ctr {

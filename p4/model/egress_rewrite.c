@@ -2,9 +2,10 @@
 /*
  * EgressRewrite (p4/egress_rewrite.p4): one replica of a switch-emitted
  * packet. Table replica, exact on egress_rid, gives its class and
- * destination: rw_local(bit, mac, ip, port) a local worker, rw_next(mac,
- * ip, port) the next ring member, rw_up(mac, ip, port) the upstream
- * member, rw_agent(mac, ip, port) the rack's agent (ip:0x524f; a copy of
+ * destination: rw_local(bit, mac, ip, port) a local worker, rw_host(bit,
+ * mac, ip, port) the one on the agent's host (no AG_DATA: the agent
+ * relays its copy), rw_next(mac, ip, port) the next ring member,
+ * rw_up(mac, ip, port) the upstream member, rw_agent(mac, ip, port) the rack's agent (ip:0x524f; a copy of
  * allgather data, otherwise identical to a local worker's). A replica
  * whose class meta.emit does not select is dropped; the
  * NEXT copy of AG_DATA counts one more hop; the UP copy becomes a
@@ -60,6 +61,10 @@ int tor_egress_rewrite(struct rina_tor *sw, struct tor_headers *hdr,
 		return -1;
 	op = hdr->rina.ver_op & 0xf;
 	switch (e->cls) {
+	case RINA_RW_HOST:
+		if (op == RINA_OP_AG_DATA)
+			return -1;	/* the agent relays its copy */
+		/* fall through */
 	case RINA_RW_LOCAL:
 		if (!(meta->emit & RINA_EMIT_LOCAL) &&
 		    !((meta->emit & RINA_EMIT_ONE) && e->bit == meta->one_bit))

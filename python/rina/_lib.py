@@ -89,7 +89,7 @@ STATS_FIELDS = (
     "xdp_prog_dropped", "xdp_prog_fault_dropped", "agent_tor",
     "agent_tor_status", "agent_tor_copies", "ack_tx_bytes", "ack_rx_bytes",
     "fault_rx_dropped", "ctrl_forged", "ctrl_replayed", "rx_bad_tag",
-    "agent_far_round", "agent_ack_tx_bytes",
+    "agent_far_round", "agent_ack_tx_bytes", "agent_host_relays",
 )
 
 

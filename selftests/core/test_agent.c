@@ -295,11 +295,17 @@ static void test_tor_copies(void)
 	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, a.cfg.job_hash, a.cfg.tor);
 	nsent = 0;
 
-	/* upstream's chunk 2 at hop 1: ACK upstream, forward owed (hop 2) */
+	/*
+	 * upstream's chunk 2 at hop 1: ACK upstream, forward owed (hop 2),
+	 * and relayed to local[0], the worker on our host (the ToR sends it
+	 * none), every copy, as the ToR would have sent it
+	 */
 	rx_ag_copy(&a, 2, 100, 1);
-	ok &= count(RINA_OP_ACK, 100, &a.cfg.prev) == 1 && nsent == 1;
+	ok &= count(RINA_OP_ACK, 100, &a.cfg.prev) == 1 &&
+	      count(RINA_OP_AG_DATA, ~0U, &a.cfg.local[0]) == 1 && nsent == 2;
 	rx_ag_copy(&a, 2, 100, 1);	/* upstream lost our ACK */
-	ok &= count(RINA_OP_ACK, 100, &a.cfg.prev) == 2 && nsent == 2;
+	ok &= count(RINA_OP_ACK, 100, &a.cfg.prev) == 2 &&
+	      count(RINA_OP_AG_DATA, ~0U, &a.cfg.local[0]) == 2 && nsent == 4;
 	/*
 	 * The rack's own chunk from the ToR: not ACKed upstream; the
 	 * workers hear that the agent holds it (AG_PHASE | OWN_FINAL ACK,
@@ -308,18 +314,20 @@ static void test_tor_copies(void)
 	 */
 	rx_ag_copy(&a, (__u16)own, 200, 0);
 	rx_ag_copy(&a, (__u16)own, 201, 0);
-	ok &= nsent == 2 && a.st.tor_copies == 4;
+	ok &= nsent == 6 && a.st.tor_copies == 4 && a.st.host_relays == 4;
 	rina_agent_core_tick(&a);
 	ok &= held_acks(&a.cfg.local[0], 200, 2) == 1 &&
 	      held_acks(&a.cfg.local[1], 200, 2) == 1 &&
 	      count(RINA_OP_ACK, 200, &a.cfg.prev) == 0 &&
-	      count(RINA_OP_AG_DATA, ~0U, NULL) == 0;
+	      count(RINA_OP_AG_DATA, ~0U, NULL) == 4 &&
+	      count(RINA_OP_AG_DATA, ~0U, &a.cfg.local[0]) == 4;
 	rx_ag_copy(&a, (__u16)own, 200, 0);
 	rina_agent_core_tick(&a);
 	ok &= held_acks(&a.cfg.local[0], 200, 1) == 1 &&
 	      held_acks(&a.cfg.local[1], 200, 1) == 1 &&
-	      count(RINA_OP_AG_DATA, ~0U, NULL) == 0;
-	ktap_result(ok, "agent: ToR copies ACKed upstream once each; the own chunk's told to the workers as held, again when re-emitted; no data to workers");
+	      count(RINA_OP_AG_DATA, ~0U, &a.cfg.local[0]) == 5 &&
+	      count(RINA_OP_AG_DATA, ~0U, NULL) == 5 && a.st.host_relays == 5;
+	ktap_result(ok, "agent: ToR copies ACKed upstream once each; the own chunk's told to the workers as held, again when re-emitted; data only to the worker on the agent's host, each copy relayed");
 
 	/* no AG ACK from downstream: both retransmitted, hop as the ToR's */
 	nsent = 0;

@@ -29,7 +29,7 @@ static const char *const config[] = {
 	"table_add RinaIngress.job_classify.rina_worker RinaIngress.job_classify.set_worker 0 3 198.18.1.13 21056 => 2",
 	"mc_mgrp_create 2",
 	"mc_mgrp_create 1",
-	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_local 1 => 0 02:00:00:00:01:0b 198.18.1.11 21056",
+	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_host 1 => 0 02:00:00:00:01:0b 198.18.1.11 21056",
 	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_local 2 => 1 02:00:00:00:01:0c 198.18.1.12 21056",
 	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_local 3 => 2 02:00:00:00:01:0d 198.18.1.13 21056",
 	"table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_next 4 => 02:00:00:00:02:0a 198.18.2.10 21056",

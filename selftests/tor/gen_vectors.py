@@ -20,7 +20,6 @@ F_SW, F_AGP = 0x40, 0x80
 INT32_SUM, INT32_MAX = 0x10, 0x11
 EXP_NONE = -128
 X_TAG = 0x8000			# rsvd: the job's data tag follows the payload
-X_MAC = 0x4000			# rsvd: a host-to-host hop's MAC follows
 TAG = bytes.fromhex("a1b2c3d4e5f60718")	# a data tag (8 bytes)
 X_MAC = 0x4000			# rsvd: a per-packet MAC (auth mac) follows
 AGENT_PORT, WORKER_PORT = 0x524F, 0x5240
@@ -111,7 +110,10 @@ TI = "RinaIngress.job_classify"
 
 
 def std_config(v, job=7, job_idx=0, epoch=1, pool_base=0, win=4, mgrp=2,
-               rid_base=1, l2=True, flood=True, agent=AGENT, tag=None):
+               rid_base=1, l2=True, flood=True, agent=AGENT, tag=None,
+               host=False):
+    """host: rank 1 (the agent's address) gets rw_host, as rina-p4cfg
+    gives it; most vectors keep rw_local for every worker."""
     v.c("configuration: job %d, ring member %d of %d, W %d, pool %d.." %
         (job, ME, L, win, pool_base))
     if l2:
@@ -141,8 +143,9 @@ def std_config(v, job=7, job_idx=0, epoch=1, pool_base=0, win=4, mgrp=2,
     nodes = []
     for b, w in enumerate(WORKERS):
         v.cli("table_add RinaEgress.rewrite.replica RinaEgress.rewrite."
-              "rw_local %d => %d %s %s %d" %
-              (rid, b, w["mac"], w["ip"], w["port"]))
+              "%s %d => %d %s %s %d" %
+              ("rw_host" if host and w["ip"] == agent["ip"] else "rw_local",
+               rid, b, w["mac"], w["ip"], w["port"]))
         nodes.append((rid, w["tor_port"]))
         rid += 1
     v.cli("table_add RinaEgress.rewrite.replica RinaEgress.rewrite.rw_next "
@@ -358,9 +361,10 @@ def ag_seq(seq):
 
 def v_own_chunk():
     v = Vec("own_chunk_mcast", "own chunk: AG_DATA multicast to the m = 3 "
-            "local workers and the agent plus forward to the next member, "
-            "ACK upstream")
-    std_config(v)
+            "local workers but the agent's host (rw_host, as rina-p4cfg "
+            "installs it), the agent, forward to the next member, ACK "
+            "upstream")
+    std_config(v, host=True)
     c = OWN
     slot = 2 * P    # own chunk is processed at step L - 1 = 2
     seq = c * P
@@ -379,15 +383,17 @@ def v_own_chunk():
                  nc=4, data=res)
     body1 = rina(AG, ag_seq(seq), 0, c, agf, step=2, hop=1, src=SRC_SW,
                  nc=4, data=res)
-    for w in WORKERS:
+    for w in WORKERS[1:]:
         v.out(w["tor_port"], from_agent(w, body0),
               "AG_DATA seq %d (seq + L*P) hop 0 to rank %d" %
               (ag_seq(seq), w["rank"]))
+    v.lines.append("#   (none to rank 1, on the agent's host: the agent "
+                   "relays its copy)")
     v.out(UPLINK, from_agent(NEXT, body1), "AG_DATA hop 1 to next member")
     v.out(UPLINK, out_ack(seq, slot - P, 2, c), "ACK of the partial")
     to_agent(v, body0, "AG_DATA hop 0 to the agent (ip:0x524f): the own "
              "chunk's sender of record")
-    v.count("job_out", "ag_mcast", 3)
+    v.count("job_out", "ag_mcast", 2)
     v.count("job_out", "ag_out")
     v.count("job_out", "ack_out")
     v.count("tor_ctr", "ok", 4)
@@ -397,8 +403,9 @@ def v_own_chunk():
 
 def v_duplicates():
     v = Vec("duplicates_reemit", "duplicates before completion are dropped; "
-            "after completion the stored result is re-emitted (RETX)")
-    std_config(v)
+            "after completion the stored result is re-emitted (RETX); "
+            "rina-p4cfg's rw_host for rank 1")
+    std_config(v, host=True)
     c0, s0 = 0, P       # chunk 0 (with upstream), slot P
     a, b, d, u = [1, 1], [2, 2], [3, 3], [4, 4]
     v.c("before completion: a second copy of rank 2 and of the partial")
@@ -450,7 +457,7 @@ def v_duplicates():
     v.count("job_ctr", "slot_done")
     agf = F_SW | F_AGP | F_OWN
     res = [1 + 1 + 2 + 3]
-    for w in WORKERS:
+    for w in WORKERS[1:]:
         v.out(w["tor_port"], from_agent(w, rina(
             AG, ag_seq(seq2), 0, c2, agf, step=2, hop=0, src=SRC_SW, nc=4,
             data=res)), "AG_DATA to rank %d" % w["rank"])
@@ -460,7 +467,7 @@ def v_duplicates():
     v.out(UPLINK, out_ack(seq2, s2 - P, 2, c2), "ACK")
     to_agent(v, rina(AG, ag_seq(seq2), 0, c2, agf, step=2, hop=0,
                      src=SRC_SW, nc=4, data=res), "AG_DATA to the agent")
-    v.count("job_out", "ag_mcast", 3)
+    v.count("job_out", "ag_mcast", 2)
     v.count("job_out", "ag_out")
     v.count("job_out", "ack_out")
     v.inp(3, contrib(WORKERS[2], seq2, s2, c2, [3], flags=F_RETX),
@@ -475,7 +482,15 @@ def v_duplicates():
     v.count("job_ctr", "dup")
     v.count("job_ctr", "reemit")
     v.count("job_out", "ag_mcast")
-    v.count("tor_ctr", "ok", 13)
+    v.inp(1, contrib(WORKERS[0], seq2, s2, c2, [1], flags=F_RETX),
+          "contrib rank 1 RETX (the agent's host)")
+    v.lines.append("#   (none to rank 1 itself: rw_host)")
+    to_agent(v, reemit, "AG_DATA (RETX) to the agent, which relays it to "
+             "rank 1")
+    v.count("job_ctr", "contrib_in")
+    v.count("job_ctr", "dup")
+    v.count("job_ctr", "reemit")
+    v.count("tor_ctr", "ok", 14)
     v.counters()
     return v
 
@@ -789,9 +804,10 @@ def v_non_rina():
 
 def v_allgather():
     v = Vec("allgather_ack", "allgather data from upstream: copy to local "
-            "workers and the agent, forward while hop < L - 1, no ACK (the "
-            "agent ACKs); ACK fan-out")
-    std_config(v)
+            "workers but the agent's host (rw_host), the agent, forward "
+            "while hop < L - 1, no ACK (the agent ACKs); ACK fan-out to "
+            "every local worker")
+    std_config(v, host=True)
     c = 0           # chunk 0 is owned by member L - 1 = 2
     seq = ag_seq(c * P)
     body = rina(AG, seq, 0, c, F_AGP | F_OWN, step=2, hop=1, src=0xF002,
@@ -801,7 +817,7 @@ def v_allgather():
     v.inp(UPLINK, pkt, "AG_DATA hop 1 from member 0")
     locb = rina(AG, seq, 0, c, F_AGP | F_OWN | F_SW, step=2, hop=1,
                 src=0xF002, nc=5, data=[11, 22, 33])
-    for w in WORKERS:
+    for w in WORKERS[1:]:
         v.out(w["tor_port"], from_agent(w, locb), "copy to rank %d" %
               w["rank"])
     v.out(UPLINK, from_agent(NEXT, rina(AG, seq, 0, c, F_AGP | F_OWN | F_SW,
@@ -811,7 +827,7 @@ def v_allgather():
     to_agent(v, locb, "copy to the agent (ip:0x524f), which ACKs it "
              "upstream and is its sender of record downstream")
     v.count("job_ctr", "ag_in")
-    v.count("job_out", "ag_mcast", 3)
+    v.count("job_out", "ag_mcast", 2)
     v.count("job_out", "ag_out")
     body = rina(AG, seq + 1, 0, c, F_AGP, step=2, hop=2, src=0xF002, nc=5,
                 data=[1])
@@ -820,13 +836,13 @@ def v_allgather():
           "AG_DATA hop 2 = L - 1: last hop")
     locb = rina(AG, seq + 1, 0, c, F_AGP | F_SW, step=2, hop=2, src=0xF002,
                 nc=5, data=[1])
-    for w in WORKERS:
+    for w in WORKERS[1:]:
         v.out(w["tor_port"], from_agent(w, locb), "copy to rank %d" %
               w["rank"])
     to_agent(v, locb, "copy to the agent (it ACKs it upstream)")
     v.lines.append("#   (last hop: no forward, no ACK)")
     v.count("job_ctr", "ag_in")
-    v.count("job_out", "ag_mcast", 3)
+    v.count("job_out", "ag_mcast", 2)
     v.c("ACK of our partials from the downstream member: to every local "
         "worker")
     ack = rina(ACK, 4, 5, 1, 0, step=1, src=NEXT["rank"], nc=0,

@@ -10,9 +10,9 @@
  *     allgather data from its own copy (the ToR's agent replica), ACKs it
  *     upstream, retransmits the own chunk and forwarded chunks downstream
  *     until ACKed, and serves NACKs from that copy; the agent's rank is an
- *     ordinary worker besides, with its own copy (only an own-chunk copy
- *     lost on the way to the agent is taken from it: the ToR sends the
- *     agent no second one);
+ *     ordinary worker besides, which gets its allgather data only from
+ *     the agent (rina-p4cfg's rw_host replica: the ToR sends that host
+ *     each result once, to the agent port), relayed over the host;
  *   - autonomous members run plain ring reduce-scatter/allgather.
  * Loss, duplication and reordering are injected on every link; a stall
  * ("timeout") makes every host retransmit. Every rank must end with the
@@ -78,7 +78,7 @@ struct world {
 	int	errors;
 	unsigned long frames;
 	unsigned long agent_copies;	/* AG_DATA at an agent port */
-	unsigned long agent_fallback;	/* own chunk from its rank */
+	unsigned long host_relays;	/* AG_DATA relayed to the agent's rank */
 	char	why[256];
 };
 
@@ -565,12 +565,20 @@ static void agent_rx(struct world *w, struct host *h, const __u8 *d,
 	}
 	if (op == RINA_OP_AG_DATA) {
 		struct rina_pkt_id id;
+		struct frame rf;
 		int is_new;
 
-		if (!(d[43] & RINA_F_FROM_SWITCH) || seq >= w->s.seqs)
+		if (!(d[43] & RINA_F_FROM_SWITCH) || seq >= w->s.seqs ||
+		    70 + 4 * n > FRAME_CAP)
 			return error(w, "AG_DATA at the agent port not from "
 				     "the ToR");
 		w->agent_copies++;
+		/* every copy to the worker on this host, as core/agent.c */
+		rf.len = (__u16)(70 + 4 * n);
+		memcpy(rf.data, d, rf.len);
+		put16(rf.data + 36, RINA_UDP_PORT_WORKER);
+		host_local(w, h, &rf);
+		w->host_relays++;
 		rina_seq_decode(&w->s, seq, &id);
 		is_new = ag_store_in(w, h->aga_have, h->aga_out, &h->aga_got,
 				     seq, pl, n);
@@ -712,42 +720,6 @@ static void host_rx(struct world *w, struct host *h, const __u8 *d,
 	}
 }
 
-/*
- * The agent's copy of an own-chunk AG_DATA was lost. librina's workers
- * complete their own-chunk ordinals only when the agent says it holds
- * the result, and retransmit until then, which makes the ToR re-emit it
- * to them and to the agent (Documentation/protocol-ina.md §5). This
- * simpler host model instead lets the agent take the data from its
- * rank's worker on the same host, which always gets it (its ordinal
- * completes only on it), unless the downstream member's AG ACK showed
- * that the forward copy arrived.
- */
-static void agent_own_fallback(struct world *w, struct host *h)
-{
-	struct rina_pkt_id id;
-	__u64 off;
-	__u32 s, n, i;
-
-	if (w->s.L < 2)
-		return;		/* nothing to send downstream */
-	for (s = 0; s < w->s.seqs; s++) {
-		if (h->aga_have[s] || h->agst[s] || !h->ag_have[s])
-			continue;
-		rina_seq_decode(&w->s, s, &id);
-		if (!id.ag || id.chunk != rina_own_chunk(h->member, w->s.L))
-			continue;
-		n = rina_pkt_len(&w->s, id.block, id.chunk, id.pkt);
-		off = rina_pkt_off(&w->s, id.block, id.chunk, id.pkt);
-		for (i = 0; i < n; i++)
-			h->aga_out[off + i] = h->out[off + i];
-		h->aga_have[s] = 1;
-		h->aga_got += n;
-		h->agst[s] = 1;
-		h->aghop[s] = 1;
-		w->agent_fallback++;
-	}
-}
-
 static void tick(struct world *w)
 {
 	int i;
@@ -756,8 +728,6 @@ static void tick(struct world *w)
 	for (i = 0; i < w->n_hosts; i++) {
 		struct host *h = &w->h[i];
 
-		if (h->agent)
-			agent_own_fallback(w, h);
 		for (o = 0; o < w->nord; o++)
 			if (h->ost[o] == O_SENT)
 				stream_send(w, h, o, 1);
@@ -1150,7 +1120,7 @@ static int run(const struct topo *t, struct world *w, char *diag,
 	w->errors = 0;
 	w->frames = 0;
 	w->agent_copies = 0;
-	w->agent_fallback = 0;
+	w->host_relays = 0;
 	w->ref = calloc(t->count + 1, sizeof(*w->ref));
 	for (i = 0; i < w->n_hosts; i++) {
 		struct host *h = &w->h[i];
@@ -1184,9 +1154,9 @@ static int run(const struct topo *t, struct world *w, char *diag,
 		g_slot_base += w->nord;
 	}
 	snprintf(diag, dlen, "L %u P %u blocks %llu, %d calls, %lu frames, "
-		 "%d timeouts, %lu agent copies, %lu own-chunk fallbacks",
+		 "%d timeouts, %lu agent copies, %lu relayed to their hosts",
 		 w->s.L, w->s.P, (unsigned long long)w->s.nblocks, t->rounds,
-		 w->frames, ticks, w->agent_copies, w->agent_fallback);
+		 w->frames, ticks, w->agent_copies, w->host_relays);
 	return w->errors ? -1 : 0;
 }
 
@@ -1209,9 +1179,9 @@ static int check_counters(struct world *w, char *diag, size_t dlen)
 			return -1;
 		}
 	}
-	if (w->agent_fallback) {
-		snprintf(diag, dlen, "%lu own-chunk fallbacks without loss",
-			 w->agent_fallback);
+	if (w->host_relays != w->agent_copies) {
+		snprintf(diag, dlen, "%lu of %lu agent copies relayed to the "
+			 "agent's host", w->host_relays, w->agent_copies);
 		return -1;
 	}
 
@@ -1249,7 +1219,8 @@ static int check_counters(struct world *w, char *diag, size_t dlen)
 		    jc(w, i, RINA_TC_PARTIAL_IN) != (L > 1 ? pk - first : 0) ||
 		    jo(w, i, RINA_TO_PARTIAL_OUT) != pk - own ||
 		    jo(w, i, RINA_TO_AG_OUT) != (L > 1 ? own + fwd : 0) ||
-		    jo(w, i, RINA_TO_AG_MCAST) != me->n_local * pk ||
+		    /* none to the agent's host (rw_host): it relays */
+		    jo(w, i, RINA_TO_AG_MCAST) != (me->n_local - 1u) * pk ||
 		    jo(w, i, RINA_TO_AG_AGENT) != pk ||
 		    jo(w, i, RINA_TO_ACK_OUT) != (L > 1 ? pk - first : 0) ||
 		    jc(w, i, RINA_TC_DUP) || jc(w, i, RINA_TC_STALE) ||

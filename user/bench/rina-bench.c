@@ -322,8 +322,9 @@ static void print_tor(int rank, const struct rina_stats *st)
 
 	switch (st->agent_tor) {
 	case RINA_TOR_ON:
-		printf("# rank %d tor: on (allgather copies %llu)\n", rank,
-		       (unsigned long long)st->agent_tor_copies);
+		printf("# rank %d tor: on (allgather copies %llu, relayed to its host's worker %llu)\n",
+		       rank, (unsigned long long)st->agent_tor_copies,
+		       (unsigned long long)st->agent_host_relays);
 		break;
 	case RINA_TOR_OFF:
 		printf("# rank %d tor: off (%s), software aggregation\n", rank,
@@ -513,7 +514,7 @@ int main(int argc, char **argv)
 						    s0.agent_reemit),
 			       (unsigned long long)fnv(buf, count * 4));
 			if (role == RINA_ROLE_INA_AGENT)
-				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu,\"agent_far_round\":%llu,\"agent_ack_tx_bytes\":%.0f",
+				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu,\"agent_far_round\":%llu,\"agent_ack_tx_bytes\":%.0f,\"agent_host_relays\":%.0f",
 				       tor_name(s1.agent_tor),
 				       (unsigned long long)s1.agent_tor_status,
 				       (unsigned long long)
@@ -522,6 +523,9 @@ int main(int argc, char **argv)
 				       (unsigned long long)s1.agent_far_round,
 				       (double)(s1.agent_ack_tx_bytes -
 						s0.agent_ack_tx_bytes) /
+				       o.iters,
+				       (double)(s1.agent_host_relays -
+						s0.agent_host_relays) /
 				       o.iters);
 			if (o.link_rate)
 				printf(",\"link_rate\":\"%s\",\"link_rate_bps\":%.0f",

@@ -142,6 +142,11 @@ struct rina_stats {
 	uint64_t	agent_far_round;
 	/* the agent's ACK frames' bytes (part of the host's traffic) */
 	uint64_t	agent_ack_tx_bytes;
+	/*
+	 * the agent: allgather copies from the ToR it relayed to the
+	 * worker on its own host (which the ToR does not send them to)
+	 */
+	uint64_t	agent_host_relays;
 };
 
 /*

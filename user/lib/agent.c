@@ -422,6 +422,7 @@ void rina_agent_get_stats(const struct rina_agent *a,
 	st->malformed = s->malformed;
 	st->foreign = s->foreign;
 	st->tor_copies = s->tor_copies;
+	st->host_relays = s->host_relays;
 	st->ctrl_forged = s->ctrl_forged;
 	st->ctrl_replayed = s->ctrl_replayed;
 	st->bad_tag = s->bad_tag;

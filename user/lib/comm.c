@@ -461,6 +461,7 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 		tmp.agent_tor = as.tor_state;
 		tmp.agent_tor_status = as.tor_status;
 		tmp.agent_tor_copies = as.tor_copies;
+		tmp.agent_host_relays = as.host_relays;
 		/* one rank's refusals, whichever of its ports they came to */
 		tmp.ctrl_forged += as.ctrl_forged;
 		tmp.ctrl_replayed += as.ctrl_replayed;

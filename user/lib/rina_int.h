@@ -54,6 +54,7 @@ struct rina_agent_stats {
 	uint64_t acks_out, ag_acks_in, nacks_in, repairs, reemit;
 	uint64_t dup, stale, collision, bad, malformed, foreign;
 	uint64_t tor_copies;
+	uint64_t host_relays;
 	uint64_t ctrl_forged, ctrl_replayed, bad_tag;
 	uint64_t far_round;	/* outside the window of rounds */
 	uint64_t ack_tx_bytes;	/* its ACK frames' bytes */
