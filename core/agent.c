@@ -86,11 +86,10 @@ static void xmit(struct rina_agent_core *a, const struct rina_agent_addr *to,
 	if ((a->cfg.tagged || a->cfg.auth_mac) &&
 	    len + RINA_TAG_LEN <= TAGGED_TX_LEN) {
 		rina_memcpy(a->tagged_tx, buf, len);
-		if (a->cfg.auth_mac)
-			len = rina_mac_seal(a->tagged_tx, len, a->cfg.mac_key,
-					    a->ops->mac);
-		else
-			len = rina_tag_seal(a->tagged_tx, len, a->cfg.tag);
+		len = rina_data_seal(a->tagged_tx, len,
+				     a->cfg.tagged ? a->cfg.tag : NULL,
+				     a->cfg.auth_mac ? a->cfg.mac_key : NULL,
+				     a->ops->mac);
 		buf = a->tagged_tx;
 	}
 	a->ops->send(a->ctx, to, buf, len);
@@ -957,10 +956,9 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 		a->st.foreign++;
 		return;
 	}
-	if (a->cfg.auth_mac)
-		len = rina_mac_open(h, len, a->cfg.mac_key, a->ops->mac);
-	else
-		len = rina_tag_open(h, len, a->cfg.tagged ? a->cfg.tag : NULL);
+	len = rina_data_open(h, len, a->cfg.tagged ? a->cfg.tag : NULL,
+			     a->cfg.auth_mac ? a->cfg.mac_key : NULL,
+			     a->ops->mac);
 	if (!len) {
 		a->st.bad_tag++;
 		return;

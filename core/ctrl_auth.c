@@ -195,3 +195,21 @@ __u32 rina_mac_open(const void *pkt, __u32 len,
 	mac(key, pkt, len, want);
 	return mac_equal(want, (const __u8 *)pkt + len) ? len : 0;
 }
+
+__u32 rina_data_seal(void *pkt, __u32 len, const __u8 *tag,
+		     const __u8 *mac_key, rina_mac_fn mac)
+{
+	if (mac_key)
+		return rina_mac_seal(pkt, len, mac_key, mac);
+	if (tag)
+		return rina_tag_seal(pkt, len, tag);
+	return len;
+}
+
+__u32 rina_data_open(const void *pkt, __u32 len, const __u8 *tag,
+		     const __u8 *mac_key, rina_mac_fn mac)
+{
+	if (mac_key)
+		return rina_mac_open(pkt, len, mac_key, mac);
+	return rina_tag_open(pkt, len, tag);
+}

@@ -142,4 +142,15 @@ __u32 rina_mac_seal(void *pkt, __u32 len, const __u8 key[RINA_SECRET_LEN],
 __u32 rina_mac_open(const void *pkt, __u32 len,
 		    const __u8 key[RINA_SECRET_LEN], rina_mac_fn mac);
 
+/*
+ * A job's data protection, as every sender and receiver (librina, the
+ * agent core) applies it: mac_key set, a per-packet MAC (auth mac); else
+ * tag set, the job's tag; else none. Seal returns the new length, open
+ * the length without the trailer or 0 when the packet is refused.
+ */
+__u32 rina_data_seal(void *pkt, __u32 len, const __u8 *tag,
+		     const __u8 *mac_key, rina_mac_fn mac);
+__u32 rina_data_open(const void *pkt, __u32 len, const __u8 *tag,
+		     const __u8 *mac_key, rina_mac_fn mac);
+
 #endif /* RINA_CORE_CTRL_AUTH_H */

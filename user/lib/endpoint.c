@@ -40,12 +40,10 @@ int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n)
 
 	for (i = 0; i < n; i++) {
 		/* every builder leaves RINA_TAG_LEN bytes for either */
-		if (c->auth_mac)
-			msgs[i].len = rina_mac_seal(msgs[i].buf, msgs[i].len,
-						    c->mac_key, rina_siphash24);
-		else if (c->tagged)
-			msgs[i].len = rina_tag_seal(msgs[i].buf, msgs[i].len,
-						    c->tag);
+		msgs[i].len = rina_data_seal(msgs[i].buf, msgs[i].len,
+					     c->tagged ? c->tag : NULL,
+					     c->auth_mac ? c->mac_key : NULL,
+					     rina_siphash24);
 		if (c->drop_ppm && rng_next(c) % 1000000 < c->drop_ppm) {
 			c->st.fault_dropped++;
 			continue;
@@ -240,10 +238,8 @@ bool rina_rx_accept(struct rina_comm *c, struct rina_msg *m)
 		c->st.rx_foreign++;
 		return false;
 	}
-	if (c->auth_mac)
-		len = rina_mac_open(h, m->len, c->mac_key, rina_siphash24);
-	else
-		len = rina_tag_open(h, m->len, c->tagged ? c->tag : NULL);
+	len = rina_data_open(h, m->len, c->tagged ? c->tag : NULL,
+			     c->auth_mac ? c->mac_key : NULL, rina_siphash24);
 	if (!len) {
 		c->st.rx_bad_tag++;
 		return false;
