@@ -12,6 +12,9 @@
 #ifndef RINA_TOR_H
 #define RINA_TOR_H
 
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/udp.h>
 #include <net/if.h>
 #include <stdio.h>
 
@@ -60,15 +63,31 @@ struct ctrl_ctr {
 extern struct ctrl_ctr ctrl_ctr[MAX_TOR_JOBS];
 extern __u64 ctrl_unknown;
 
-/* The ToR's control address: the bridge's IPv4 address and MAC. */
+/*
+ * The ToR's control address: the bridge's IPv4 address and MAC (set:
+ * given, for a test); without an address no frame is a request.
+ */
 void tor_control_addr(const char *bridge);
+void tor_control_set(__be32 ip, const __u8 mac[6]);
+/*
+ * A control frame as it is on the wire: no IPv4 options, the message
+ * signed (RINA_CTRL_AUTH_WORDS) or not (RINA_CTRL_WORDS: m.a absent).
+ * Packed: a frame sits in a ring at any alignment.
+ */
+struct tor_ctrl_frame {
+	struct ethhdr		eth;
+	struct iphdr		ip;
+	struct udphdr		udp;
+	struct rina_ctrl_msg	m;
+} __attribute__((packed));
+
 /*
  * The frame f of len bytes, if it is a control request to the ToR: act on
  * it and write the reply frame to reply (TOR_REPLY_FRAME_MAX bytes).
  * Returns the reply's length, or 0 for a frame that is not a control
  * request, which then goes to the model.
  */
-#define TOR_REPLY_FRAME_MAX	(14 + 20 + 8 + sizeof(struct rina_ctrl_msg))
+#define TOR_REPLY_FRAME_MAX	sizeof(struct tor_ctrl_frame)
 unsigned int tor_control(const __u8 *f, unsigned int len, __u8 *reply,
 			 int n_ports);
 

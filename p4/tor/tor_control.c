@@ -7,9 +7,6 @@
  * In a job with a secret requests and replies are signed (core/ctrl_auth.h).
  */
 #include <arpa/inet.h>
-#include <linux/if_ether.h>
-#include <linux/ip.h>
-#include <linux/udp.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stddef.h>
@@ -23,18 +20,7 @@
 #include "ctrl_auth.h"
 #include "secret.h"
 
-/*
- * A control frame as it is on the wire: no IPv4 options, the message
- * signed (RINA_CTRL_AUTH_WORDS) or not (RINA_CTRL_WORDS: m.a absent).
- */
-struct ctrl_frame {
-	struct ethhdr		eth;
-	struct iphdr		ip;
-	struct udphdr		udp;
-	struct rina_ctrl_msg	m;
-} __attribute__((packed));
-
-#define CTRL_MSG_OFF	offsetof(struct ctrl_frame, m)
+#define CTRL_MSG_OFF	offsetof(struct tor_ctrl_frame, m)
 #define CTRL_PLAIN_LEN	(RINA_HDR_LEN + 4 * RINA_CTRL_WORDS)
 #define CTRL_SIGNED_LEN	(RINA_HDR_LEN + 4 * RINA_CTRL_AUTH_WORDS)
 
@@ -42,8 +28,6 @@ _Static_assert(CTRL_MSG_OFF == RINA_TOR_RINA_OFF,
 	       "the Rina header where the model parses it");
 _Static_assert(sizeof(struct rina_ctrl_msg) == CTRL_SIGNED_LEN,
 	       "a signed control message is struct rina_ctrl_msg");
-_Static_assert(sizeof(struct ctrl_frame) == TOR_REPLY_FRAME_MAX,
-	       "a reply frame fits TOR_REPLY_FRAME_MAX");
 
 struct ctrl_ctr ctrl_ctr[MAX_TOR_JOBS];
 __u64 ctrl_unknown;
@@ -53,19 +37,28 @@ static struct rina_ctrl_guard ctrl_guard[MAX_TOR_JOBS];
 static __be32 my_ip;		/* the bridge's address; 0: no control */
 static __u8 my_mac[ETH_ALEN];
 
+void tor_control_set(__be32 ip, const __u8 mac[ETH_ALEN])
+{
+	my_ip = ip;
+	memcpy(my_mac, mac, ETH_ALEN);
+}
+
 void tor_control_addr(const char *bridge)
 {
 	struct ifreq ifr = { 0 };
+	__u8 mac[ETH_ALEN] = { 0 };
+	__be32 ip = 0;
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 
 	if (fd < 0)
 		return;
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", bridge);
 	if (!ioctl(fd, SIOCGIFADDR, &ifr))
-		my_ip = ((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr.s_addr;
+		ip = ((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr.s_addr;
 	if (!ioctl(fd, SIOCGIFHWADDR, &ifr))
-		memcpy(my_mac, ifr.ifr_hwaddr.sa_data, ETH_ALEN);
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, ETH_ALEN);
 	close(fd);
+	tor_control_set(ip, mac);
 }
 
 /*
@@ -73,8 +66,8 @@ void tor_control_addr(const char *bridge)
  * and port 0x524f to the sender's, then m, sealed for the sender's
  * ip:port with key (NULL: unsigned). Returns the frame's length.
  */
-static unsigned int reply_frame(struct ctrl_frame *r,
-				const struct ctrl_frame *req,
+static unsigned int reply_frame(struct tor_ctrl_frame *r,
+				const struct tor_ctrl_frame *req,
 				const struct rina_ctrl_msg *m, const __u8 *key)
 {
 	__be32 to_ip = req->ip.saddr;
@@ -140,7 +133,7 @@ static int control_trusted(int k, const struct rina_hdr *h, __u64 hash)
  * Anything else, malformed or not, is the model's to switch and count
  * (its parser counts a bad Rina header by name).
  */
-static int is_request(const struct ctrl_frame *q, unsigned int len)
+static int is_request(const struct tor_ctrl_frame *q, unsigned int len)
 {
 	unsigned int rlen;
 	__u32 type;
@@ -175,7 +168,7 @@ static int is_request(const struct ctrl_frame *q, unsigned int len)
 unsigned int tor_control(const __u8 *f, unsigned int len, __u8 *reply,
 			 int n_ports)
 {
-	const struct ctrl_frame *q = (const struct ctrl_frame *)f;
+	const struct tor_ctrl_frame *q = (const struct tor_ctrl_frame *)f;
 	__u32 st = RINA_TOR_ST_UNKNOWN_JOB;
 	const __u8 *key = NULL;
 	struct rina_ctrl_msg m;
@@ -207,5 +200,5 @@ unsigned int tor_control(const __u8 *f, unsigned int len, __u8 *reply,
 	m.c.type = htonl(RINA_CTRL_TOR_REPLY);
 	m.c.arg = htonl(st);
 	m.c.hash = q->m.c.hash;
-	return reply_frame((struct ctrl_frame *)reply, q, &m, key);
+	return reply_frame((struct tor_ctrl_frame *)reply, q, &m, key);
 }
