@@ -828,7 +828,7 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 		}
 		if (a->tor_state == RINA_AGENT_TOR_OFF &&
 		    a->tor_status == RINA_AGENT_TOR_SILENT &&
-		    !rina_ntohl(m->arg)) {
+		    rina_ntohl(m->arg) == RINA_TOR_ST_OK) {
 			/*
 			 * Installed after we gave up on it: the ToR would
 			 * take contributions the agent now adds itself.
@@ -839,8 +839,8 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 		if (a->tor_state != RINA_AGENT_TOR_WAIT)
 			return;	/* a late copy */
 		a->tor_status = rina_ntohl(m->arg);
-		a->tor_state = a->tor_status ? RINA_AGENT_TOR_OFF :
-			       RINA_AGENT_TOR_ON;
+		a->tor_state = a->tor_status == RINA_TOR_ST_OK ?
+			       RINA_AGENT_TOR_ON : RINA_AGENT_TOR_OFF;
 		ev(a, RINA_AGENT_EV_TOR, a->tor_status);
 		answer_workers(a);
 		return;
@@ -1037,7 +1037,7 @@ void rina_agent_core_tor_remove(struct rina_agent_core *a)
 	send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_REMOVE);
 	send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_REMOVE);
 	a->tor_state = RINA_AGENT_TOR_OFF;
-	a->tor_status = 0;
+	a->tor_status = RINA_TOR_ST_OK;
 }
 
 /* TOR_INSTALL again until the ToR answers or we give up on it. */

@@ -46,13 +46,20 @@ $(RINA_TOR_TC_OBJ): $(TOP)/p4/tor/rina_tor_tc.bpf.c
 $(RINA_TOR_TC_SKEL): $(RINA_TOR_TC_OBJ)
 	$(call gen-skel,rina_tor_tc)
 
-$(RINA_TOR_BIN): $(TOP)/p4/tor/rina-tor.c $(P4CFG_OBJ) $(TOR_MODEL_LIB) \
-		$(LIBRINA_CORE_A) $(TOR_MODEL_HDRS) $(TOP)/p4/cfg/p4cfg.h \
-		$(TOP)/user/lib/jobfile.h $(TOP)/user/lib/secret.h \
-		$(TOP)/core/ctrl_auth.h $(RINA_TOR_TC_SKEL)
-	$(call cc-prog,$(TOR_CFLAGS) -I$(TOP)/p4/cfg -I$(TOP)/user/lib,\
-		$< $(P4CFG_OBJ) $(TOR_MODEL_LIB) $(LIBRINA_CORE_A),\
-		-lbpf -lelf -lz $(CORE_LDLIBS))
+# its parts (p4/tor/tor.h): main, datapath, control, jobs, stats
+RINA_TOR_OBJS	:= $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(wildcard \
+	$(TOP)/p4/tor/rina-tor.c $(TOP)/p4/tor/tor_*.c))
+
+# the datapath includes the tc program's skeleton, made first
+$(RINA_TOR_OBJS): $(RINA_TOR_TC_SKEL)
+$(OBJ)/p4/tor/%.o: $(TOP)/p4/tor/%.c
+	$(call cc-obj,$(TOR_CFLAGS) -I$(TOP)/p4/cfg -I$(TOP)/user/lib -MMD -MP)
+
+-include $(RINA_TOR_OBJS:.o=.d)
+
+$(RINA_TOR_BIN): $(RINA_TOR_OBJS) $(P4CFG_OBJ) $(TOR_MODEL_LIB) \
+		$(LIBRINA_CORE_A)
+	$(call ld-prog,-lbpf -lelf -lz $(CORE_LDLIBS))
 
 ALL_TARGETS += $(RINA_TOR_BIN)
 

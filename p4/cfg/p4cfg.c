@@ -25,6 +25,27 @@ void rina_p4cfg_defaults(struct rina_p4cfg *o)
 		o->port_of[i] = -1;
 }
 
+_Static_assert(RINA_TOR_MAX_WORKERS + 3 <= RINA_P4CFG_RID_STRIDE,
+	       "a job's replica ids stay below the next job's");
+
+int rina_p4cfg_layout(struct rina_p4cfg *o, unsigned int k,
+		      const unsigned int *window)
+{
+	unsigned int i, pool = 0;
+
+	if (k >= RINA_TOR_MAX_JOBS || 2 + k >= RINA_TOR_MAX_GROUPS)
+		return -1;
+	for (i = 0; i < k; i++)
+		pool += 2u * window[i];
+	if (pool + 2u * window[k] > RINA_TOR_POOL_SIZE)
+		return -1;
+	o->job_idx = k;
+	o->pool_base = pool;
+	o->mgrp = 2 + k;
+	o->rid_base = 1 + RINA_P4CFG_RID_STRIDE * k;
+	return 0;
+}
+
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

@@ -28,6 +28,23 @@ struct rina_p4cfg {
 #define RINA_P4CFG_TAG	"tag_set"
 
 void rina_p4cfg_defaults(struct rina_p4cfg *o);
+
+/*
+ * Where job k of a ToR's jobs goes, the one layout of rina-tor and of
+ * rina-tor-bmv2 (through rina-p4cfg -k): job index k, the pool after the
+ * jobs before it (2W slots each), multicast group 2 + k (group 1 is the
+ * L2 flood), replica ids from rid_base = 1 + RINA_P4CFG_RID_STRIDE * k
+ * (rid_base + b local worker b, + m the next member, + m + 1 the
+ * upstream, + m + 2 the agent; m is at most RINA_TOR_MAX_WORKERS, so a
+ * job's ids stay below the next job's). window[i] is the window of job i,
+ * 0 <= i <= k. Sets job_idx, pool_base, mgrp and rid_base of o; node
+ * handles (node_base) are the switch's to give. Returns 0, or -1 when
+ * job k does not fit: no job index or group left, or its pool beyond
+ * the ToR's slots.
+ */
+#define RINA_P4CFG_RID_STRIDE	64
+int rina_p4cfg_layout(struct rina_p4cfg *o, unsigned int k,
+		      const unsigned int *window);
 /* Validate the job, build its ring, write the commands to f; 0 or -1. */
 int rina_p4cfg_write(FILE *f, const struct rina_job_desc *job,
 		     const struct rina_p4cfg *o, char *err, size_t errlen);

@@ -22,11 +22,14 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: rina-p4cfg -f JOBFILE -r RACK -u UPLINK_PORT -p RANK:PORT...\n"
 		"                  [-i JOB_IDX] [-e EPOCH] [-b POOL_BASE] [-g GROUP]\n"
-		"                  [-R RID_BASE] [-n NODE_BASE] [-l]\n"
+		"                  [-R RID_BASE] [-n NODE_BASE] [-k K[:W0,...]] [-l]\n"
 		"       rina-p4cfg -f JOBFILE -H\n"
 		"  -p  switch port of each local rank (every rank of the rack)\n"
 		"  -u  switch port towards the previous and next ring members\n"
 		"  -l  also write l2_fwd entries for the local ranks' MACs\n"
+		"  -k  job K of the ToR after jobs of windows W0..W(K-1):\n"
+		"      the job index, pool base, group and rid base of\n"
+		"      rina-tor's layout (in place of -i, -b, -g and -R)\n"
 		"  -H  describe the job: a line \"job ID hash HASH elements E\n"
 		"      window W secret 0|1\" (the hash rina_job_hash(), as\n"
 		"      TOR_INSTALL carries it; secret 1: the job file has a\n"
@@ -46,6 +49,29 @@ static unsigned int num(const char *s, long min, long max, const char *what)
 		exit(2);
 	}
 	return (unsigned int)v;
+}
+
+/*
+ * -k K[:W0,...,W(K-1)]: the windows of the jobs before job K into
+ * window[0..K-1]. Returns K.
+ */
+static unsigned int slot_arg(char *s, unsigned int *window)
+{
+	char *colon = strchr(s, ':'), *w, *save;
+	unsigned int k, n = 0;
+
+	if (colon)
+		*colon = 0;
+	k = num(s, 0, RINA_TOR_MAX_JOBS - 1, "job slot");
+	for (w = colon ? strtok_r(colon + 1, ",", &save) : NULL; w;
+	     w = strtok_r(NULL, ",", &save)) {
+		if (n == k)
+			usage();
+		window[n++] = num(w, 1, RINA_TOR_POOL_SIZE, "window");
+	}
+	if (n != k)
+		usage();
+	return k;
 }
 
 /* -H: what a ToR's control plane needs to know of the job. */
@@ -73,11 +99,12 @@ int main(int argc, char **argv)
 {
 	struct rina_p4cfg o;
 	const char *file = NULL;
-	int have_rack = 0, have_uplink = 0, hash = 0, c;
+	int have_rack = 0, have_uplink = 0, hash = 0, slot = -1, c;
+	unsigned int window[RINA_TOR_MAX_JOBS];
 	char err[256];
 
 	rina_p4cfg_defaults(&o);
-	while ((c = getopt(argc, argv, "f:r:u:p:i:e:b:g:R:n:lHh")) != -1) {
+	while ((c = getopt(argc, argv, "f:r:u:p:i:e:b:g:R:n:k:lHh")) != -1) {
 		char *colon;
 		unsigned int rank;
 
@@ -108,6 +135,7 @@ int main(int argc, char **argv)
 		case 'R': o.rid_base = num(optarg, 1, 65000, "rid base"); break;
 		case 'n': o.node_base = num(optarg, 0, RINA_TOR_MAX_NODES - 1,
 					    "node base"); break;
+		case 'k': slot = (int)slot_arg(optarg, window); break;
 		case 'l': o.l2 = 1; break;
 		case 'H': hash = 1; break;
 		default: usage();
@@ -121,6 +149,15 @@ int main(int argc, char **argv)
 	}
 	if (hash)
 		return describe(&job);
+	if (slot >= 0) {
+		window[slot] = job.window;
+		if (rina_p4cfg_layout(&o, (unsigned int)slot, window)) {
+			fprintf(stderr, "rina-p4cfg: job %u as job %d of the "
+				"ToR: no job index, group or pool slots left\n",
+				job.job_id, slot);
+			return 1;
+		}
+	}
 	if (rina_p4cfg_write(stdout, &job, &o, err, sizeof(err))) {
 		fprintf(stderr, "rina-p4cfg: %s\n", err);
 		return 1;

@@ -128,7 +128,7 @@ accept:
 	return 0;
 }
 
-static __u16 ipv4_csum(const __u8 *p)
+__u16 rina_tor_ipv4_csum(const __u8 *p)
 {
 	__u32 sum = 0;
 	int i;
@@ -167,7 +167,7 @@ void tor_deparser(const struct tor_headers *hdr, struct rina_tor_pkt *pkt)
 		wr32(p + 12, hdr->ipv4.src);
 		wr32(p + 16, hdr->ipv4.dst);
 		if (hdr->csum_update)
-			wr16(p + 10, ipv4_csum(p));
+			wr16(p + 10, rina_tor_ipv4_csum(p));
 		n += 20;
 	}
 	if (hdr->udp_valid) {

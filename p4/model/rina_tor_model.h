@@ -216,6 +216,11 @@ int rina_tor_job_remove(struct rina_tor *sw, unsigned int job_idx);
 /* Read a counter by its P4 name; -1 if unknown. */
 int rina_tor_counter(const struct rina_tor *sw, const char *name,
 		     unsigned int index, __u64 *val);
+/*
+ * parser.c: the checksum of the 20-byte IPv4 header at p (no options),
+ * its own checksum field skipped, host order (RinaComputeChecksum's).
+ */
+__u16 rina_tor_ipv4_csum(const __u8 *p);
 
 /* ---- controls (one file each, named as the P4 controls) ------------- */
 

@@ -234,11 +234,12 @@ static void test_install(void)
 	rina_agent_core_tor_install(&a);
 	ok = a.tor_state == RINA_AGENT_TOR_WAIT &&
 	     count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, &a.cfg.tor) == 1;
-	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, hash, addr(0x77, 0x524f));
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, hash,
+		addr(0x77, 0x524f));
 	ok &= a.tor_state == RINA_AGENT_TOR_WAIT;	/* not the ToR */
-	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, hash ^ 1, a.cfg.tor);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, hash ^ 1, a.cfg.tor);
 	ok &= a.tor_state == RINA_AGENT_TOR_WAIT;	/* another job */
-	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, hash, a.cfg.tor);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, hash, a.cfg.tor);
 	/* the stranger's is refused as forged, the other job's as bad */
 	ok &= a.tor_state == RINA_AGENT_TOR_ON && a.st.bad == 1 &&
 	      a.st.ctrl_forged == 1;
@@ -251,8 +252,10 @@ static void test_install(void)
 
 	setup(&a, true);
 	rina_agent_core_tor_install(&a);
-	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 2, a.cfg.job_hash, a.cfg.tor);
-	ok = a.tor_state == RINA_AGENT_TOR_OFF && a.tor_status == 2;
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_NO_SLOTS, a.cfg.job_hash,
+		a.cfg.tor);
+	ok = a.tor_state == RINA_AGENT_TOR_OFF &&
+	     a.tor_status == RINA_TOR_ST_NO_SLOTS;
 	rina_agent_core_fini(&a);
 	ktap_result(ok, "agent: a ToR out of slots (status 2) leaves the rack to software");
 
@@ -267,7 +270,8 @@ static void test_install(void)
 	     count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, NULL) ==
 	     RINA_AGENT_TOR_TRIES;
 	nsent = 0;
-	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, a.cfg.job_hash, a.cfg.tor);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
 	ok &= a.tor_state == RINA_AGENT_TOR_OFF &&
 	      count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, &a.cfg.tor) == 1;
 	rina_agent_core_fini(&a);
@@ -292,7 +296,8 @@ static void test_tor_copies(void)
 	rx_ag_copy(&a, 2, 100, 0);	/* not installed: not ours to take */
 	ok = nsent == 0 && a.st.bad == 1;
 	rina_agent_core_tor_install(&a);
-	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, a.cfg.job_hash, a.cfg.tor);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
 	nsent = 0;
 
 	/*
@@ -411,7 +416,8 @@ static void test_hello_gate(void)
 		rina_agent_core_rx(&a, &p, sizeof(p), &a.cfg.local[1]);
 	}
 	ok &= a.st.tor_held == 1 && a.st.contrib_in == 0;
-	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, a.cfg.job_hash, a.cfg.tor);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
 	ok &= count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[0]) == 1 &&
 	      count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[1]) == 1;
 	rina_agent_core_fini(&a);
@@ -632,7 +638,8 @@ static unsigned int repairs_of_burst(bool cc, unsigned int *first,
 	setup(&a, true);
 	memset(&setup_cc, 0, sizeof(setup_cc));
 	rina_agent_core_tor_install(&a);
-	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, a.cfg.job_hash, a.cfg.tor);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
 	for (j = 0; j < 40; j++) {
 		rx_ag_copy(&a, 2, 100 + j, 1);
 		now_us += 1000;

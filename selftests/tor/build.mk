@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # The ToR's tests: the model's packet-vector runner and fuzzer, the ring
-# emulation through the model, the P4/C constant lock-step check, and the
+# emulation through the model, the P4/C constant lock-step check, rina-tor's
+# control protocol on the model (tor_control_test), and the
 # replay and control clients that test_rina_tor.sh drives against
 # rina-tor (p4/build.mk builds the model, p4cfg.o and rina-tor).
 
@@ -20,6 +21,19 @@ $(TOR_TEST_DIR)/fuzz_tor: $(TOP)/selftests/tor/fuzz_tor.c $$(TOR_MODEL_SRCS) \
 		-fno-sanitize-recover=undefined,$< $(TOR_MODEL_SRCS))
 
 ALL_TARGETS += $(TOR_TEST_DIR)/fuzz_tor
+
+# rina-tor's control protocol on the model, without a network: its two
+# parts from source under ASan and UBSan, the libraries as built.
+TOR_CTRL_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined
+$(TOR_TEST_DIR)/tor_control_test: $(TOP)/selftests/tor/tor_control_test.c \
+		$(TOP)/p4/tor/tor_control.c $(TOP)/p4/tor/tor_jobs.c \
+		$(TOP)/p4/tor/tor.h $$(P4CFG_OBJ) $(TOR_MODEL_LIB) \
+		$(LIBRINA_CORE_A) $$(TOR_MODEL_HDRS) $(TOP)/selftests/ktap.h
+	$(call cc-prog,$(TOR_CFLAGS) -O1 $(TOR_CTRL_SAN) -I$(TOP)/p4/tor \
+		-I$(TOP)/p4/cfg -I$(TOP)/user/lib,$(filter %.c,$^) \
+		$(P4CFG_OBJ) $(TOR_MODEL_LIB) $(LIBRINA_CORE_A),$(CORE_LDLIBS))
+
+ALL_TARGETS += $(TOR_TEST_DIR)/tor_control_test
 
 $(TOR_TEST_DIR)/tor_ring: $(TOP)/selftests/tor/tor_ring.c $$(P4CFG_OBJ) \
 		$(TOR_MODEL_LIB) $(LIBRINA_CORE_A) $$(TOR_MODEL_HDRS) \

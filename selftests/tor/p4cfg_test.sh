@@ -29,7 +29,7 @@ ok() { n=$((n + 1)); echo "ok $n $1"; }
 nok() { n=$((n + 1)); echo "not ok $n $1"; bad=1; }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..12"
 if ! "$cfg" -f "$job" -r 1 -u 0 -p 1:1 -p 2:2 -p 3:3 -l > "$work/cfg"; then
 	nok "generate"
 else
@@ -65,6 +65,24 @@ if err=$("$cfg" -f "$job" -r 1 -u 0 -p 1:1 -p 2:2 2>&1 >/dev/null); then
 else
 	echo "# $err"
 	ok "missing local port refused"
+fi
+# -k: the ToR layout rina-tor installs with (rina_p4cfg_layout()): job 2
+# after jobs of windows 8 and 16 has job index 2, pool 2*8 + 2*16, group
+# 4, replica ids from 1 + 64*2; a job beyond the pool is refused
+p="-f $job -r 1 -u 0 -p 1:1 -p 2:2 -p 3:3 -n 5"
+if "$cfg" $p -k 2:8,16 > "$work/cfg_k" &&
+   "$cfg" $p -i 2 -b 48 -g 4 -R 129 > "$work/cfg_i" &&
+   cmp -s "$work/cfg_k" "$work/cfg_i"; then
+	ok "-k 2:8,16 is job index 2, pool base 48, group 4, rid base 129"
+else
+	diff "$work/cfg_k" "$work/cfg_i" | sed 's/^/# /'
+	nok "-k 2:8,16 is job index 2, pool base 48, group 4, rid base 129"
+fi
+if err=$("$cfg" $p -k 1:2048 2>&1 >/dev/null); then
+	nok "-k: a job beyond the ToR's pool refused"
+else
+	echo "# $err"
+	ok "-k: a job beyond the ToR's pool refused"
 fi
 # a job with a secret is tagged: both set_job entries (agent and ToR
 # address) say so, and the tag itself is never shown

@@ -152,9 +152,10 @@ struct rina_stats {
 /*
  * Who aggregates an INA rack (agent_tor). The agent asks the rack's ToR
  * (the job file's "tor" address) to install the job; when it refuses
- * (agent_tor_status 1 unknown job, 2 no slots left, 3 bad parameters,
- * e.g. elements above 64) or does not answer (status 0xffffffff), the
- * agent aggregates the rack in software: same results, more host CPU.
+ * (agent_tor_status, enum rina_tor_status of linux/rina.h: 1 unknown
+ * job, 2 no slots left, 3 bad parameters, e.g. elements above 64) or does
+ * not answer (status 0xffffffff), the agent aggregates the rack in
+ * software: same results, more host CPU.
  */
 enum rina_tor_state {
 	RINA_TOR_NONE		= 0,	/* no ToR address, or RINA_NO_TOR=1 */

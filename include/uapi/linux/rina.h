@@ -139,6 +139,19 @@ struct rina_ctrl {
 #define RINA_CTRL_WORDS		4
 
 /*
+ * The arg of a RINA_CTRL_TOR_REPLY: the ToR's answer to a TOR_INSTALL or
+ * TOR_REMOVE (protocol-ina.md, "The ToR control protocol"). A request
+ * that does not prove it comes from a job the ToR holds is answered
+ * RINA_TOR_ST_UNKNOWN_JOB, whatever else is wrong with it.
+ */
+enum rina_tor_status {
+	RINA_TOR_ST_OK		= 0,
+	RINA_TOR_ST_UNKNOWN_JOB	= 1,
+	RINA_TOR_ST_NO_SLOTS	= 2,	/* no room in the ToR's pool or tables */
+	RINA_TOR_ST_BAD_PARAMS	= 3,	/* e.g. elements above the ToR's */
+};
+
+/*
  * In a job with a secret every control message is followed by this
  * (n_elem = RINA_CTRL_AUTH_WORDS, protocol.md 6.2): the sender's wall
  * clock for freshness, and a SipHash-2-4 MAC under the job secret of the
