@@ -77,7 +77,11 @@ class Job:
 	def sched(self, count):
 		"""P, nblocks (protocol.md section 4)."""
 		L, E, W = self.L, self.E, self.W
-		cap = W // 4 - 1 if self.ina else W - 1
+		if self.ina:	# librina's sched.c: W/4, at most 32 KiB
+			cw = W // 4 if W >= 8 else W
+			cap = max(2, min(cw, (32 << 10) // (4 * E))) - 1
+		else:
+			cap = W - 1
 		P = max(1, min(math.ceil(count / (L * E)), cap))
 		return P, math.ceil(count / (L * P * E))
 

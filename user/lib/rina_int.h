@@ -20,6 +20,7 @@
 #include "session.h"
 
 #define RINA_BATCH		64	/* messages per send/recv call */
+#define RINA_INA_CHUNK_BYTES	(32 << 10)	/* sched.c: at most per INA chunk */
 #define RINA_STASH_MAX		1024	/* early packets kept for the next call */
 /*
  * Where an INA aggregator acknowledges at slot completion, the answer
