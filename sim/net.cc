@@ -616,7 +616,7 @@ static void usage(FILE *f)
 "                [--uplink-rate RATE] [--delay US] [--json]\n"
 "                [--elems E] [--window W] [--ps N] [--queue PKTS]\n"
 "                [--ecn-k PKTS] [--rto US] [--no-verify] [--limit S]\n"
-"                [--cc loss,ecn,delay|all|fixed] [--agent-copy-local]\n"
+"                [--cc loss,ecn,delay|all|fixed]\n"
 "                [--host-down-rate RATE] [--two-level]\n"
 "  SIZE: bytes of int32 per worker, K/M/G suffixes (1M = 1 MiB)\n"
 "  RATE: tc syntax (10gbit, 25mbit)\n");
