@@ -21,7 +21,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 
 using namespace ns3;
 
@@ -45,10 +44,9 @@ public:
 	std::vector<uint8_t> st;	/* 0 ready, 1 sent, 2 done */
 	std::vector<uint64_t> tsent;
 	std::vector<uint8_t> tries;
-	std::deque<uint32_t> fifo;
 	uint64_t lo = 0, scanned = 0, got = 0;
 	Flow fl;
-	EventId timer;
+	RetxTimer rt;
 	bool finished = false;
 
 	void Start() override
@@ -57,6 +55,17 @@ public:
 		tsent.assign(g_npk, 0);
 		tries.assign(g_npk, 0);
 		fl.init(g_cfg.W, path_floor_us(g_cfg.qpkts));
+		rt.unacked = [this](uint32_t j) { return st[j] == 1; };
+		rt.sent_us = [this](uint32_t j) { return tsent[j]; };
+		rt.rto = [this]() { return fl.rto(); };
+		rt.resend = [this](uint32_t j, bool first) {
+			if (first) {
+				rina_cc_on_timeout(&fl.cc, tries[j] + 1,
+						   &fl.rtt, now_us());
+				g_st.timeouts++;
+			}
+			send(j, true);
+		};
 		pump();
 	}
 	uint32_t dst_of(uint64_t j)
@@ -91,9 +100,9 @@ public:
 				tries[j]++;
 		}
 		tsent[j] = now_us();
-		fifo.push_back((uint32_t)j);
+		rt.sent((uint32_t)j);
 		host_send(*h, g_ps_tx, len);
-		arm();
+		rt.arm();
 	}
 	void pump()
 	{
@@ -106,46 +115,6 @@ public:
 				st[scanned] = 1;
 				send(scanned, false);
 			}
-	}
-	void arm()
-	{
-		uint64_t at;
-
-		if (timer.IsRunning() || fifo.empty())
-			return;
-		at = tsent[fifo.front()] + rto();
-		timer = Simulator::Schedule(MicroSeconds(at > now_us() ?
-					    at - now_us() : 0),
-					    &PsWorker::on_timer, this);
-	}
-	uint64_t rto()
-	{
-		return fl.rto();
-	}
-	void on_timer()
-	{
-		uint64_t now = now_us(), r = rto();
-		unsigned n = 0;
-
-		while (!fifo.empty() && n < 64) {
-			uint32_t j = fifo.front();
-
-			if (st[j] != 1) {
-				fifo.pop_front();
-				continue;
-			}
-			if (tsent[j] + r > now)
-				break;
-			fifo.pop_front();
-			if (!n) {
-				rina_cc_on_timeout(&fl.cc, tries[j] + 1,
-						   &fl.rtt, now);
-				g_st.timeouts++;
-			}
-			send(j, true);
-			n++;
-		}
-		arm();
 	}
 	/*
 	 * RACK (RFC 8985): one server answers in the order it completes,

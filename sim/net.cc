@@ -531,14 +531,14 @@ void Flow::init(unsigned W, uint64_t floor)
 	floor_us = floor;
 }
 
-uint64_t Flow::rto() const
+uint64_t Flow::rto_of(const struct rina_rtt *rtt, uint64_t floor_us)
 {
 	uint64_t r;
 
 	/* before the first sample: conservative, as RFC 6298's 1 s */
-	if (!rtt.srtt_us)
+	if (!rtt->srtt_us)
 		return 10 * floor_us;
-	r = rina_rtt_rto(&rtt, floor_us, floor_us > 50000 ? 2 * floor_us :
+	r = rina_rtt_rto(rtt, floor_us, floor_us > 50000 ? 2 * floor_us :
 			 50000);
 
 	/*
@@ -547,7 +547,45 @@ uint64_t Flow::rto() const
 	 * allgather data in the NIC then fires every timer of the window.
 	 * At least two round trips, as a real stack's coarse timers give.
 	 */
-	return r < 2 * rtt.srtt_us ? 2 * rtt.srtt_us : r;
+	return r < 2 * rtt->srtt_us ? 2 * rtt->srtt_us : r;
+}
+
+void RetxTimer::arm()
+{
+	uint64_t at, now = now_us();
+
+	if (timer.IsRunning() || fifo.empty())
+		return;
+	at = sent_us(fifo.front()) + rto();
+	timer = Simulator::Schedule(MicroSeconds(at > now ? at - now : 0),
+				    &RetxTimer::fire, this);
+}
+
+/*
+ * Resend what expired, oldest first, at most 64 packets an expiry: a
+ * burst of timeouts goes out in rounds of 64 (the next round is armed at
+ * once), each behind what the rest of the simulation has scheduled for
+ * that instant. Entries no longer unACKed are dropped on the way.
+ */
+void RetxTimer::fire()
+{
+	uint64_t now = now_us(), r = rto();
+	unsigned n = 0;
+
+	while (!fifo.empty()) {
+		uint32_t i = fifo.front();
+
+		if (!unacked(i)) {
+			fifo.pop_front();
+			continue;
+		}
+		if (sent_us(i) + r > now || n >= 64)
+			break;
+		fifo.pop_front();
+		resend(i, n == 0);
+		n++;
+	}
+	arm();
 }
 
 /* ---- command line --------------------------------------------------------- */
@@ -616,7 +654,7 @@ static void usage(FILE *f)
 "                [--uplink-rate RATE] [--delay US] [--json]\n"
 "                [--elems E] [--window W] [--ps N] [--queue PKTS]\n"
 "                [--ecn-k PKTS] [--rto US] [--no-verify] [--limit S]\n"
-"                [--cc loss,ecn,delay|all|fixed] [--agent-copy-local]\n"
+"                [--cc loss,ecn,delay|all|fixed]\n"
 "                [--host-down-rate RATE] [--two-level]\n"
 "  SIZE: bytes of int32 per worker, K/M/G suffixes (1M = 1 MiB)\n"
 "  RATE: tc syntax (10gbit, 25mbit)\n");

@@ -20,7 +20,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <arpa/inet.h>
 
@@ -103,8 +102,8 @@ struct RingPart {
 	std::vector<uint8_t> agtries;
 	struct rina_rtt agrtt = {};	/* allgather hop: its own estimator */
 	uint32_t lo = 0, scanned = 0, acked = 0, nsend = 0;
-	std::deque<uint32_t> fifo, agfifo;
-	EventId timer, agtimer, nack_timer;
+	RetxTimer rt, agrt;	/* reduce-scatter ordinals, allgather seqs */
+	EventId nack_timer;
 	Flow fl;
 	uint64_t got = 0, target = 0;
 	std::vector<std::vector<uint8_t>> early;	/* before start */
@@ -151,25 +150,15 @@ struct RingPart {
 	 */
 	uint64_t ag_rto() const
 	{
-		uint64_t f = fl.floor_us;
-
-		uint64_t r;
-
-		if (!agrtt.srtt_us)
-			return 10 * f;
-		r = rina_rtt_rto(&agrtt, f, f > 50000 ? 2 * f : 50000);
-		return r < 2 * agrtt.srtt_us ? 2 * agrtt.srtt_us : r;
+		return Flow::rto_of(&agrtt, fl.floor_us);
 	}
 	void init();
 	void start();
 	void rx(const uint8_t *f, unsigned len, bool ce);
 	void pump();
 	void send_ord(uint32_t o, bool retx);
-	void arm();
-	void on_timer();
+	void on_timeout(uint32_t o, bool first);
 	void ag_send(uint32_t seq, bool retx);
-	void ag_arm();
-	void on_agtimer();
 	void ack_add(uint32_t seq, bool ag, uint32_t ip, unsigned port,
 		     bool ce);
 	void ack_flush();
@@ -213,6 +202,15 @@ void RingPart::init()
 	agsent.assign(s->seqs, 0);
 	agtries.assign(s->seqs, 0);
 	fl.init(R->jd->window, R->jd->rto_us);
+	rt.unacked = [this](uint32_t i) { return ost[i] == O_SENT; };
+	rt.sent_us = [this](uint32_t i) { return tsent[i]; };
+	rt.rto = [this]() { return rto(); };
+	rt.resend = [this](uint32_t i, bool first) { on_timeout(i, first); };
+	/* no cc on an allgather timeout: the data are not windowed */
+	agrt.unacked = [this](uint32_t i) { return agst[i] == 1; };
+	agrt.sent_us = [this](uint32_t i) { return agsent[i]; };
+	agrt.rto = [this]() { return ag_rto(); };
+	agrt.resend = [this](uint32_t i, bool) { ag_send(i, true); };
 	for (o = 0; o < R->nord; o++) {
 		b = o / ((uint64_t)L * s->P);
 		t = (o / s->P) % L;
@@ -332,9 +330,9 @@ void RingPart::send_ord(uint32_t o, bool retx)
 			tries[o]++;
 	}
 	tsent[o] = now_us();
-	fifo.push_back(o);
+	rt.sent(o);
 	host_send(*h, g_tx, len);
-	arm();
+	rt.arm();
 }
 
 void RingPart::pump()
@@ -353,54 +351,23 @@ void RingPart::pump()
 		}
 }
 
-void RingPart::arm()
+void RingPart::on_timeout(uint32_t o, bool first)
 {
-	uint64_t at;
+	uint64_t now = now_us();
 
-	if (timer.IsRunning() || fifo.empty())
-		return;
-	at = tsent[fifo.front()] + rto();
-	timer = Simulator::Schedule(MicroSeconds(at > now_us() ?
-				    at - now_us() : 0),
-				    &RingPart::on_timer, this);
-}
-
-void RingPart::on_timer()
-{
-	uint64_t now = now_us(), r = rto();
-	unsigned n = 0;
-	bool fired = false;
-
-	while (!fifo.empty()) {
-		uint32_t o = fifo.front();
-
-		if (ost[o] != O_SENT) {
-			fifo.pop_front();
-			continue;
-		}
-		if (tsent[o] + r > now || n >= 64)
-			break;
-		fifo.pop_front();
-		if (tsent[o] + r > now)
-			continue;	/* resent since */
-		if (g_cfg.trace)
-			fprintf(stderr, "%.3f rank %u timeout ordinal %u (lo %u "
-				"scanned %u win %u rto %lu srtt %lu age %lu st %u) "
-				"chunk %u\n", now_us_f(), g,
-				o, lo, scanned, win(), (unsigned long)r,
-				(unsigned long)fl.rtt.srtt_us,
-				(unsigned long)(now - tsent[o]), ost[o],
-				rina_sr_chunk(sm, (o / R->s.P) % R->s.L,
-					      R->s.L));
-		if (!fired) {
-			rina_cc_on_timeout(&fl.cc, tries[o] + 1, &fl.rtt, now);
-			g_st.timeouts++;
-			fired = true;
-		}
-		send_ord(o, true);
-		n++;
+	if (g_cfg.trace)
+		fprintf(stderr, "%.3f rank %u timeout ordinal %u (lo %u "
+			"scanned %u win %u rto %lu srtt %lu age %lu st %u) "
+			"chunk %u\n", now_us_f(), g,
+			o, lo, scanned, win(), (unsigned long)rto(),
+			(unsigned long)fl.rtt.srtt_us,
+			(unsigned long)(now - tsent[o]), ost[o],
+			rina_sr_chunk(sm, (o / R->s.P) % R->s.L, R->s.L));
+	if (first) {
+		rina_cc_on_timeout(&fl.cc, tries[o] + 1, &fl.rtt, now);
+		g_st.timeouts++;
 	}
-	arm();
+	send_ord(o, true);
 }
 
 void RingPart::sr_acked(uint32_t seq, bool ce, uint64_t now)
@@ -460,42 +427,9 @@ void RingPart::ag_send(uint32_t seq, bool retx)
 			agtries[seq]++;
 	}
 	agsent[seq] = now_us();
-	agfifo.push_back(seq);
+	agrt.sent(seq);
 	host_send(*h, g_tx, len);
-	ag_arm();
-}
-
-void RingPart::ag_arm()
-{
-	uint64_t at;
-
-	if (agtimer.IsRunning() || agfifo.empty())
-		return;
-	at = agsent[agfifo.front()] + ag_rto();
-	agtimer = Simulator::Schedule(MicroSeconds(at > now_us() ?
-				      at - now_us() : 0),
-				      &RingPart::on_agtimer, this);
-}
-
-void RingPart::on_agtimer()
-{
-	uint64_t now = now_us(), r = ag_rto();
-	unsigned n = 0;
-
-	while (!agfifo.empty() && n < 64) {
-		uint32_t seq = agfifo.front();
-
-		if (agst[seq] != 1) {
-			agfifo.pop_front();
-			continue;
-		}
-		if (agsent[seq] + r > now)
-			break;
-		agfifo.pop_front();
-		ag_send(seq, true);
-		n++;
-	}
-	ag_arm();
+	agrt.arm();
 }
 
 void RingPart::ack_add(uint32_t seq, bool ag, uint32_t ip, unsigned port,

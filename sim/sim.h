@@ -11,6 +11,8 @@
 #define RINA_SIM_H
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -236,7 +238,33 @@ struct Flow {
 	uint64_t floor_us;	/* timer before any sample, and its floor */
 	void init(unsigned W, uint64_t floor_us);
 	unsigned window() const { return rina_cc_window(&cc); }
-	uint64_t rto() const;
+	uint64_t rto() const { return rto_of(&rtt, floor_us); }
+	/* the timeout for an estimator and a floor (path_floor_us) */
+	static uint64_t rto_of(const struct rina_rtt *rtt, uint64_t floor_us);
+};
+
+/*
+ * A sender's retransmission timer (PS, ATP and SwitchML workers, a ring
+ * member's reduce-scatter and its allgather): the packets in the order of
+ * their last transmission, one ns-3 timer on the oldest still unACKed.
+ * The owner keeps the per-packet state and says, through the callbacks,
+ * which packets are unACKed, when each went out, the timeout, and how to
+ * resend one; its send path calls sent() and then arm().
+ */
+struct RetxTimer {
+	std::function<bool(uint32_t)> unacked;
+	std::function<uint64_t(uint32_t)> sent_us;
+	std::function<uint64_t()> rto;
+	/* first: the first packet of this expiry (one loss event for cc) */
+	std::function<void(uint32_t, bool first)> resend;
+
+	void sent(uint32_t i) { fifo.push_back(i); }
+	void arm();
+
+private:
+	std::deque<uint32_t> fifo;
+	ns3::EventId timer;
+	void fire();
 };
 
 /* ---- rina.cc: Rina and the rings (RAR, H-AR phases) --------------------- */
