@@ -78,9 +78,10 @@ struct rina_job_desc {
  */
 #define RINA_JOB_CC_OFF		0x8000
 
-/* rina_job_desc.auth, with a secret: the job's tag, or a MAC per packet */
-#define RINA_JOB_AUTH_TAG	0
-#define RINA_JOB_AUTH_MAC	1
+/*
+ * rina_job_desc.auth, with a secret: the job's tag, or a MAC per packet
+ * (enum rina_job_auth, the UAPI's RINA_JOB_AUTH_TAG / RINA_JOB_AUTH_MAC)
+ */
 
 enum rina_job_err {
 	RINA_JOB_OK = 0,

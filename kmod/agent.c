@@ -291,6 +291,11 @@ static void rina_agent_cfg_secret(const struct rina_job *job,
 			cfg->tagged = 0;
 	if (cfg->tagged)
 		rina_job_tag(cfg->secret, rina_kmac, d->job_id, cfg->tag);
+	/* auth mac: a MAC per packet under the data key instead */
+	if (d->auth == RINA_JOB_AUTH_MAC) {
+		cfg->auth_mac = 1;
+		rina_data_key(cfg->secret, rina_kmac, d->job_id, cfg->mac_key);
+	}
 }
 
 /* The core's view of member i's rack (the same as librina's). */

@@ -46,7 +46,7 @@ static const struct nla_policy rina_rack_policy[RINA_A_RACK_MAX + 1] = {
 	[RINA_A_RACK_TOR_PORT]	= NLA_POLICY_MIN(NLA_U16, 1),
 };
 
-static const struct nla_policy rina_job_add_policy[RINA_A_JOB_SECRET + 1] = {
+static const struct nla_policy rina_job_add_policy[RINA_A_JOB_AUTH + 1] = {
 	[RINA_A_JOB_ID]		= NLA_POLICY_MIN(NLA_U16, 1),
 	[RINA_A_JOB_ELEMS]	= NLA_POLICY_RANGE(NLA_U16, 1, RINA_MAX_ELEMS),
 	[RINA_A_JOB_WINDOW]	= NLA_POLICY_FULL_RANGE(NLA_U16,
@@ -62,6 +62,7 @@ static const struct nla_policy rina_job_add_policy[RINA_A_JOB_SECRET + 1] = {
 	 * validation refuses them as unsupported.
 	 */
 	[RINA_A_JOB_SECRET]	= NLA_POLICY_EXACT_LEN(RINA_SECRET_LEN),
+	[RINA_A_JOB_AUTH]	= NLA_POLICY_MAX(NLA_U8, RINA_JOB_AUTH_MAC),
 };
 
 static const struct nla_policy rina_job_id_policy[RINA_A_JOB_ID + 1] = {
@@ -224,6 +225,31 @@ static u32 rina_nl_u32(struct genl_info *info, int type, int dflt)
 	return info->attrs[type] ? nla_get_u32(info->attrs[type]) : dflt;
 }
 
+/*
+ * auth mac (protocol.md 6.4; it acts only in a job with a secret, the
+ * key's source) and a ToR in the job do not go together: a pipeline
+ * cannot check per-packet MACs (the same rule as librina's job file
+ * parser).
+ */
+static int rina_nl_check_auth(const struct rina_job_desc *desc,
+			      struct genl_info *info,
+			      struct netlink_ext_ack *extack)
+{
+	unsigned int k;
+
+	if (desc->auth != RINA_JOB_AUTH_MAC)
+		return 0;
+	for (k = 0; k < desc->n_racks; k++) {
+		if (desc->racks[k].tor_ip) {
+			NL_SET_ERR_MSG_ATTR(extack,
+					    info->attrs[RINA_A_JOB_AUTH],
+					    "auth mac: a rack has a ToR, which cannot check per-packet MACs");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int rina_nl_job_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct rina_net *rn = rina_info_net(info);
@@ -267,10 +293,15 @@ static int rina_nl_job_add(struct sk_buff *skb, struct genl_info *info)
 			   sizeof(desc->secret));
 		desc->has_secret = 1;
 	}
+	if (info->attrs[RINA_A_JOB_AUTH])
+		desc->auth = nla_get_u8(info->attrs[RINA_A_JOB_AUTH]);
 	err = rina_nl_parse_racks(info, desc);
 	if (err)
 		goto err_free;
 	err = rina_nl_parse_ranks(info, desc);
+	if (err)
+		goto err_free;
+	err = rina_nl_check_auth(desc, info, extack);
 	if (err)
 		goto err_free;
 	v = rina_job_validate(desc);
@@ -423,6 +454,7 @@ static int rina_nl_fill_job(struct sk_buff *skb, const struct rina_job *job,
 	    nla_put_u32(skb, RINA_A_JOB_AGENTS, rina_ring_agents(&job->ring)) ||
 	    nla_put_u32(skb, RINA_A_JOB_LOCAL_AGENTS, job->n_agents) ||
 	    nla_put_u8(skb, RINA_A_JOB_SIGNED, !!d->has_secret) ||
+	    nla_put_u8(skb, RINA_A_JOB_AUTH, (u8)d->auth) ||
 	    rina_nl_put_ranks(skb, job) || rina_nl_put_racks(skb, job))
 		goto cancel;
 	genlmsg_end(skb, hdr);

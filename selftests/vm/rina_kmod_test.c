@@ -518,7 +518,7 @@ enum bad_kind {
 	BAD_DUP_ADDR, BAD_RACK_DUP, BAD_RACK_NO_ID, BAD_EMPTY_RANKS,
 	BAD_EMPTY_RACKS, BAD_RANKS_WRONG_TYPE, BAD_ID_U32, BAD_RANK_IP_ZERO,
 	BAD_SECRET_SHORT, BAD_SECRET_LONG, BAD_SIGNED_IN_ADD,
-	BAD_OUTPUT_IN_ADD,
+	BAD_OUTPUT_IN_ADD, BAD_AUTH_VALUE, BAD_AUTH_MAC_TOR,
 	BAD_N,
 };
 
@@ -564,8 +564,12 @@ static const struct {
 	[BAD_SECRET_SHORT] = { "secret_15_bytes", ERANGE, "out of range" },
 	[BAD_SECRET_LONG] = { "secret_17_bytes", ERANGE, "out of range" },
 	/* output attributes are no requests */
-	[BAD_SIGNED_IN_ADD] = { "signed_flag", EINVAL, "Unknown attribute" },
+	[BAD_SIGNED_IN_ADD] = { "signed_flag", EINVAL, "Unsupported attribute" },
 	[BAD_OUTPUT_IN_ADD] = { "state", EINVAL, "Unsupported attribute" },
+	[BAD_AUTH_VALUE] = { "auth_2", ERANGE, "out of range" },
+	/* the bad job's rack has a ToR: no per-packet MACs there */
+	[BAD_AUTH_MAC_TOR] = { "auth_mac_with_tor", EINVAL,
+			       "cannot check per-packet MACs" },
 };
 
 static struct nlmsghdr *bad_job(struct rgenl *g, enum bad_kind k)
@@ -603,6 +607,10 @@ static struct nlmsghdr *bad_job(struct rgenl *g, enum bad_kind k)
 	}
 	if (k == BAD_SIGNED_IN_ADD)
 		mnl_attr_put_u8(nlh, RINA_A_JOB_SIGNED, 1);
+	if (k == BAD_AUTH_VALUE)
+		mnl_attr_put_u8(nlh, RINA_A_JOB_AUTH, 2);
+	if (k == BAD_AUTH_MAC_TOR)
+		mnl_attr_put_u8(nlh, RINA_A_JOB_AUTH, RINA_JOB_AUTH_MAC);
 	if (k == BAD_OUTPUT_IN_ADD)
 		mnl_attr_put_u8(nlh, RINA_A_JOB_STATE, RINA_JOB_READY);
 	if (k != BAD_NO_RACKS) {

@@ -39,7 +39,8 @@ check rinactl_nomod_job_show 1 'netlink family is absent (is rina.ko loaded?)' j
 check rinactl_nomod_job_add 1 'is rina.ko loaded' job add "$tmp/job.txt"
 check rinactl_nomod_job_add_parse_first 1 'bad.txt:3' job add "$tmp/bad.txt"
 check rinactl_nomod_job_add_agent_port 1 "rack 0: agent_port: rina.ko's agents listen on 21071 only" job add "$tmp/port.txt"
-check rinactl_nomod_job_add_auth_mac 1 'auth mac: rina.ko carries no per-packet MACs' job add "$tmp/mac.txt"
+# rina.ko takes auth mac now: rinactl passes it on (to no kernel here)
+check rinactl_nomod_job_add_auth_mac 1 'is rina.ko loaded' job add "$tmp/mac.txt"
 check rinactl_nomod_stats 1 'is rina.ko loaded' stats
 check rinactl_nomod_monitor 1 'is rina.ko loaded' monitor
 check rinactl_nomod_del_bad_id 2 'not a job id' job del 0

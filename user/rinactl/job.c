@@ -75,6 +75,8 @@ static void put_job(struct nlmsghdr *nlh, const struct rina_job_desc *d)
 	if (d->has_secret)
 		mnl_attr_put(nlh, RINA_A_JOB_SECRET, sizeof(d->secret),
 			     d->secret);
+	if (d->auth != RINA_JOB_AUTH_TAG)
+		mnl_attr_put_u8(nlh, RINA_A_JOB_AUTH, (uint8_t)d->auth);
 	list = mnl_attr_nest_start(nlh, RINA_A_JOB_RACKS);
 	for (i = 0; i < d->n_racks; i++) {
 		const struct rina_rack_desc *rk = &d->racks[i];
@@ -157,12 +159,6 @@ static int job_add(int argc, char **argv)
 				argv[0], desc.racks[i].id, RINA_UDP_PORT_AGENT);
 			return RINACTL_EXIT_FAIL;
 		}
-	}
-	if (desc.auth == RINA_JOB_AUTH_MAC) {
-		explicit_bzero(desc.secret, sizeof(desc.secret));
-		fprintf(stderr, "rinactl: job add: %s: auth mac: rina.ko carries no per-packet MACs yet (use auth tag)\n",
-			argv[0]);
-		return RINACTL_EXIT_FAIL;
 	}
 	/* the kernel first: no secret file is made for a job it cannot take */
 	ret = rgenl_open(&g);
@@ -310,7 +306,7 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 	struct show_ctx *ctx = data;
 	const struct nlattr *a, *e, *ranks = NULL, *racks = NULL;
 	unsigned int v[RINA_A_JOB_MAX + 1] = { 0 };
-	const char *state;
+	const char *state, *auth;
 	bool first;
 
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
@@ -332,6 +328,7 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 			break;
 		case RINA_A_JOB_STATE:
 		case RINA_A_JOB_SIGNED:
+		case RINA_A_JOB_AUTH:
 			v[t] = mnl_attr_get_u8(a);
 			break;
 		case RINA_A_JOB_RANKS:
@@ -342,6 +339,7 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 			break;
 		}
 	}
+	auth = v[RINA_A_JOB_AUTH] == RINA_JOB_AUTH_MAC ? "mac" : "tag";
 	state = v[RINA_A_JOB_STATE] <= RINA_JOB_ABORTED &&
 		job_states[v[RINA_A_JOB_STATE]] ?
 		job_states[v[RINA_A_JOB_STATE]] : "unknown";
@@ -349,24 +347,25 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 		fprintf(OUT, "%s{\"job\":%u,\"state\":\"%s\",\"elements\":%u,"
 			     "\"window\":%u,\"timeout_ms\":%u,\"rto_us\":%u,"
 			     "\"ring_len\":%u,\"agents\":%u,\"attached\":%u,"
-			     "\"local_agents\":%u,\"signed\":%s,\"racks\":[",
+			     "\"local_agents\":%u,\"signed\":%s,\"auth\":\"%s\","
+			     "\"racks\":[",
 			     ctx->n ? "," : "",
 			     v[RINA_A_JOB_ID], state, v[RINA_A_JOB_ELEMS],
 			     v[RINA_A_JOB_WINDOW], v[RINA_A_JOB_TIMEOUT_MS],
 			     v[RINA_A_JOB_RTO_US], v[RINA_A_JOB_RING_LEN],
 			     v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED],
 			     v[RINA_A_JOB_LOCAL_AGENTS],
-			     v[RINA_A_JOB_SIGNED] ? "true" : "false");
+			     v[RINA_A_JOB_SIGNED] ? "true" : "false", auth);
 	else
 		fprintf(OUT, "job %u state %s elements %u window %u timeout_ms %u "
 			     "rto_us %u ring %u agents %u attached %u "
-			     "local_agents %u signed %s\n",
+			     "local_agents %u signed %s auth %s\n",
 			     v[RINA_A_JOB_ID], state, v[RINA_A_JOB_ELEMS],
 			     v[RINA_A_JOB_WINDOW], v[RINA_A_JOB_TIMEOUT_MS],
 			     v[RINA_A_JOB_RTO_US], v[RINA_A_JOB_RING_LEN],
 			     v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED],
 			     v[RINA_A_JOB_LOCAL_AGENTS],
-			     v[RINA_A_JOB_SIGNED] ? "yes" : "no");
+			     v[RINA_A_JOB_SIGNED] ? "yes" : "no", auth);
 	first = true;
 	if (racks)
 		mnl_attr_for_each_nested(e, racks) {

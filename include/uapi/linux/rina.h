@@ -212,9 +212,16 @@ enum rina_job_attr {
 	RINA_A_JOB_SECRET,	/* binary, RINA_SECRET_LEN bytes: the job
 				 * secret (JOB_ADD only; never sent back) */
 	RINA_A_JOB_SIGNED,	/* u8, 1: the job has a secret (output) */
+	RINA_A_JOB_AUTH,	/* u8, enum rina_job_auth (acts with a secret) */
 	__RINA_A_JOB_MAX,
 };
 #define RINA_A_JOB_MAX		(__RINA_A_JOB_MAX - 1)
+
+/* How a signed job's data packets prove they are the job's (protocol.md 6.3, 6.4). */
+enum rina_job_auth {
+	RINA_JOB_AUTH_TAG	= 0,	/* the job's tag after the payload */
+	RINA_JOB_AUTH_MAC	= 1,	/* a SipHash MAC per packet */
+};
 
 /* attribute-set "rank": one row of the rank table */
 enum rina_rank_attr {
