@@ -25,6 +25,7 @@
  * Numbers are decimal or 0x hex; IPv4 addresses dotted; MACs aa:bb:..
  * This is userspace-only code (libc) and not part of the data path.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,6 +340,12 @@ static int table_add(struct rina_tor *sw, char **t, int n, char *err,
  * entries are an array of structs that each begin with "used": the
  * table's address, size and stride are enough.
  */
+_Static_assert(offsetof(struct tor_job_entry, used) == 0 &&
+	       offsetof(struct tor_worker_entry, used) == 0 &&
+	       offsetof(struct tor_l2_entry, used) == 0 &&
+	       offsetof(struct tor_drop_entry, used) == 0 &&
+	       offsetof(struct tor_rid_entry, used) == 0,
+	       "table_delete finds an entry's used flag at its start");
 static int table_delete(struct rina_tor *sw, char **a, int n, char *err,
 			unsigned int errlen)
 {
@@ -377,7 +384,7 @@ static int table_delete(struct rina_tor *sw, char **a, int n, char *err,
 	return 0;
 }
 
-/* A node's handle from a[i]: one that mc_node_create gave; or -1. */
+/* The node handle s if mc_node_create gave it and it is not destroyed; -1. */
 static int node_handle(struct rina_tor *sw, const char *s)
 {
 	unsigned long long h;
