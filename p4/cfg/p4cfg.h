@@ -37,8 +37,11 @@ void rina_p4cfg_defaults(struct rina_p4cfg *o);
  * (rid_base + b local worker b, + m the next member, + m + 1 the
  * upstream, + m + 2 the agent; m is at most RINA_TOR_MAX_WORKERS, so a
  * job's ids stay below the next job's). window[i] is the window of job i,
- * 0 <= i <= k. Sets job_idx, pool_base, mgrp and rid_base of o; node
- * handles (node_base) are the switch's to give. Returns 0, or -1 when
+ * 0 <= i <= k. Sets job_idx, pool_base, mgrp and rid_base of o. Node
+ * handles are the switch's to give (the lowest free one, bmv2's rule):
+ * mc_node_associate's handles count from node_base in the order of the
+ * mc_node_create lines, for the installer to map to the handles the
+ * switch reports (rina-tor and rina-tor-bmv2 do). Returns 0, or -1 when
  * job k does not fit: no job index or group left, or its pool beyond
  * the ToR's slots.
  */

@@ -6,14 +6,26 @@
  * file (rina-p4cfg output, the packet-vector files) configures both.
  *
  *   table_add <table> <action> <key...> => <param...>
+ *   table_delete <table> <handle>
  *   mc_mgrp_create <group>
- *   mc_node_create <rid> <port...>        (handles count from 0)
+ *   mc_mgrp_destroy <group>
+ *   mc_node_create <rid> <port...>
  *   mc_node_associate <group> <handle>
+ *   mc_node_dissociate <group> <handle>
+ *   mc_node_destroy <handle>
  *   register_write <register> <index> <value>
+ *
+ * table_add and mc_node_create give a handle, as simple_switch_CLI prints
+ * it (rina_tor_cli_handle()). A table entry's handle is its index in the
+ * model's table. A node's is the lowest free one, what bmv2's PRE hands
+ * out (its HandleMgr): a destroyed node's handle is taken again by the
+ * next mc_node_create, so that a replay of bmv2's commands gets bmv2's
+ * handles and a switch that installs and removes jobs never runs out.
  *
  * Numbers are decimal or 0x hex; IPv4 addresses dotted; MACs aa:bb:..
  * This is userspace-only code (libc) and not part of the data path.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,7 +164,7 @@ static int set_job(struct rina_tor *sw, char **k, char **a, char *err,
 	for (i = 0; i < RINA_TOR_MAX_JOBS; i++) {
 		if (!sw->rina_job[i].used) {
 			sw->rina_job[i] = e;
-			return 0;
+			return (int)i;
 		}
 	}
 	return fail(err, errlen, "table rina_job is full");
@@ -182,7 +194,7 @@ static int set_worker(struct rina_tor *sw, char **k, char **a, char *err,
 	for (i = 0; i < n; i++) {
 		if (!sw->rina_worker[i].used) {
 			sw->rina_worker[i] = e;
-			return 0;
+			return (int)i;
 		}
 	}
 	return fail(err, errlen, "table rina_worker is full");
@@ -205,7 +217,7 @@ static int set_port(struct rina_tor *sw, char **k, char **a, char *err,
 	for (i = 0; i < RINA_TOR_L2_SIZE; i++) {
 		if (!sw->l2_fwd[i].used) {
 			sw->l2_fwd[i] = e;
-			return 0;
+			return (int)i;
 		}
 	}
 	return fail(err, errlen, "table l2_fwd is full");
@@ -228,7 +240,7 @@ static int drop_rate(struct tor_drop_entry *tbl, char **k, char **a,
 	for (i = 0; i < RINA_TOR_DROP_SIZE; i++) {
 		if (!tbl[i].used) {
 			tbl[i] = e;
-			return 0;
+			return (int)i;
 		}
 	}
 	return fail(err, errlen, "table drop_sim is full");
@@ -259,7 +271,7 @@ static int rewrite(struct rina_tor *sw, int cls, char **k, char **a,
 	for (i = 0; i < RINA_TOR_RID_SIZE; i++) {
 		if (!sw->replica[i].used) {
 			sw->replica[i] = e;
-			return 0;
+			return (int)i;
 		}
 	}
 	return fail(err, errlen, "table replica is full");
@@ -323,48 +335,147 @@ static int table_add(struct rina_tor *sw, char **t, int n, char *err,
 	}
 }
 
+/*
+ * table_delete: the entry with the handle table_add gave. A table's
+ * entries are an array of structs that each begin with "used": the
+ * table's address, size and stride are enough.
+ */
+_Static_assert(offsetof(struct tor_job_entry, used) == 0 &&
+	       offsetof(struct tor_worker_entry, used) == 0 &&
+	       offsetof(struct tor_l2_entry, used) == 0 &&
+	       offsetof(struct tor_drop_entry, used) == 0 &&
+	       offsetof(struct tor_rid_entry, used) == 0,
+	       "table_delete finds an entry's used flag at its start");
+static int table_delete(struct rina_tor *sw, char **a, int n, char *err,
+			unsigned int errlen)
+{
+	const struct {
+		const char *name;
+		void *base;
+		size_t size, stride;
+	} t[] = {
+#define T(name, tbl) { name, tbl, sizeof(tbl) / sizeof(tbl[0]),		\
+		       sizeof(tbl[0]) }
+		T("RinaIngress.job_classify.rina_job", sw->rina_job),
+		T("RinaIngress.job_classify.rina_worker", sw->rina_worker),
+		T("RinaIngress.l2_fwd.l2_fwd", sw->l2_fwd),
+		T("RinaIngress.drop_sim.drop_sim", sw->drop_in),
+		T("RinaEgress.drop_sim.drop_sim", sw->drop_out),
+		T("RinaEgress.rewrite.replica", sw->replica),
+#undef T
+	};
+	unsigned long long h;
+	unsigned int i;
+	int *used;
+
+	if (n != 3)
+		return fail(err, errlen, "usage: table_delete TABLE HANDLE");
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(t[i].name, a[1]))
+			break;
+	if (i == sizeof(t) / sizeof(t[0]))
+		return fail(err, errlen, "unknown table %s", a[1]);
+	if (num(a[2], t[i].size - 1, &h))
+		return fail(err, errlen, "bad handle '%s'", a[2]);
+	used = (int *)((char *)t[i].base + h * t[i].stride);
+	if (!*used)
+		return fail(err, errlen, "no entry with handle %llu", h);
+	*used = 0;
+	return 0;
+}
+
+/* The node handle s if mc_node_create gave it and it is not destroyed; -1. */
+static int node_handle(struct rina_tor *sw, const char *s)
+{
+	unsigned long long h;
+
+	if (num(s, RINA_TOR_MAX_NODES - 1, &h) || (int)h >= sw->n_nodes ||
+	    !sw->mc_node[h].used)
+		return -1;
+	return (int)h;
+}
+
 static int mc(struct rina_tor *sw, char **a, int n, char *err,
 	      unsigned int errlen)
 {
-	unsigned long long g, h, rid, p;
+	unsigned long long g, rid, p;
 	struct tor_mc_node *node;
-	int i;
+	int i, h;
 
-	if (!strcmp(a[0], "mc_mgrp_create")) {
+	if (!strcmp(a[0], "mc_mgrp_create") ||
+	    !strcmp(a[0], "mc_mgrp_destroy")) {
 		if (n != 2 || num(a[1], RINA_TOR_MAX_GROUPS - 1, &g) || !g)
-			return fail(err, errlen, "usage: mc_mgrp_create GROUP(1..%d)",
+			return fail(err, errlen, "usage: %s GROUP(1..%d)", a[0],
 				    RINA_TOR_MAX_GROUPS - 1);
-		if (sw->mgrp_used[g])
-			return fail(err, errlen, "group %llu exists", g);
-		sw->mgrp_used[g] = 1;
+		if (!strcmp(a[0], "mc_mgrp_create")) {
+			if (sw->mgrp_used[g])
+				return fail(err, errlen, "group %llu exists", g);
+			sw->mgrp_used[g] = 1;
+			return 0;
+		}
+		if (!sw->mgrp_used[g])
+			return fail(err, errlen, "no group %llu", g);
+		/*
+		 * bmv2 destroys a group whatever its nodes, which then
+		 * still point to it, and a later mc_node_destroy of one of
+		 * them fails: the model refuses, to catch that order.
+		 */
+		for (i = 0; i < sw->n_nodes; i++)
+			if (sw->mc_node[i].used && sw->mc_node[i].grp == (int)g)
+				return fail(err, errlen, "group %llu has node %d",
+					    g, i);
+		sw->mgrp_used[g] = 0;
 		return 0;
 	}
 	if (!strcmp(a[0], "mc_node_create")) {
 		if (n < 3 || num(a[1], 0xffff, &rid))
 			return fail(err, errlen, "usage: mc_node_create RID PORT...");
-		if (sw->n_nodes >= RINA_TOR_MAX_NODES)
+		/* the lowest free handle, as bmv2's HandleMgr gives */
+		for (h = 0; h < RINA_TOR_MAX_NODES; h++)
+			if (!sw->mc_node[h].used)
+				break;
+		if (h == RINA_TOR_MAX_NODES)
 			return fail(err, errlen, "no node left");
-		node = &sw->mc_node[sw->n_nodes];
-		node->rid = (__u16)rid;
+		node = &sw->mc_node[h];
 		node->ports = 0;
 		for (i = 2; i < n; i++) {
 			if (num(a[i], RINA_TOR_MAX_PORTS - 1, &p))
 				return fail(err, errlen, "bad port '%s'", a[i]);
 			node->ports |= 1ULL << p;
 		}
+		node->rid = (__u16)rid;
 		node->grp = -1;
 		node->used = 1;
-		sw->n_nodes++;
+		if (h >= sw->n_nodes)
+			sw->n_nodes = h + 1;
+		return h;
+	}
+	if (!strcmp(a[0], "mc_node_destroy")) {
+		if (n != 2 || (h = node_handle(sw, a[1])) < 0)
+			return fail(err, errlen, "usage: mc_node_destroy HANDLE "
+				    "(of a node)");
+		/* bmv2 lets a node go without mc_node_dissociate first */
+		sw->mc_node[h].used = 0;
+		sw->mc_node[h].grp = -1;
+		while (sw->n_nodes && !sw->mc_node[sw->n_nodes - 1].used)
+			sw->n_nodes--;
 		return 0;
 	}
-	/* mc_node_associate */
-	if (n != 3 || num(a[1], RINA_TOR_MAX_GROUPS - 1, &g) ||
-	    num(a[2], RINA_TOR_MAX_NODES - 1, &h))
-		return fail(err, errlen, "usage: mc_node_associate GROUP HANDLE");
-	if (!sw->mgrp_used[g] || (int)h >= sw->n_nodes)
+	/* mc_node_associate, mc_node_dissociate */
+	if (n != 3 || num(a[1], RINA_TOR_MAX_GROUPS - 1, &g))
+		return fail(err, errlen, "usage: %s GROUP HANDLE", a[0]);
+	h = node_handle(sw, a[2]);
+	if (!sw->mgrp_used[g] || h < 0)
 		return fail(err, errlen, "no such group or node");
+	if (!strcmp(a[0], "mc_node_dissociate")) {
+		if (sw->mc_node[h].grp != (int)g)
+			return fail(err, errlen, "node %d not in group %llu", h,
+				    g);
+		sw->mc_node[h].grp = -1;
+		return 0;
+	}
 	if (sw->mc_node[h].grp >= 0)
-		return fail(err, errlen, "node %llu already associated", h);
+		return fail(err, errlen, "node %d already associated", h);
 	sw->mc_node[h].grp = (int)g;
 	return 0;
 }
@@ -398,13 +509,29 @@ static int register_write(struct rina_tor *sw, char **a, int n, char *err,
 	return fail(err, errlen, "unknown register or index %s[%llu]", a[1], idx);
 }
 
-int rina_tor_cli(struct rina_tor *sw, const char *line, char *err,
-		 unsigned int errlen)
+static int is_mc(const char *cmd)
+{
+	static const char *const mc_cmds[] = {
+		"mc_mgrp_create", "mc_mgrp_destroy", "mc_node_create",
+		"mc_node_destroy", "mc_node_associate", "mc_node_dissociate",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(mc_cmds) / sizeof(mc_cmds[0]); i++)
+		if (!strcmp(cmd, mc_cmds[i]))
+			return 1;
+	return 0;
+}
+
+int rina_tor_cli_handle(struct rina_tor *sw, const char *line,
+			unsigned int *handle, char *err, unsigned int errlen)
 {
 	char buf[1024], *t[MAX_TOK];
-	int n;
+	int n, ret;
 
 	err[0] = 0;
+	if (handle)
+		*handle = 0;
 	if (strlen(line) >= sizeof(buf))
 		return fail(err, errlen, "line too long");
 	strcpy(buf, line);
@@ -414,13 +541,26 @@ int rina_tor_cli(struct rina_tor *sw, const char *line, char *err,
 	if (!n || t[0][0] == '#')
 		return 0;
 	if (!strcmp(t[0], "table_add"))
-		return table_add(sw, t, n, err, errlen);
-	if (!strcmp(t[0], "mc_mgrp_create") || !strcmp(t[0], "mc_node_create") ||
-	    !strcmp(t[0], "mc_node_associate"))
-		return mc(sw, t, n, err, errlen);
-	if (!strcmp(t[0], "register_write"))
-		return register_write(sw, t, n, err, errlen);
-	return fail(err, errlen, "unknown command '%s'", t[0]);
+		ret = table_add(sw, t, n, err, errlen);
+	else if (!strcmp(t[0], "table_delete"))
+		ret = table_delete(sw, t, n, err, errlen);
+	else if (is_mc(t[0]))
+		ret = mc(sw, t, n, err, errlen);
+	else if (!strcmp(t[0], "register_write"))
+		ret = register_write(sw, t, n, err, errlen);
+	else
+		ret = fail(err, errlen, "unknown command '%s'", t[0]);
+	if (ret < 0)
+		return -1;
+	if (handle)
+		*handle = (unsigned int)ret;
+	return 0;
+}
+
+int rina_tor_cli(struct rina_tor *sw, const char *line, char *err,
+		 unsigned int errlen)
+{
+	return rina_tor_cli_handle(sw, line, NULL, err, errlen);
 }
 
 int rina_tor_counter(const struct rina_tor *sw, const char *name,
@@ -437,42 +577,5 @@ int rina_tor_counter(const struct rina_tor *sw, const char *name,
 		*val = sw->tor_ctr[index];
 	else
 		return -1;
-	return 0;
-}
-
-/*
- * Remove job job_idx: what table_delete, mc_node_dissociate/destroy and
- * mc_mgrp_destroy do on the behavioural model. Node handles stay taken.
- */
-int rina_tor_job_remove(struct rina_tor *sw, unsigned int job_idx)
-{
-	unsigned int i, j, found = 0, grp = 0;
-
-	for (i = 0; i < RINA_TOR_MAX_JOBS; i++) {
-		if (!sw->rina_job[i].used || sw->rina_job[i].p.job_idx != job_idx)
-			continue;
-		grp = sw->rina_job[i].p.mgrp;
-		sw->rina_job[i].used = 0;
-		found = 1;
-	}
-	if (!found)
-		return -1;
-	for (i = 0; i < sizeof(sw->rina_worker) / sizeof(sw->rina_worker[0]);
-	     i++)
-		if (sw->rina_worker[i].job_idx == job_idx)
-			sw->rina_worker[i].used = 0;
-	for (i = 0; i < (unsigned int)sw->n_nodes; i++) {
-		struct tor_mc_node *n = &sw->mc_node[i];
-
-		if (!n->used || n->grp != (int)grp)
-			continue;
-		for (j = 0; j < RINA_TOR_RID_SIZE; j++)
-			if (sw->replica[j].used && sw->replica[j].rid == n->rid)
-				sw->replica[j].used = 0;
-		n->used = 0;
-		n->grp = -1;
-	}
-	if (grp < RINA_TOR_MAX_GROUPS)
-		sw->mgrp_used[grp] = 0;
 	return 0;
 }

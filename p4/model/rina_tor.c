@@ -188,7 +188,12 @@ void rina_tor_process(struct rina_tor *sw, unsigned int in_port,
 			egress(sw, &hdr, &meta, 0, meta.egress_spec, out);
 		return;
 	}
-	/* replication: nodes of the group in handle order, ports ascending */
+	/*
+	 * replication: nodes of the group in handle order, ports ascending.
+	 * bmv2 goes in association order: the same for every group that is
+	 * built in one go, its nodes created and associated in turn, as
+	 * the lowest free handle only grows while none is destroyed.
+	 */
 	for (i = 0; i < sw->n_nodes; i++) {
 		const struct tor_mc_node *n = &sw->mc_node[i];
 		unsigned int p;

@@ -168,7 +168,7 @@ struct rina_tor {
 	/* packet replication engine */
 	int	mgrp_used[RINA_TOR_MAX_GROUPS];
 	struct tor_mc_node	mc_node[RINA_TOR_MAX_NODES];
-	int	n_nodes;
+	int	n_nodes;	/* above the highest node handle in use */
 	/* RinaIngress.slot_tag registers, index = set * POOL + idx */
 	__u16	slot_epoch[2 * RINA_TOR_POOL_SIZE];
 	__u16	slot_round[2 * RINA_TOR_POOL_SIZE];
@@ -208,11 +208,16 @@ void rina_tor_process(struct rina_tor *sw, unsigned int in_port,
 		      const __u8 *frame, unsigned int len,
 		      struct rina_tor_out *out);
 
-/* cli.c: one runtime CLI command (simple_switch_CLI syntax). */
+/* cli.c: one runtime CLI command (simple_switch_CLI syntax); 0 or -1. */
 int rina_tor_cli(struct rina_tor *sw, const char *line, char *err,
 		 unsigned int errlen);
-/* Remove an installed job (its table entries, replicas and group). */
-int rina_tor_job_remove(struct rina_tor *sw, unsigned int job_idx);
+/*
+ * The same, and *handle (if not NULL) the handle a table_add or
+ * mc_node_create gave, what simple_switch_CLI prints (0 for others):
+ * table_delete and mc_node_* take it.
+ */
+int rina_tor_cli_handle(struct rina_tor *sw, const char *line,
+			unsigned int *handle, char *err, unsigned int errlen);
 /* Read a counter by its P4 name; -1 if unknown. */
 int rina_tor_counter(const struct rina_tor *sw, const char *name,
 		     unsigned int index, __u64 *val);

@@ -5,6 +5,7 @@
  * layout rina_p4cfg_layout() gives (Documentation/p4-control-plane.md).
  */
 #include <arpa/inet.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +21,37 @@ int n_jobs;
 struct rina_tor *sw;
 unsigned int rack;
 
+/*
+ * What takes a job out again: for every entry, group and node its install
+ * made, the command that deletes it, with the handle the model gave
+ * (rina-tor-bmv2 keeps the same). A job's install makes at most 2 rina_job
+ * entries, m rina_worker and m + 3 replica entries, a group and m + 3
+ * nodes.
+ */
+#define UNDO_MAX	(3 * RINA_TOR_MAX_WORKERS + 9)
+
+/* the order of the undo: a job dead first, then its entries, nodes, group */
+enum { UNDO_JOB, UNDO_ENTRY, UNDO_NODE, UNDO_GROUP, __UNDO_MAX };
+
+struct undo {
+	unsigned int	n;
+	struct {
+		int	order;
+		char	cmd[80];
+	} c[UNDO_MAX];
+};
+
 static int installed[MAX_TOR_JOBS];
+static struct undo undo[MAX_TOR_JOBS];
 static unsigned int next_epoch;
 
-int tor_cli(const char *line)
+/* tor_cli(), and *handle the handle the command gave */
+static int tor_cli_handle(const char *line, unsigned int *handle)
 {
 	const char *params = strstr(line, " => ");
 	char err[256];
 
-	if (rina_tor_cli(sw, line, err, sizeof(err))) {
+	if (rina_tor_cli_handle(sw, line, handle, err, sizeof(err))) {
 		/* the command up to its parameters: set_job's hold the tag */
 		fprintf(stderr, "rina-tor: '%.*s': %s\n",
 			(int)(params ? params - line : (long)strlen(line)),
@@ -36,6 +59,11 @@ int tor_cli(const char *line)
 		return -1;
 	}
 	return 0;
+}
+
+int tor_cli(const char *line)
+{
+	return tor_cli_handle(line, NULL);
 }
 
 static void l2_add(const __u8 *m, int port)
@@ -77,6 +105,7 @@ static int host_port(const struct rina_job_desc *job, int rank)
 int tor_install_flood(int n_ports)
 {
 	char cmd[256];
+	unsigned int h;
 	int i;
 
 	if (tor_cli("mc_mgrp_create 1"))
@@ -85,9 +114,9 @@ int tor_install_flood(int n_ports)
 	for (i = 0; i < n_ports; i++)
 		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %d",
 			 i);
-	if (tor_cli(cmd))
+	if (tor_cli_handle(cmd, &h))
 		return -1;
-	snprintf(cmd, sizeof(cmd), "mc_node_associate 1 %d", sw->n_nodes - 1);
+	snprintf(cmd, sizeof(cmd), "mc_node_associate 1 %u", h);
 	return tor_cli(cmd);
 }
 
@@ -96,15 +125,83 @@ void tor_jobs_epoch(unsigned int epoch)
 	next_epoch = epoch;
 }
 
+static void undo_add(struct undo *u, int order, const char *fmt, ...)
+{
+	va_list ap;
+
+	/* UNDO_MAX holds a whole install: never full */
+	if (u->n == UNDO_MAX)
+		abort();
+	u->c[u->n].order = order;
+	va_start(ap, fmt);
+	vsnprintf(u->c[u->n].cmd, sizeof(u->c[u->n].cmd), fmt, ap);
+	va_end(ap);
+	u->n++;
+}
+
+/* Take out what u holds, in the order of UNDO_*; u is then empty. */
+static void undo_run(struct undo *u)
+{
+	unsigned int i;
+	int order;
+
+	for (order = 0; order < __UNDO_MAX; order++)
+		for (i = 0; i < u->n; i++)
+			if (u->c[i].order == order)
+				tor_cli(u->c[i].cmd);
+	u->n = 0;
+}
+
 /*
- * The commands of job k, one by one into the model; a job the model
- * refuses half way is removed again. The commands hold the data tag:
- * wiped once applied.
+ * One command of an install into the model, and into u its undo. Node
+ * handles are the model's: rina-p4cfg's mc_node_associate handles count
+ * from o->node_base in the order of its mc_node_create lines; nodes[]
+ * maps them to those the model gave (rina-tor-bmv2 does the same on bmv2).
+ */
+static int apply_one(char *line, struct undo *u, unsigned int *nodes,
+		     unsigned int *n_nodes, const struct rina_p4cfg *o)
+{
+	char table[64], cmd[96];
+	unsigned int grp, h;
+
+	if (sscanf(line, "mc_node_associate %u %u", &grp, &h) == 2) {
+		if (h < o->node_base || h - o->node_base >= *n_nodes) {
+			fprintf(stderr, "rina-tor: '%s': no such node\n", line);
+			return -1;
+		}
+		snprintf(cmd, sizeof(cmd), "mc_node_associate %u %u", grp,
+			 nodes[h - o->node_base]);
+		return tor_cli(cmd);
+	}
+	if (tor_cli_handle(line, &h))
+		return -1;
+	if (sscanf(line, "table_add %63s", table) == 1)
+		undo_add(u, strcmp(table, "RinaIngress.job_classify.rina_job") ?
+			 UNDO_ENTRY : UNDO_JOB, "table_delete %s %u", table, h);
+	else if (sscanf(line, "mc_mgrp_create %u", &grp) == 1)
+		undo_add(u, UNDO_GROUP, "mc_mgrp_destroy %u", grp);
+	else if (!strncmp(line, "mc_node_create ", 15)) {
+		if (*n_nodes == RINA_TOR_MAX_WORKERS + 3)
+			abort();	/* p4cfg makes m + 3 */
+		nodes[(*n_nodes)++] = h;
+		undo_add(u, UNDO_NODE, "mc_node_destroy %u", h);
+	}
+	return 0;
+}
+
+/*
+ * The commands of job k, one by one into the model, each one's undo kept
+ * for the job's removal; a job the model refuses half way is taken out
+ * again to the last entry, so that nothing of it stays to refuse the
+ * next try ("duplicate entry") or to take the model's room. The commands
+ * hold the data tag: wiped once applied.
  */
 static int apply(int k, const struct rina_p4cfg *o)
 {
 	const struct rina_job_desc *job = &jobs[k];
+	unsigned int nodes[RINA_TOR_MAX_WORKERS + 3], n_nodes = 0;
 	char err[256], *buf = NULL, *line, *save;
+	struct undo *u = &undo[k];
 	size_t sz = 0;
 	int ret = 0;
 	FILE *f;
@@ -120,13 +217,15 @@ static int apply(int k, const struct rina_p4cfg *o)
 		return RINA_TOR_ST_BAD_PARAMS;
 	}
 	fclose(f);
+	u->n = 0;
 	for (line = strtok_r(buf, "\n", &save); line && !ret;
 	     line = strtok_r(NULL, "\n", &save))
-		ret = tor_cli(line);
+		if (line[0] != '#')
+			ret = apply_one(line, u, nodes, &n_nodes, o);
 	explicit_bzero(buf, sz);
 	free(buf);
 	if (ret) {
-		rina_tor_job_remove(sw, (unsigned int)k);
+		undo_run(u);
 		return RINA_TOR_ST_NO_SLOTS;
 	}
 	return RINA_TOR_ST_OK;
@@ -156,7 +255,7 @@ int tor_job_install(int k, int n_ports)
 	o.rack = rack;
 	o.uplink = 0;
 	o.epoch = next_epoch++ & 0xffff;
-	o.node_base = (unsigned int)sw->n_nodes;
+	o.node_base = 0;	/* the model's handles: apply_one() maps */
 	for (i = 0; i < job->n_ranks; i++) {
 		if (job->ranks[i].rack != rack) {
 			l2_add(job->ranks[i].mac, 0);
@@ -192,7 +291,7 @@ int tor_job_remove(int k)
 {
 	if (!installed[k])
 		return RINA_TOR_ST_UNKNOWN_JOB;
-	rina_tor_job_remove(sw, (unsigned int)k);
+	undo_run(&undo[k]);
 	installed[k] = 0;
 	fprintf(stderr, "rina-tor: job %u removed\n", jobs[k].job_id);
 	return RINA_TOR_ST_OK;

@@ -10,9 +10,11 @@
 # $replay (tor_replay), $vec, $job7 and $tmp.
 #   ctrl_cases_unsigned, ctrl_cases_signed: CTRL_CASES_UNSIGNED and
 #   CTRL_CASES_SIGNED KTAP results each
+#   ctrl_cases_cycles N: CTRL_CASES_CYCLES results, N installs and removals
 
 CTRL_CASES_UNSIGNED=10
 CTRL_CASES_SIGNED=17
+CTRL_CASES_CYCLES=4
 
 # a copy of job 7 with a secret
 ctrl_job_with_secret()
@@ -156,4 +158,35 @@ ctrl_cases_signed()
 	counted "signed: refusals counted (forged, replayed, bad hash, unknown)" \
 		'c == dict(ok=3, forged=2, replayed=4, bad_hash=1) and
 		 d["control"]["unknown_job"] == 1'
+}
+
+# install and remove job 7 N times, then install it: what a ToR that
+# takes jobs on demand sees as agents come and go. Each removal must give
+# the switch its entries, nodes and group back for the next install
+# (Documentation/p4-control-plane.md); rina-tor ran out after ~170.
+ctrl_cases_cycles()
+{
+	local n=$1 i verb fail= aggvec=	# job 7 untagged: the plain vector
+	tjob=$job7 cjob=$job7
+	ctrl_start
+	for ((i = 0; i < n; i++)); do
+		for verb in install remove; do
+			if ! ip netns exec "$TST" "$ctrl" "$cjob" 198.18.1.254 \
+				"$verb" >"$tmp/ctl" 2>&1; then
+				fail="$verb $((i + 1)): $(cat "$tmp/ctl")"
+				break
+			fi
+		done
+		[ -z "$fail" ] || break
+	done
+	if [ -z "$fail" ]; then
+		ktap_ok "cycles: $n installs and removals of job 7, all ok"
+	else
+		ktap_fail "cycles: $n installs and removals of job 7, all ok" \
+			"$fail"
+	fi
+	ctl "cycles: then install job 7" 0 unsigned install
+	aggregates "cycles: installed, job 7 aggregates" yes
+	counted "cycles: every request ok" \
+		"c == dict(ok=$((2 * n + 1)), forged=0, replayed=0, bad_hash=0)"
 }

@@ -22,7 +22,7 @@ nfiles=$(echo $files | wc -w)
 require_root
 require_cmd ip tc python3
 . "$top/selftests/tor/ctrl_cases.sh"
-nctl=$((CTRL_CASES_UNSIGNED + CTRL_CASES_SIGNED))
+nctl=$((CTRL_CASES_UNSIGNED + CTRL_CASES_SIGNED + CTRL_CASES_CYCLES))
 ktap_plan $((nfiles + 3 + nctl))
 if [ ! -x "$tor" ] || [ ! -x "$replay" ] || [ ! -x "$ctrl" ]; then
 	for ((i = 0; i < nfiles + 3 + nctl; i++)); do
@@ -123,4 +123,6 @@ ctrl_start()
 ctrl_job_with_secret
 ctrl_cases_unsigned
 ctrl_cases_signed
+# beyond the ~170 installs after which rina-tor once ran out of nodes
+ctrl_cases_cycles 200
 ktap_finish

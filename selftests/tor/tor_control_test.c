@@ -58,6 +58,38 @@ static unsigned int request(__u8 *buf, __u32 type, __u16 job_id, __u64 hash)
 	return 42 + len;
 }
 
+/*
+ * What the switch holds: entries of the job tables, multicast groups and
+ * nodes. An install and its removal, or an install refused, leave it so.
+ */
+struct held {
+	unsigned int job, worker, replica, group, node;
+};
+
+static struct held held(void)
+{
+	struct held h = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < RINA_TOR_MAX_JOBS; i++)
+		h.job += !!sw->rina_job[i].used;
+	for (i = 0; i < RINA_TOR_WORKER_SIZE; i++)
+		h.worker += !!sw->rina_worker[i].used;
+	for (i = 0; i < RINA_TOR_RID_SIZE; i++)
+		h.replica += !!sw->replica[i].used;
+	for (i = 0; i < RINA_TOR_MAX_GROUPS; i++)
+		h.group += !!sw->mgrp_used[i];
+	for (i = 0; i < RINA_TOR_MAX_NODES; i++)
+		h.node += !!sw->mc_node[i].used;
+	return h;
+}
+
+static int held_eq(struct held a, struct held b)
+{
+	return a.job == b.job && a.worker == b.worker &&
+	       a.replica == b.replica && a.group == b.group && a.node == b.node;
+}
+
 /* tor_control() on a copy of exactly len bytes (ASan sees an over-read). */
 static unsigned int control(const __u8 *f, unsigned int len, __u8 *reply)
 {
@@ -99,12 +131,14 @@ int main(int argc, char **argv)
 {
 	__u8 req[TOR_REPLY_FRAME_MAX + 16], f[TOR_REPLY_FRAME_MAX + 16];
 	__u8 reply[TOR_REPLY_FRAME_MAX];
-	unsigned int len, n, i, bad = 0, taken = 0;
+	unsigned int len, n, i, bad = 0, taken = 0, fill[RINA_TOR_RID_SIZE];
+	unsigned int n_fill = 0;
+	struct held before;
 	__u32 rng = 1;
 	char err[256];
 	int ok;
 
-	ktap_plan(8);
+	ktap_plan(11);
 	if (argc != 2 || rina_jobfile_parse(argv[1], &jobs[0], err,
 					    sizeof(err))) {
 		fprintf(stderr, "usage: tor_control_test JOBFILE (%s)\n",
@@ -193,8 +227,7 @@ int main(int argc, char **argv)
 	/*
 	 * random corruption of a request: a reply of a request, or none.
 	 * The request is a remove with a wrong hash, so that hardly any
-	 * corruption makes it a valid install: the model never reuses the
-	 * multicast nodes of a removed job, and ~170 installs use them up.
+	 * corruption makes it a valid request that changes the switch.
 	 */
 	len = request(req, RINA_CTRL_TOR_REMOVE, jobs[0].job_id,
 		      job_hash[0] ^ 1);
@@ -224,6 +257,75 @@ int main(int argc, char **argv)
 	n = control(req, len, reply);
 	ktap_result(reply_ok(reply, n, req, RINA_TOR_ST_OK),
 		    "after all that, a request is still answered ok");
+
+	/*
+	 * A job installed and removed again and again, as rina-tor
+	 * --on-demand does while agents come and go: each install takes
+	 * m + 3 of the 1024 multicast nodes, which its removal must give
+	 * back for the next.
+	 */
+	tor_job_remove(0);
+	before = held();
+	bad = 0;
+	for (i = 0; i < 1000; i++) {
+		len = request(req, RINA_CTRL_TOR_INSTALL, jobs[0].job_id,
+			      job_hash[0]);
+		n = control(req, len, reply);
+		bad += !reply_ok(reply, n, req, RINA_TOR_ST_OK);
+		len = request(req, RINA_CTRL_TOR_REMOVE, jobs[0].job_id,
+			      job_hash[0]);
+		n = control(req, len, reply);
+		bad += !reply_ok(reply, n, req, RINA_TOR_ST_OK);
+	}
+	ok = !bad && held_eq(held(), before);
+	len = request(req, RINA_CTRL_TOR_INSTALL, jobs[0].job_id, job_hash[0]);
+	n = control(req, len, reply);
+	ktap_result(ok && reply_ok(reply, n, req, RINA_TOR_ST_OK),
+		    "1000 installs and removals: all ok, nothing left behind "
+		    "(%u failed); one more install ok", bad);
+
+	/*
+	 * An install the switch refuses half way: the replica table full
+	 * but for one entry, so that the job's first replica goes in and
+	 * the second does not. Nothing of it may stay.
+	 */
+	tor_job_remove(0);
+	before = held();
+	for (i = 0; before.replica + n_fill + 1 < RINA_TOR_RID_SIZE; i++) {
+		char cmd[160];
+
+		snprintf(cmd, sizeof(cmd), "table_add RinaEgress.rewrite.replica "
+			 "RinaEgress.rewrite.rw_next %u => 02:00:00:00:09:09 "
+			 "198.18.9.9 21056", 60000 + i);
+		if (rina_tor_cli_handle(sw, cmd, &fill[n_fill], err,
+					sizeof(err)))
+			break;
+		n_fill++;
+	}
+	before = held();
+	len = request(req, RINA_CTRL_TOR_INSTALL, jobs[0].job_id, job_hash[0]);
+	n = control(req, len, reply);
+	ktap_result(before.replica == RINA_TOR_RID_SIZE - 1 &&
+		    reply_ok(reply, n, req, RINA_TOR_ST_NO_SLOTS) &&
+		    held_eq(held(), before),
+		    "an install refused half way (replica table full): no "
+		    "slots, nothing of it left behind");
+
+	bad = 0;
+	for (i = 0; i < n_fill; i++) {
+		char cmd[80];
+
+		snprintf(cmd, sizeof(cmd),
+			 "table_delete RinaEgress.rewrite.replica %u", fill[i]);
+		bad += !!rina_tor_cli(sw, cmd, err, sizeof(err));
+	}
+	n = control(req, len, reply);
+	ok = !bad && reply_ok(reply, n, req, RINA_TOR_ST_OK);
+	len = request(req, RINA_CTRL_TOR_REMOVE, jobs[0].job_id, job_hash[0]);
+	n = control(req, len, reply);
+	ktap_result(ok && reply_ok(reply, n, req, RINA_TOR_ST_OK),
+		    "the table's room back: the install ok, then its "
+		    "removal ok");
 	free(sw);
 	return ktap_finish();
 }
