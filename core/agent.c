@@ -778,6 +778,25 @@ static void answer_workers(struct rina_agent_core *a)
 }
 
 /*
+ * A local worker says it made no progress for a quarter of the timeout
+ * (RINA_CTRL_STALL, every eighth while it lasts; timeout_ms its arg):
+ * it is there and waiting. Reports less than half the timeout apart are
+ * one stall of the rack (stall_silent()).
+ */
+static void worker_stalled(struct rina_agent_core *a, int k,
+			   __u32 timeout_ms)
+{
+	__u64 now = a->ops->now_us(a->ctx);
+
+	a->heard[k] = now;
+	if (!a->stall_last ||
+	    now - a->stall_last > (__u64)timeout_ms * 1000 / 2)
+		a->stall_first = now;
+	a->stall_last = now;
+	a->st.stalls_in++;
+}
+
+/*
  * Whether a control message may act: it comes from a party the agent
  * talks to (its workers, its ring neighbours, its ToR), and in a job
  * with a secret it is signed, fresh and new (ctrl_auth.h).
@@ -849,6 +868,10 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 	    rina_get_be64(&m->hash) != a->cfg.job_hash) {
 		a->st.bad++;
 		ev(a, RINA_AGENT_EV_MISMATCH, rina_ntohs(h->src_id));
+		return;
+	}
+	if (k >= 0 && type == RINA_CTRL_STALL) {
+		worker_stalled(a, k, rina_ntohl(m->arg));
 		return;
 	}
 	if (k >= 0 && (type == RINA_CTRL_HELLO || type == RINA_CTRL_BYE)) {
@@ -1112,7 +1135,29 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	a->hello_next = a->bye_next = a->prev_said_bye = a->hello_prev = 0;
 	a->hello_from = a->data_from = a->bye_from = 0;
 	a->last_hello = a->last_bye = 0;
+	a->stall_first = a->stall_last = 0;
 	ev(a, RINA_AGENT_EV_SESSION_END, 0);
+}
+
+/*
+ * With the ToR holding the slots the agent sees no contributions, so
+ * the stalled workers' reports tell who is there: once the rack has been
+ * stalled for two thirds of the silence limit (by then its workers made
+ * no progress for about the limit), a local worker that sent nothing
+ * since before the stall began is the silent one.
+ */
+static __u32 stall_silent(const struct rina_agent_core *a, __u64 quiet_us,
+			  __u64 now)
+{
+	__u32 k, quiet = 0;
+
+	if (!a->stall_last || now - a->stall_last > quiet_us / 2 ||
+	    now - a->stall_first < quiet_us * 2 / 3)
+		return 0;
+	for (k = 0; k < a->cfg.n_local; k++)
+		if (a->heard[k] < a->stall_first)
+			quiet |= 1u << k;
+	return quiet;
 }
 
 __u32 rina_agent_core_silent(const struct rina_agent_core *a, __u64 quiet_us)
@@ -1122,7 +1167,7 @@ __u32 rina_agent_core_silent(const struct rina_agent_core *a, __u64 quiet_us)
 
 	if (a->tor_state == RINA_AGENT_TOR_ON || a->tor_state ==
 	    RINA_AGENT_TOR_WAIT)
-		return 0;	/* the ToR holds the slots: not ours to see */
+		return stall_silent(a, quiet_us, now);
 	for (k = 0; k < a->cfg.n_local; k++)
 		if (now - a->heard[k] >= quiet_us)
 			quiet |= 1u << k;

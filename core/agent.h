@@ -70,6 +70,7 @@ struct rina_agent_counters {
 	__u64 tor_copies;	/* allgather copies the ToR sent us */
 	__u64 host_relays;	/* of them, relayed to a worker on our host */
 	__u64 tor_held;		/* data dropped while asking the ToR */
+	__u64 stalls_in;	/* RINA_CTRL_STALL from local workers */
 	__u64 sessions;		/* sessions ended (all said BYE) */
 	__u64 aborts;		/* jobs aborted by the host (member lost) */
 };
@@ -194,7 +195,9 @@ struct rina_agent_core {
 	/* bitmaps of local workers */
 	__u32			hello_from, data_from, bye_from;
 	__u64			last_hello, last_bye;
-	__u64			heard[RINA_AGENT_MAX_LOCAL]; /* data, NACK */
+	__u64			heard[RINA_AGENT_MAX_LOCAL]; /* data, NACK, STALL */
+	/* the rack's current stall: first and last STALL from a worker */
+	__u64			stall_first, stall_last;
 
 	/* the ToR */
 	enum rina_agent_tor	tor_state;

@@ -613,6 +613,48 @@ static void test_silent(void)
 }
 
 /*
+ * With the ToR adding the rack the agent sees no contributions: a worker
+ * that reports no stall (RINA_CTRL_STALL) while another has reported one
+ * for 2/3 of the silence limit is named; one that reports is not, and a
+ * stall that ended names nobody.
+ */
+static void test_silent_tor(void)
+{
+	struct rina_agent_core a;
+	const __u64 quiet = 1500000;	/* 3/4 of a 2000 ms timeout */
+	unsigned int j;
+	bool ok;
+
+	setup(&a, true);
+	rina_agent_core_tor_install(&a);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, a.cfg.job_hash, a.cfg.tor);
+	now_us += 10 * quiet;
+	ok = a.tor_state == RINA_AGENT_TOR_ON &&
+	     rina_agent_core_silent(&a, quiet) == 0;
+	for (j = 0; j < 4; j++) {	/* every 250 ms, for 750 ms */
+		rx_ctrl(&a, RINA_CTRL_STALL, 2000, 0, a.cfg.local[1]);
+		ok &= rina_agent_core_silent(&a, quiet) == 0;
+		now_us += 250000;
+	}
+	rx_ctrl(&a, RINA_CTRL_STALL, 2000, 0, a.cfg.local[1]);
+	ok &= rina_agent_core_silent(&a, quiet) == 1 && a.st.stalls_in == 5;
+	rx_ctrl(&a, RINA_CTRL_STALL, 2000, 0, a.cfg.local[0]);
+	ok &= rina_agent_core_silent(&a, quiet) == 0;
+	now_us += quiet / 2 + 1;	/* no report since: over */
+	ok &= rina_agent_core_silent(&a, quiet) == 0;
+	/* a new stall, long after the first: worker 0 not heard in it */
+	now_us += 2000000;
+	for (j = 0; j < 2; j++) {
+		rx_ctrl(&a, RINA_CTRL_STALL, 2000, 0, a.cfg.local[1]);
+		now_us += quiet / 3;
+	}
+	rx_ctrl(&a, RINA_CTRL_STALL, 2000, 0, a.cfg.local[1]);
+	ok &= rina_agent_core_silent(&a, quiet) == 1;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent with a ToR: names the local worker that sent no STALL while another stalled for 2/3 of the limit, not one that did, nobody once the stall ended");
+}
+
+/*
  * 38 of the ToR's 40 copies downstream lost (downstream ACKs only the
  * last): without congestion control every one goes again in one pass;
  * with it, a pass sends the window's credit, the loss halves the window,
@@ -689,13 +731,14 @@ static void test_repair_window(void)
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 2);
+	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2);
 	test_install();
 	test_tor_copies();
 	test_hello_gate();
 	test_signed();
 	test_far_rounds();
 	test_silent();
+	test_silent_tor();
 	test_repair_window();
 	return ktap_finish();
 }

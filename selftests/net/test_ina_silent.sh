@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # A silent worker of an INA rack is named: with the rack aggregated in
 # software by its agent (--tor off), a worker that is killed (SIGKILL)
-# or stopped (SIGSTOP) mid-run makes the agent abort the job naming it,
+# or stopped (SIGSTOP) mid-run makes the agent abort the job naming it;
+# with the rack aggregated by rina-tor (the agent sees no contributions)
+# the same from the stalled workers' STALL reports (protocol-ina.md),
 # and every other rank's error says "rank R silent", soon after (the
 # agent gives up at 3/4 of the job's 2 s timeout, before the others'
 # own timeouts). Before, every rank blamed the agent's rank ("rank 0
@@ -17,9 +19,10 @@ RUN=$top/build/bin/rina-run
 BENCH=$top/build/bin/rina-bench
 tmp=$(mktemp -d /tmp/test_ina_silent.XXXXXX)
 defer rm -rf "$tmp"
-ktap_plan 2
+ktap_plan 3
 
-# silent NAME TOPO VICTIM SIGNAL: rack 0 INA, job timeout 2 s; rank
+# silent NAME TOPO VICTIM SIGNAL [TOR]: rack 0 INA (TOR: rina-run's --tor,
+# off unless given), job timeout 2 s; rank
 # VICTIM gets SIGNAL 1.5 s into 1000 calls of 1 MiB (a stopped one is
 # killed 8 s later, so the run ends by itself); every rank writes the
 # time its rina-bench ended, the victim the time of the signal. Prints
@@ -28,10 +31,10 @@ ktap_plan 2
 # last of their ends.
 silent()
 {
-	local name=$1 topo=$2 victim=$3 sig=$4 n dir=$tmp/$1 named
+	local name=$1 topo=$2 victim=$3 sig=$4 tor=${5:-off} n dir=$tmp/$1 named
 	n=$(( ${topo%x*} * ${topo#*x} ))
 	mkdir -p "$dir"
-	"$RUN" --tor off --topo "$topo" --ina 0 --timeout 60 \
+	"$RUN" --tor "$tor" --topo "$topo" --ina 0 --timeout 60 \
 		--job-opt 'timeout_ms 2000' -- sh -c '
 		b="$0 --transport udp -d int32 -b 1M -e 1M -n 1000 -w 0"
 		if [ "$RINA_RANK" = "$1" ]; then
@@ -75,4 +78,7 @@ expect kill "2x2, rack 0 INA, worker rank 1 killed" "$named" "$others" "$last"
 read -r named others last < <(silent stop 2x3 2 STOP)
 expect stop "2x3, rack 0 INA, worker rank 2 stopped" "$named" "$others" \
 	"$last"
+read -r named others last < <(silent tor 2x2 1 KILL on)
+expect tor "2x2, rack 0 INA through rina-tor, worker rank 1 killed" \
+	"$named" "$others" "$last"
 ktap_finish

@@ -52,7 +52,7 @@ struct wcall {
 	__u64		*agmap;		/* allgather seqs received */
 	__u64		*ovfmap;
 	uint64_t	expect_ag, got_ag, got_done;
-	uint64_t	last_progress, last_nack;
+	uint64_t	last_progress, last_nack, last_stall;
 
 	struct rina_msg	tx[RINA_BATCH];
 	int		ntx;
@@ -447,6 +447,24 @@ static int wrx_cb(void *k, const struct rina_msg *m, bool stashed)
 	return wrx_one(k, m, stashed);
 }
 
+/*
+ * No progress for a quarter of the timeout: tell the agent, every eighth
+ * while it lasts (RINA_CTRL_STALL). With the ToR adding the rack the
+ * agent sees no contributions; the workers that report are there, and
+ * one that does not is the silent one it names (core/agent.c).
+ */
+static void wstall(struct wcall *k, uint64_t now)
+{
+	struct rina_comm *c = k->c;
+	uint64_t quarter = (uint64_t)c->timeout_ms * 1000 / 4;
+
+	if (now - k->last_progress < quarter ||
+	    now - k->last_stall < quarter / 2)
+		return;
+	rina_send_ctrl(c, &c->next, RINA_CTRL_STALL, c->timeout_ms);
+	k->last_stall = now;
+}
+
 static int wloop(struct wcall *k)
 {
 	struct rina_comm *c = k->c;
@@ -470,6 +488,7 @@ static int wloop(struct wcall *k)
 			wnack(k);
 			k->last_nack = now;
 		}
+		wstall(k, now);
 		ret = rina_recv_batch(c, wait_us > 20000 ? 20000 : wait_us,
 				      wrx_cb, k);
 		if (ret)

@@ -125,6 +125,9 @@ enum rina_ctrl_type {
 	RINA_CTRL_ABORT		= 3,	/* arg: enum rina_result of the aborter */
 	RINA_CTRL_BYE		= 4,	/* to next: all my sends are acked */
 	RINA_CTRL_BYE_ACK	= 5,
+	RINA_CTRL_STALL		= 6,	/* INA worker -> its agent: no progress
+					 * for a quarter of the timeout; arg:
+					 * the timeout, ms (protocol-ina.md) */
 	RINA_CTRL_TOR_INSTALL	= 16,	/* agent -> ToR, see protocol.md */
 	RINA_CTRL_TOR_REMOVE	= 17,
 	RINA_CTRL_TOR_REPLY	= 18,
