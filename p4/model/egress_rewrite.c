@@ -5,8 +5,9 @@
  * destination: rw_local(bit, mac, ip, port) a local worker, rw_host(bit,
  * mac, ip, port) the one on the agent's host (no AG_DATA: the agent
  * relays its copy), rw_next(mac, ip, port) the next ring member,
- * rw_up(mac, ip, port) the upstream member, rw_agent(mac, ip, port) the rack's agent (ip:0x524f; a copy of
- * allgather data, otherwise identical to a local worker's). A replica
+ * rw_up(mac, ip, port) the upstream member, rw_agent(mac, ip, port) the
+ * rack's agent (ip:0x524f; a copy of allgather data, otherwise identical
+ * to a local worker's). A replica
  * whose class meta.emit does not select is dropped; the
  * NEXT copy of AG_DATA counts one more hop; the UP copy becomes a
  * header-only ACK of the received packet (its seq, slot and step;
