@@ -73,8 +73,9 @@ for v, name in (("rina-ina-all", "Rina INA (both racks)"),
         print("== %s: %.2fx the busbw of OpenMPI'"'"'s ring at the same rate"
               % (name, bw(v) / ring))'
 echo "== (efficiency: a rank's wire bytes at $rate over its time. Ring members"
-echo "==  adapt a congestion window to the path; INA workers do not yet"
-echo "==  (Documentation/protocol.md 6.1) and overrun the shaped queues: see"
-echo "==  their retransmitted bytes; Documentation/performance.md)"
+echo "==  and INA workers adapt a congestion window to the path (INA ones"
+echo "==  never below P + 1 packets, Documentation/protocol.md 6.1); INA"
+echo "==  packets carry 64 elements, 256 data bytes per 326-byte frame:"
+echo "==  Documentation/performance.md)"
 echo
 echo "== done: see README.md for the API, the job file and real hosts"
