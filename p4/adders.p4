@@ -15,112 +15,91 @@
 #ifndef _RINA_ADDERS_P4_
 #define _RINA_ADDERS_P4_
 
+/*
+ * One word, without a branch: a branch per word is a table per word on
+ * bmv2, and 256 of them a packet cost more than the rest of the pipeline.
+ * Word J is present when J < n_elem (what the parser extracted); pm is
+ * all ones then. An absent word adds 0 (SUM), is INT32_MIN to MAX and
+ * stores 0 when the slot is fresh: exactly what the words the packet
+ * lacks do in the model. Masks pick one result: m_fresh the word, m_dup
+ * the stored value, m_sum the sum (wrap-around kept in ovf_acc's top
+ * bit), m_max the signed maximum.
+ */
 #define ADD_ELEM(J)							\
-	if (hdr.elems[J].isValid()) {					\
-		slot_val.read(v, base + J);				\
-		x = hdr.elems[J].v;					\
-		if (meta.verdict == RINA_SLOT_FRESH) {			\
-			r = x;						\
-		} else if (meta.verdict == RINA_SLOT_DUP_DONE) {	\
-			r = v;						\
-		} else if (is_max == 1) {				\
-			r = ((int<32>)x > (int<32>)v) ? x : v;		\
-		} else {						\
-			r = v + x;					\
-			if ((((v ^ r) & (x ^ r)) >> 31) != 0)		\
-				ovf = 1;				\
-		}							\
-		if (meta.verdict != RINA_SLOT_DUP_DONE)			\
-			slot_val.write(base + J, r);			\
-		hdr.elems[J].v = r;					\
-	} else if (meta.verdict == RINA_SLOT_FRESH) {			\
-		slot_val.write(base + J, 0);				\
-	}
+	slot_val.read(v, base + J);					\
+	pm = (bit<32>)0 - (((bit<32>)J - n) >> 31);			\
+	x = hdr.elems[J].v & pm;					\
+	xm = x | (32w0x80000000 & ~pm);					\
+	mx = (int<32>)xm > (int<32>)v ? xm : v;				\
+	r = (x & m_fresh) | (v & m_dup) | ((v + x) & m_sum) |		\
+	    (mx & m_max);						\
+	ovf_acc = ovf_acc | ((v ^ r) & (x ^ r) & m_sum);		\
+	slot_val.write(base + J, r);					\
+	hdr.elems[J].v = r;
+
+/* one adder per word of the header stack: ADD_256 covers RINA_TOR_ELEMS */
+#if RINA_TOR_ELEMS != 256
+#error "Adders: ADD_256 adds 256 words; RINA_TOR_ELEMS differs"
+#endif
+#define ADD_4(J)	ADD_ELEM(J) ADD_ELEM(J + 1) ADD_ELEM(J + 2) ADD_ELEM(J + 3)
+#define ADD_16(J)	ADD_4(J) ADD_4(J + 4) ADD_4(J + 8) ADD_4(J + 12)
+#define ADD_64(J)	ADD_16(J) ADD_16(J + 16) ADD_16(J + 32) ADD_16(J + 48)
+#define ADD_256(J)	ADD_64(J) ADD_64(J + 64) ADD_64(J + 128) ADD_64(J + 192)
 
 control Adders(inout headers_t hdr, inout metadata_t meta)
 {
 	register<bit<32>>(RINA_TOR_VALUES) slot_val;
 	register<bit<1>>(RINA_TOR_SLOTS) slot_ovf;
 
+	bit<32> base;
+	bit<32> n;
+	bit<32> m_fresh;
+	bit<32> m_dup;
+	bit<32> m_sum;
+	bit<32> m_max;
+	bit<32> ovf_acc;
+	bit<32> pm;
+	bit<32> v;
+	bit<32> x;
+	bit<32> xm;
+	bit<32> mx;
+	bit<32> r;
+
+	/* every word of the packet in one action: one table on bmv2 */
+	action add_words()
+	{
+		ADD_256(0)
+	}
+
 	apply {
-		bit<32> base = meta.reg_idx * RINA_TOR_ELEMS;
 		bit<1> is_max = (hdr.rina.dtype_op & 0x0f) == RINA_WIRE_MAX ?
 				(bit<1>)1 : (bit<1>)0;
 		bit<1> ovf = meta.overflow;	/* the input's OVERFLOW flag */
 		bit<1> stored;
-		bit<32> v;
-		bit<32> x;
-		bit<32> r;
 
+		base = meta.reg_idx * RINA_TOR_ELEMS;
+		n = (bit<32>)hdr.rina.n_elem;
+		m_fresh = 0;
+		m_dup = 0;
+		m_sum = 0;
+		m_max = 0;
+		if (meta.verdict == RINA_SLOT_FRESH)
+			m_fresh = 0xffffffff;
+		else if (meta.verdict == RINA_SLOT_DUP_DONE)
+			m_dup = 0xffffffff;
+		else if (is_max == 1)
+			m_max = 0xffffffff;
+		else
+			m_sum = 0xffffffff;
+		ovf_acc = 0;
 		slot_ovf.read(stored, meta.reg_idx);
 		if (meta.verdict == RINA_SLOT_ADD)
 			ovf = ovf | stored;
 		else if (meta.verdict == RINA_SLOT_DUP_DONE)
 			ovf = stored;
-		ADD_ELEM(0)
-		ADD_ELEM(1)
-		ADD_ELEM(2)
-		ADD_ELEM(3)
-		ADD_ELEM(4)
-		ADD_ELEM(5)
-		ADD_ELEM(6)
-		ADD_ELEM(7)
-		ADD_ELEM(8)
-		ADD_ELEM(9)
-		ADD_ELEM(10)
-		ADD_ELEM(11)
-		ADD_ELEM(12)
-		ADD_ELEM(13)
-		ADD_ELEM(14)
-		ADD_ELEM(15)
-		ADD_ELEM(16)
-		ADD_ELEM(17)
-		ADD_ELEM(18)
-		ADD_ELEM(19)
-		ADD_ELEM(20)
-		ADD_ELEM(21)
-		ADD_ELEM(22)
-		ADD_ELEM(23)
-		ADD_ELEM(24)
-		ADD_ELEM(25)
-		ADD_ELEM(26)
-		ADD_ELEM(27)
-		ADD_ELEM(28)
-		ADD_ELEM(29)
-		ADD_ELEM(30)
-		ADD_ELEM(31)
-		ADD_ELEM(32)
-		ADD_ELEM(33)
-		ADD_ELEM(34)
-		ADD_ELEM(35)
-		ADD_ELEM(36)
-		ADD_ELEM(37)
-		ADD_ELEM(38)
-		ADD_ELEM(39)
-		ADD_ELEM(40)
-		ADD_ELEM(41)
-		ADD_ELEM(42)
-		ADD_ELEM(43)
-		ADD_ELEM(44)
-		ADD_ELEM(45)
-		ADD_ELEM(46)
-		ADD_ELEM(47)
-		ADD_ELEM(48)
-		ADD_ELEM(49)
-		ADD_ELEM(50)
-		ADD_ELEM(51)
-		ADD_ELEM(52)
-		ADD_ELEM(53)
-		ADD_ELEM(54)
-		ADD_ELEM(55)
-		ADD_ELEM(56)
-		ADD_ELEM(57)
-		ADD_ELEM(58)
-		ADD_ELEM(59)
-		ADD_ELEM(60)
-		ADD_ELEM(61)
-		ADD_ELEM(62)
-		ADD_ELEM(63)
+		add_words();
+		if ((ovf_acc >> 31) != 0)
+			ovf = 1;
 		if (meta.verdict == RINA_SLOT_FRESH ||
 		    meta.verdict == RINA_SLOT_ADD)
 			slot_ovf.write(meta.reg_idx, ovf);

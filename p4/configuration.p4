@@ -6,7 +6,7 @@
 #ifndef _RINA_CONFIGURATION_P4_
 #define _RINA_CONFIGURATION_P4_
 
-#define RINA_TOR_ELEMS		64	/* int32 elements added per pass (E) */
+#define RINA_TOR_ELEMS		256	/* int32 elements added per pass (E) */
 #define RINA_TOR_POOL_SIZE	4096	/* slots per shadow set, all jobs */
 #define RINA_TOR_MAX_JOBS	16
 #define RINA_TOR_MAX_WORKERS	31	/* local bits 0..30, upstream bit m */
@@ -19,7 +19,7 @@
 
 /* 2 * RINA_TOR_POOL_SIZE and 2 * RINA_TOR_POOL_SIZE * RINA_TOR_ELEMS */
 #define RINA_TOR_SLOTS		8192
-#define RINA_TOR_VALUES		524288
+#define RINA_TOR_VALUES		2097152
 
 /* Wire (include/uapi/linux/rina.h) */
 #define RINA_VERSION		1

@@ -75,6 +75,19 @@ control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
 		default_action = NoAction();
 	}
 
+	/* an ACK keeps word 0 (the seq): every other word of the stack goes */
+#if RINA_TOR_ELEMS != 256
+#error "EgressRewrite: DROP_WORDS_FROM_1 drops words 1..255"
+#endif
+#define DROP_1(J)	hdr.elems[J].setInvalid();
+#define DROP_4(J)	DROP_1(J) DROP_1(J + 1) DROP_1(J + 2) DROP_1(J + 3)
+#define DROP_16(J)	DROP_4(J) DROP_4(J + 4) DROP_4(J + 8) DROP_4(J + 12)
+#define DROP_64(J)	DROP_16(J) DROP_16(J + 16) DROP_16(J + 32) DROP_16(J + 48)
+#define DROP_WORDS_FROM_1						\
+	DROP_1(1) DROP_1(2) DROP_1(3) DROP_4(4) DROP_4(8) DROP_4(12)	\
+	DROP_16(16) DROP_16(32) DROP_16(48) DROP_64(64) DROP_64(128)	\
+	DROP_64(192)
+
 	action to_ack()
 	{
 		hdr.rina.ver_op = (RINA_VERSION << 4) | RINA_OP_ACK;
@@ -88,69 +101,7 @@ control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
 		hdr.rina.exp = RINA_EXP_NONE;
 		hdr.elems[0].setValid();
 		hdr.elems[0].v = meta.ack_seq;
-		hdr.elems[1].setInvalid();
-		hdr.elems[2].setInvalid();
-		hdr.elems[3].setInvalid();
-		hdr.elems[4].setInvalid();
-		hdr.elems[5].setInvalid();
-		hdr.elems[6].setInvalid();
-		hdr.elems[7].setInvalid();
-		hdr.elems[8].setInvalid();
-		hdr.elems[9].setInvalid();
-		hdr.elems[10].setInvalid();
-		hdr.elems[11].setInvalid();
-		hdr.elems[12].setInvalid();
-		hdr.elems[13].setInvalid();
-		hdr.elems[14].setInvalid();
-		hdr.elems[15].setInvalid();
-		hdr.elems[16].setInvalid();
-		hdr.elems[17].setInvalid();
-		hdr.elems[18].setInvalid();
-		hdr.elems[19].setInvalid();
-		hdr.elems[20].setInvalid();
-		hdr.elems[21].setInvalid();
-		hdr.elems[22].setInvalid();
-		hdr.elems[23].setInvalid();
-		hdr.elems[24].setInvalid();
-		hdr.elems[25].setInvalid();
-		hdr.elems[26].setInvalid();
-		hdr.elems[27].setInvalid();
-		hdr.elems[28].setInvalid();
-		hdr.elems[29].setInvalid();
-		hdr.elems[30].setInvalid();
-		hdr.elems[31].setInvalid();
-		hdr.elems[32].setInvalid();
-		hdr.elems[33].setInvalid();
-		hdr.elems[34].setInvalid();
-		hdr.elems[35].setInvalid();
-		hdr.elems[36].setInvalid();
-		hdr.elems[37].setInvalid();
-		hdr.elems[38].setInvalid();
-		hdr.elems[39].setInvalid();
-		hdr.elems[40].setInvalid();
-		hdr.elems[41].setInvalid();
-		hdr.elems[42].setInvalid();
-		hdr.elems[43].setInvalid();
-		hdr.elems[44].setInvalid();
-		hdr.elems[45].setInvalid();
-		hdr.elems[46].setInvalid();
-		hdr.elems[47].setInvalid();
-		hdr.elems[48].setInvalid();
-		hdr.elems[49].setInvalid();
-		hdr.elems[50].setInvalid();
-		hdr.elems[51].setInvalid();
-		hdr.elems[52].setInvalid();
-		hdr.elems[53].setInvalid();
-		hdr.elems[54].setInvalid();
-		hdr.elems[55].setInvalid();
-		hdr.elems[56].setInvalid();
-		hdr.elems[57].setInvalid();
-		hdr.elems[58].setInvalid();
-		hdr.elems[59].setInvalid();
-		hdr.elems[60].setInvalid();
-		hdr.elems[61].setInvalid();
-		hdr.elems[62].setInvalid();
-		hdr.elems[63].setInvalid();
+		DROP_WORDS_FROM_1
 		/* and the data tag the rewrite adds after it */
 		truncate((bit<32>)(42 + RINA_HDR_LEN + 4) +
 			 ((bit<32>)meta.j_tagged << 3));

@@ -33,7 +33,9 @@
 # 20-25 minutes (run setup, torch's import, mpirun's start dominate). BENCH_GLOO [1]: 0 leaves Gloo out. The summary gains
 # efficiency, wire bytes and retransmitted bytes per rank and the busbw
 # ratio to mpi-ring; PNG plots go to BENCH_OUT (scripts/bench_plot.py).
-# BENCH_FACTOR [2]: the size step.
+# BENCH_E64 [1]: also every rack INA with 64-element packets (--job-opt
+# 'elements 64': a switch that adds 64 int32 per pass, against rina-tor's
+# 256): rina-ina-x<K>-e64 shaped, rina-ina-all-e64 with BENCH_INA's all. BENCH_FACTOR [2]: the size step.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$top/build/bin
@@ -108,6 +110,8 @@ if [ -x "$BIN/rina-bench" ]; then
 	done
 	for x in $ina_sets; do
 		variants+=("rina-ina-$x")
+		[ "$x" = all ] && [ "${BENCH_E64:-1}" = 1 ] &&
+			variants+=("rina-ina-all-e64")
 	done
 	for x in $agent_sets; do
 		variants+=("rina-agent-$x")
@@ -140,6 +144,7 @@ variants_for()
 			for ((x = 1; x <= k; x++)); do
 				echo "rina-ina-x$x"
 			done
+			[ "${BENCH_E64:-1}" = 1 ] && echo "rina-ina-x$k-e64"
 		fi
 	done
 }
@@ -164,6 +169,12 @@ run_one()
 		cmd=("$RUN" --topo "$topo" --mtu "$xdp_mtu" --xdp auto
 		     --timeout 300 --
 		     "$BIN/rina-bench" --transport xdp "${args[@]}") ;;
+	rina-ina-*-e64)
+		# every rack INA, 64-element packets (a ToR that adds 64 int32
+		# per pass)
+		cmd=("$RUN" --topo "$topo" --mtu "$mtu" --ina all
+		     --job-opt 'elements 64' --timeout 600 --
+		     "$BIN/rina-bench" --transport udp "${ina_args[@]}") ;;
 	rina-ina-x*)
 		# shaped: racks 0..x-1 INA through rina-tor
 		for ((x = 1; x < ${v#rina-ina-x}; x++)); do racks+=",$x"; done
@@ -171,7 +182,7 @@ run_one()
 		     --timeout 600 --
 		     "$BIN/rina-bench" --transport udp "${ina_args[@]}") ;;
 	rina-ina-*)
-		# INA racks: the software ToR adds (E = 64, one ToR pass)
+		# INA racks: the software ToR adds (E = 256, one ToR pass)
 		cmd=("$RUN" --topo "$topo" --mtu "$mtu" --ina "${v#rina-ina-}"
 		     --timeout 300 --
 		     "$BIN/rina-bench" --transport udp "${ina_args[@]}") ;;
@@ -223,7 +234,7 @@ run_one()
 echo "# bench: $(date -u '+%F %H:%M UTC'), topologies $topos, sizes" \
 	"$bmin..$bmax, $reps repetitions, iters $iters, warmup $warmup," \
 	"$dtype sum, mtu $mtu (xdp: $xdp_mtu), variants ${variants[*]}" \
-	"$([ "$shaped" -eq 1 ] && echo "+ rina-ina-x1..xK")"
+	"$([ "$shaped" -eq 1 ] && echo "+ rina-ina-x1..xK (-e64)")"
 if [ "$shaped" -eq 1 ]; then
 	echo "# shaped links: rina-run ${shape[*]}; load before the run:" \
 		"$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -36,7 +36,7 @@ def errbar(ax, xs, rows, **kw):
 def ina_racks(variant):
     if variant == "rina-udp":
         return 0
-    if variant.startswith("rina-ina-x"):
+    if variant.startswith("rina-ina-x") and variant[-4:] != "-e64":
         return int(variant[len("rina-ina-x"):])
     return None
 

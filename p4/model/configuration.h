@@ -15,7 +15,7 @@
  * other build uses the values of p4/configuration.p4.
  */
 #ifndef RINA_TOR_ELEMS
-#define RINA_TOR_ELEMS		64	/* int32 elements added per pass (E) */
+#define RINA_TOR_ELEMS		256	/* int32 elements added per pass (E) */
 #endif
 #ifndef RINA_TOR_POOL_SIZE
 #define RINA_TOR_POOL_SIZE	4096	/* slots per shadow set, all jobs */

@@ -135,8 +135,9 @@ for spec in "1x4 all 1 int32" "2x2 all 2 float32" "2x2 0 3 int32" \
 done
 
 # 6: the ToR's counters for one int32 call of 1000 elements on 2x2, rack
-# 0 INA (m = 2, L = 3): E = 64, P = 6, one block, 18 slot ordinals (two of
-# them padding: every ordinal exists). Exact unless a retransmission
+# 0 INA (m = 2, L = 3): E = 256, P = 2 (334 elements a chunk), one block,
+# 6 slot ordinals (the last one of each chunk part padding: every ordinal
+# exists). Exact unless a retransmission
 # happened (a loaded host): then measured again, up to three times.
 for attempt in 1 2 3; do
 	mkdir -p "$tmp/ctr.tor"
@@ -149,7 +150,7 @@ import json, sys
 rows = [json.loads(l.split('] ', 1)[-1]) for l in open(sys.argv[1])
         if l.split('] ', 1)[-1].startswith('{')]
 c = json.load(open(sys.argv[2]))['jobs'][0]['counters']
-m, L, P = 2, 3, 6
+m, L, P = 2, 3, 2
 slots = L * P
 want = {'contrib_in': m * slots, 'slot_done': slots,
         'partial_in': (L - 1) * P, 'partial_out': (L - 1) * P,
@@ -284,11 +285,13 @@ rc=$?
 python3 - "$tmp/bytes.out" "$S" "$calls" <<'EOF' >"$tmp/bytes.chk"
 import json, sys
 S, calls = int(sys.argv[2]), int(sys.argv[3])
-E, L, W = 64, 4, 256                      # rina-run's E with ToRs
+E, L, W = 256, 4, 256                     # rina-run's E with ToRs
 # headers, and the data tag: rina-run's jobs have a secret, and every
 # data packet and ACK carries its tag, through the ToR too (protocol 6.3)
 H = 70 + 8
-P = min(-(-S // 4 // (L * E)), W // 4 - 1) # P <= W/4 - 1 with INA members
+# with INA members a chunk holds at most W/4 packets and 32 KiB
+# (user/lib/sched.c, RINA_INA_CHUNK_BYTES), and P is one less
+P = min(-(-S // 4 // (L * E)), min(W // 4, (32 << 10) // (4 * E)) - 1)
 blocks = -(-S // 4 // (L * P * E))
 pkts = S // (4 * E)
 pad = blocks * L * P - pkts               # empty packets: one zero word

@@ -23,6 +23,7 @@ X_TAG = 0x8000			# rsvd: the job's data tag follows the payload
 TAG = bytes.fromhex("a1b2c3d4e5f60718")	# a data tag (8 bytes)
 X_MAC = 0x4000			# rsvd: a per-packet MAC (auth mac) follows
 AGENT_PORT, WORKER_PORT = 0x524F, 0x5240
+TOR_ELEMS = 256		# RINA_TOR_ELEMS: int32 words one ToR pass adds
 
 # ---- counter indexes (p4/model/configuration.h, Documentation) -----------
 JOB_CTR = ["contrib_in", "partial_in", "ag_in", "ack_in", "nack_in",
@@ -877,8 +878,9 @@ def v_allgather():
 
 
 def v_numbers():
-    v = Vec("numbers_limits", "int32 wrap-around flagged, MAX, a full "
-            "64-element pass, n_elem above 64 bypassed, bad packets dropped")
+    v = Vec("numbers_limits", "int32 wrap-around flagged, MAX, a job's "
+            "64-element packets, a full %d-element pass, n_elem above %d "
+            "bypassed, bad packets dropped" % (TOR_ELEMS, TOR_ELEMS))
     std_config(v)
     c = ME
     big = 0x7FFFFFF0
@@ -926,7 +928,8 @@ def v_numbers():
     v.count("job_ctr", "contrib_in", 3)
     v.count("job_ctr", "slot_done")
     v.count("job_out", "partial_out")
-    v.c("64 elements, one full pass")
+    v.c("64 elements (a job's 'elements 64'): the words present added, "
+        "the slot's others stored as zero")
     xs = [[(i * 7 + k * 1000) - 20000 for i in range(64)] for k in range(3)]
     for w, x in zip(WORKERS, xs):
         v.inp(w["tor_port"], contrib(w, 8, 2, c, x), "contrib 64 elements")
@@ -934,12 +937,29 @@ def v_numbers():
     v.count("job_ctr", "contrib_in", 3)
     v.count("job_ctr", "slot_done")
     v.count("job_out", "partial_out")
-    v.c("65 elements: more than one pass, bypassed to the agent")
-    pkt = contrib(WORKERS[1], 9, 3, c, list(range(65)))
+    v.c("%d elements, one full pass: every adder, sums that wrap in the "
+        "last words" % TOR_ELEMS)
+    xs = [[(i * 7919 + k * 100003) - 900000 for i in range(TOR_ELEMS)]
+          for k in range(3)]
+    xs[0][-1] = 0x7FFFFFFF
+    xs[1][-1] = 1
+    for w, x in zip(WORKERS, xs):
+        v.inp(w["tor_port"], contrib(w, 8, 3, c, x),
+              "contrib %d elements" % TOR_ELEMS)
+    v.out(UPLINK, out_partial(8, 3 + P, c, [i32(x) for x in sums(*xs)], 3,
+                              flags=F_SW | F_OVF),
+          "SR_PARTIAL %d, OVERFLOW" % TOR_ELEMS)
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "slot_done")
+    v.count("job_ctr", "overflow")
+    v.count("job_out", "partial_out")
+    v.c("%d elements: more than one pass, bypassed to the agent"
+        % (TOR_ELEMS + 1))
+    pkt = contrib(WORKERS[1], 9, 3, c, list(range(TOR_ELEMS + 1)))
     byp = bytearray(pkt)
     byp[43] |= F_BYPASS
     byp[40:42] = b"\x00\x00"
-    v.inp(2, pkt, "contrib 65 elements")
+    v.inp(2, pkt, "contrib %d elements" % (TOR_ELEMS + 1))
     v.out(1, bytes(byp), "SW_BYPASS, to the agent")
     v.count("job_ctr", "contrib_in")
     v.count("job_ctr", "too_long")
@@ -972,7 +992,7 @@ def v_numbers():
         v.out(1, pkt, "unchanged, to the agent: not added")
         v.count("job_ctr", "contrib_in")
         v.count("job_ctr", "no_worker")
-    v.count("tor_ctr", "ok", 17)
+    v.count("tor_ctr", "ok", 20)
     v.counters()
     return v
 
@@ -1250,6 +1270,28 @@ def v_tagged():
         ACK, 0, slot - P, c, F_SW, step=1, src=SRC_SW, nc=0, data=[0]))),
         "ACK seq 0 to member 0: header, one seq, the tag (truncated after "
         "it)")
+    v.count("job_out", "partial_out")
+    v.count("job_out", "ack_out")
+
+    v.c("chunk 0 packet 1 (seq 1, slot %d): a full %d-word pass, tagged; "
+        "the ACK upstream keeps word 0 and the tag, no other word"
+        % (slot + 1, TOR_ELEMS))
+    a, b, d, u = ([k * 1000 + i for i in range(TOR_ELEMS)]
+                  for k in range(1, 5))
+    v.inp(UPLINK, tpartial(1, slot + 1, c, u), "SR_PARTIAL from member 0")
+    for w, x in zip(WORKERS, (a, b, d)):
+        v.inp(w["tor_port"], tcontrib(w, 1, slot + 1, c, x),
+              "contrib rank %d" % w["rank"])
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "slot_done")
+    v.count("tor_ctr", "ok", 4)
+    v.out(UPLINK, from_agent(NEXT, tagged(rina(
+        PARTIAL, 1, slot + 1 + P, c, F_SW, step=2, src=SRC_SW, nc=4,
+        data=sums(a, b, d, u)))), "SR_PARTIAL sum of 4, with the job's tag")
+    v.out(UPLINK, from_agent(UP, tagged(rina(
+        ACK, 1, slot + 1 - P, c, F_SW, step=1, src=SRC_SW, nc=0,
+        data=[1]))), "ACK seq 1 to member 0: one seq, then the tag")
     v.count("job_out", "partial_out")
     v.count("job_out", "ack_out")
 
