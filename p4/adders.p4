@@ -37,14 +37,10 @@
 	slot_val.write(base + J, r);					\
 	hdr.elems[J].v = r;
 
-/* one adder per word of the header stack: ADD_256 covers RINA_TOR_ELEMS */
+/* one adder per word of the header stack: REPEAT_256 covers it */
 #if RINA_TOR_ELEMS != 256
-#error "Adders: ADD_256 adds 256 words; RINA_TOR_ELEMS differs"
+#error "Adders: add_words() adds 256 words; RINA_TOR_ELEMS differs"
 #endif
-#define ADD_4(J)	ADD_ELEM(J) ADD_ELEM(J + 1) ADD_ELEM(J + 2) ADD_ELEM(J + 3)
-#define ADD_16(J)	ADD_4(J) ADD_4(J + 4) ADD_4(J + 8) ADD_4(J + 12)
-#define ADD_64(J)	ADD_16(J) ADD_16(J + 16) ADD_16(J + 32) ADD_16(J + 48)
-#define ADD_256(J)	ADD_64(J) ADD_64(J + 64) ADD_64(J + 128) ADD_64(J + 192)
 
 control Adders(inout headers_t hdr, inout metadata_t meta)
 {
@@ -68,7 +64,7 @@ control Adders(inout headers_t hdr, inout metadata_t meta)
 	/* every word of the packet in one action: one table on bmv2 */
 	action add_words()
 	{
-		ADD_256(0)
+		REPEAT_256(ADD_ELEM, 0)
 	}
 
 	apply {

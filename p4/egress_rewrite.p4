@@ -79,14 +79,13 @@ control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
 #if RINA_TOR_ELEMS != 256
 #error "EgressRewrite: DROP_WORDS_FROM_1 drops words 1..255"
 #endif
-#define DROP_1(J)	hdr.elems[J].setInvalid();
-#define DROP_4(J)	DROP_1(J) DROP_1(J + 1) DROP_1(J + 2) DROP_1(J + 3)
-#define DROP_16(J)	DROP_4(J) DROP_4(J + 4) DROP_4(J + 8) DROP_4(J + 12)
-#define DROP_64(J)	DROP_16(J) DROP_16(J + 16) DROP_16(J + 32) DROP_16(J + 48)
+#define DROP_WORD(J)	hdr.elems[J].setInvalid();
 #define DROP_WORDS_FROM_1						\
-	DROP_1(1) DROP_1(2) DROP_1(3) DROP_4(4) DROP_4(8) DROP_4(12)	\
-	DROP_16(16) DROP_16(32) DROP_16(48) DROP_64(64) DROP_64(128)	\
-	DROP_64(192)
+	DROP_WORD(1) DROP_WORD(2) DROP_WORD(3) REPEAT_4(DROP_WORD, 4)	\
+	REPEAT_4(DROP_WORD, 8) REPEAT_4(DROP_WORD, 12)			\
+	REPEAT_16(DROP_WORD, 16) REPEAT_16(DROP_WORD, 32)		\
+	REPEAT_16(DROP_WORD, 48) REPEAT_64(DROP_WORD, 64)		\
+	REPEAT_64(DROP_WORD, 128) REPEAT_64(DROP_WORD, 192)
 
 	action to_ack()
 	{

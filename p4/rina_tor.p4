@@ -23,6 +23,7 @@
 
 #include "configuration.p4"
 #include "headers.p4"
+#include "repeat.p4"
 #include "parser.p4"
 #include "header_check.p4"
 #include "job_classify.p4"

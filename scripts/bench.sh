@@ -35,7 +35,8 @@
 # ratio to mpi-ring; PNG plots go to BENCH_OUT (scripts/bench_plot.py).
 # BENCH_E64 [1]: also every rack INA with 64-element packets (--job-opt
 # 'elements 64': a switch that adds 64 int32 per pass, against rina-tor's
-# 256): rina-ina-x<K>-e64 shaped, rina-ina-all-e64 with BENCH_INA's all. BENCH_FACTOR [2]: the size step.
+# 256): rina-ina-x<K>-e64 shaped, rina-ina-all-e64 with BENCH_INA's all.
+# BENCH_FACTOR [2]: the size step.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$top/build/bin
