@@ -229,23 +229,14 @@ void rina_async_stop(struct rina_comm *c);
 
 /*
  * INA workers and agents send within a congestion window (core/cc.h,
- * protocol.md 6.1) in rings whose every member is an INA rack. With
- * plain members among them, a member sending towards an INA rack fills
- * its window with later ordinals whose data is ready while the earlier
- * ones wait for the ring: a worker's P + 1 floor no longer covers what
- * that member waits on (seen stalling 2x4 with one INA rack), so there
- * they keep the fixed slot window W.
+ * protocol.md 6.1) whenever the job has congestion control, in mixed
+ * rings too: there the member sending towards an INA rack windows by
+ * ordinal span (ring.c, pump_ordinals()), so its oldest ordinals, which
+ * the rack's workers wait on, can always go.
  */
 static inline bool rina_ina_cc(const struct rina_comm *c)
 {
-	unsigned int i;
-
-	if (!c->cc_params.flags)
-		return false;
-	for (i = 0; i < c->ring.L; i++)
-		if (!c->ring.m[i].ina)
-			return false;
-	return true;
+	return c->cc_params.flags != 0;
 }
 
 #endif /* RINA_INT_H */

@@ -244,15 +244,23 @@ static int send_new(struct call *k, uint32_t seq, uint64_t now)
 	return 0;
 }
 
-/* Towards an INA member: reduce-scatter by ordinal inside the window. */
+/*
+ * Towards an INA member: reduce-scatter by ordinal inside the window, a
+ * span of cwnd ordinals from the oldest unacknowledged one, not a count
+ * of packets in flight. Younger ordinals sent while the window was
+ * larger wait for the rack's workers to get there, and the workers wait
+ * on our oldest ones: a count would hold those back (protocol.md 6.1).
+ * Spans put at most W partials in flight, the allgather forwards at
+ * most cwnd more: out[] holds 2 W.
+ */
 static int pump_ordinals(struct call *k, uint64_t now)
 {
-	uint64_t o, end = k->ord_base + k->W;
+	uint64_t o, end = k->ord_base + k->cwnd;
 	int ret;
 
 	if (end > k->nord)
 		end = k->nord;
-	for (o = k->ord_base; o < end && k->nout < k->cwnd; o++) {
+	for (o = k->ord_base; o < end && k->nout < 2 * k->W; o++) {
 		if (!rina_bit_test(k->sr_ready, (uint32_t)o) ||
 		    rina_bit_test_and_set(k->sr_done, (uint32_t)o))
 			continue;
@@ -679,7 +687,7 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 	k->ovfmap = zalloc(RINA_BITMAP_WORDS(count / c->job.elems + 1) * 8);
 	k->outpos = zalloc((size_t)k->s.seqs * 4);
 	k->fwdq = zalloc((size_t)k->s.seqs * 4);
-	k->out = zalloc(k->W * sizeof(*k->out));
+	k->out = zalloc(2 * k->W * sizeof(*k->out));
 	if (!k->rxmap || !k->ackmap || !k->ovfmap || !k->outpos ||
 	    !k->fwdq || !k->out) {
 		ret = rina_fail(RINA_ERR_NOMEM, "out of memory");
