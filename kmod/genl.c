@@ -193,7 +193,9 @@ static const struct nlattr *rina_nl_blame(struct genl_info *info,
 					  enum rina_job_err err, int what)
 {
 	struct nlattr *tb[RINA_A_RANK_MAX + 1];
-	bool rack = err == RINA_JOB_DUP_RACK;
+	bool rack = err == RINA_JOB_DUP_RACK ||
+		    err == RINA_JOB_BAD_AGENT_PORT ||
+		    err == RINA_JOB_MAC_WITH_TOR;
 	const struct nlattr *nest, *list;
 	int rem, i = 0;
 
@@ -223,31 +225,6 @@ static u16 rina_nl_u16(struct genl_info *info, int type, int dflt)
 static u32 rina_nl_u32(struct genl_info *info, int type, int dflt)
 {
 	return info->attrs[type] ? nla_get_u32(info->attrs[type]) : dflt;
-}
-
-/*
- * auth mac (protocol.md 6.4; it acts only in a job with a secret, the
- * key's source) and a ToR in the job do not go together: a pipeline
- * cannot check per-packet MACs (the same rule as librina's job file
- * parser).
- */
-static int rina_nl_check_auth(const struct rina_job_desc *desc,
-			      struct genl_info *info,
-			      struct netlink_ext_ack *extack)
-{
-	unsigned int k;
-
-	if (desc->auth != RINA_JOB_AUTH_MAC)
-		return 0;
-	for (k = 0; k < desc->n_racks; k++) {
-		if (desc->racks[k].tor_ip) {
-			NL_SET_ERR_MSG_ATTR(extack,
-					    info->attrs[RINA_A_JOB_AUTH],
-					    "auth mac: a rack has a ToR, which cannot check per-packet MACs");
-			return -EINVAL;
-		}
-	}
-	return 0;
 }
 
 static int rina_nl_job_add(struct sk_buff *skb, struct genl_info *info)
@@ -299,9 +276,6 @@ static int rina_nl_job_add(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		goto err_free;
 	err = rina_nl_parse_ranks(info, desc);
-	if (err)
-		goto err_free;
-	err = rina_nl_check_auth(desc, info, extack);
 	if (err)
 		goto err_free;
 	v = rina_job_validate(desc);

@@ -170,6 +170,17 @@ static void test_plan(void)
 	ok &= rina_job_validate(&job).err == RINA_JOB_BAD_ELEMS;
 	ktap_result(ok, "plan: bad window, port, duplicate address, unknown rack, elements refused");
 
+	/* a pipeline computes no MAC per packet: auth mac and a ToR refused */
+	make_job(&job, 2, 2, 0);
+	job.auth = RINA_JOB_AUTH_MAC;
+	ok = rina_job_validate(&job).err == RINA_JOB_OK;
+	job.racks[1].tor_ip = htonl(0xc612fffe);
+	ok &= rina_job_validate(&job).err == RINA_JOB_MAC_WITH_TOR &&
+	      rina_job_validate(&job).what == 1;
+	job.auth = RINA_JOB_AUTH_TAG;
+	ok &= rina_job_validate(&job).err == RINA_JOB_OK;
+	ktap_result(ok, "plan: auth mac with a ToR refused, naming the rack; auth tag with one accepted");
+
 	make_job(&job, 2, 2, 0);
 	{
 		__u64 h = rina_job_hash(&job);
@@ -345,7 +356,7 @@ static void test_agg(void)
 
 int main(void)
 {
-	ktap_plan(3 + 4 + 3 + 3);
+	ktap_plan(3 + 5 + 3 + 3);
 	test_wire();
 	test_plan();
 	test_schedule();

@@ -59,7 +59,7 @@ static const struct {
 	{ "job 7\nauth mac\nauth tag\n", ":3: auth: given twice" },
 	{ "job 7\nauth\n", ":2: auth: expected one value" },
 	{ "job 7\nauth mac\nrack 0 ina tor 198.18.0.254\nrank 0 198.18.0.1 rack 0\n",
-	  "auth mac: rack 0 has a ToR, which cannot check per-packet MACs" },
+	  "rack 0: auth mac in a rack with a ToR, which cannot check per-packet MACs" },
 	{ "job 7\nrack 0 ina agent_port 21063\n", ":2: rack: agent_port \"21063\" is not a number in 21064..21071" },
 	{ "job 7\nrack 0 ina agent_port 21070 agent_port 21069\n", ":2: rack: unknown or repeated field \"agent_port\"" },
 	{ "job 7\nrack 0 ina tor 198.18.0.254 agent_port 21070\nrank 0 198.18.0.1 rack 0\n",

@@ -410,17 +410,10 @@ int rina_jobfile_parse_text(const char *text, const char *name,
 			return -1;
 		}
 	}
-	/* a switch pipeline cannot compute a MAC per packet (security.md) */
-	for (i = 0; job->auth == RINA_JOB_AUTH_MAC && i < job->n_racks; i++) {
-		if (job->racks[i].tor_ip) {
-			snprintf(err, errlen, "%s: auth mac: rack %u has a ToR, which cannot check per-packet MACs (use auth tag)",
-				 name, job->racks[i].id);
-			return -1;
-		}
-	}
 	v = rina_job_validate(job);
 	rack_err = v.err == RINA_JOB_DUP_RACK ||
-		   v.err == RINA_JOB_BAD_AGENT_PORT;
+		   v.err == RINA_JOB_BAD_AGENT_PORT ||
+		   v.err == RINA_JOB_MAC_WITH_TOR;
 	if (v.err) {
 		if (v.what >= 0)
 			snprintf(err, errlen, "%s: %s %d: %s", name,
