@@ -4,6 +4,7 @@
  * rules and Documentation/protocol.md for why these).
  */
 #include "cc.h"
+#include "plan.h"
 
 void rina_cc_params_default(struct rina_cc_params *p, __u32 w_max)
 {
@@ -17,6 +18,24 @@ void rina_cc_params_default(struct rina_cc_params *p, __u32 w_max)
 	p->max_mdf = RINA_CC_DEF_MAX_MDF;
 	p->target_us = RINA_CC_DEF_TARGET_US;
 	p->ecn_g_shift = RINA_CC_DEF_ECN_G;
+}
+
+void rina_job_cc_params(const struct rina_job_desc *job, __u16 cc,
+			struct rina_cc_params *p)
+{
+	rina_cc_params_default(p, job->window);
+	if (cc & RINA_JOB_CC_OFF)
+		p->flags = 0;
+	else if (cc)
+		p->flags = cc & RINA_CC_F_ALL;
+	if (job->cc_target_us)
+		p->target_us = job->cc_target_us;
+	if (job->cc_init)
+		p->w_init = job->cc_init;
+	if (job->cc_ai)
+		p->ai = job->cc_ai;
+	if (job->cc_beta)
+		p->beta_loss = job->cc_beta;
 }
 
 void rina_cc_init(struct rina_cc *cc, const struct rina_cc_params *p)

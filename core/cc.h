@@ -91,6 +91,13 @@ struct rina_cc {
 
 /* The defaults for a job window of w_max packets, every signal on. */
 void rina_cc_params_default(struct rina_cc_params *p, __u32 w_max);
+struct rina_job_desc;
+/*
+ * A job's senders' knobs: its cc_* directives over the defaults, with the
+ * signals cc (a rina_job_desc.cc value: the job's, or a rank's override).
+ */
+void rina_job_cc_params(const struct rina_job_desc *job, __u16 cc,
+			struct rina_cc_params *p);
 void rina_cc_init(struct rina_cc *cc, const struct rina_cc_params *p);
 /*
  * acked packets newly acknowledged, ce of them carried an ECN mark;

@@ -317,6 +317,8 @@ static int rina_agent_cfg(const struct rina_job *job, unsigned int i,
 	cfg->L = ring->L;
 	cfg->member = i;
 	cfg->rto_us = job->desc.rto_us;
+	/* retransmission credit downstream, as librina's agent (cc.h) */
+	rina_job_cc_params(&job->desc, job->desc.cc, &cfg->cc);
 	cfg->job_hash = rina_job_hash(&job->desc);
 	/* one agent per job, many sessions of its workers: multi-session */
 	cfg->incarnation = get_random_u32();

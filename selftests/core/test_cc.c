@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "cc.h"
+#include "plan.h"
 #include "../ktap.h"
 
 #define W	64
@@ -396,9 +397,34 @@ static void test_retx_credit(void)
 		    "cc: flags 0 does not limit retransmissions");
 }
 
+/* One reading of a job's cc directives for librina's and rina.ko's senders. */
+static void test_job_params(void)
+{
+	struct rina_job_desc job = { .window = 64 };
+	struct rina_cc_params p, d;
+	bool ok;
+
+	rina_cc_params_default(&d, 64);
+	rina_job_cc_params(&job, 0, &p);
+	ok = p.flags == RINA_CC_F_ALL && p.w_max == 64 &&
+	     p.w_init == d.w_init && p.ai == d.ai &&
+	     p.beta_loss == d.beta_loss && p.target_us == d.target_us;
+	job.cc_target_us = 7000;
+	job.cc_init = 4;
+	job.cc_ai = 512;
+	job.cc_beta = 256;
+	rina_job_cc_params(&job, RINA_CC_F_LOSS, &p);
+	ok &= p.flags == RINA_CC_F_LOSS && p.target_us == 7000 &&
+	      p.w_init == 4 && p.ai == 512 && p.beta_loss == 256 &&
+	      p.beta_delay == d.beta_delay;
+	rina_job_cc_params(&job, RINA_JOB_CC_OFF, &p);
+	ok &= p.flags == 0 && p.w_max == 64;
+	ktap_result(ok, "job params: defaults, the job's knobs, a signal subset, off");
+}
+
 int main(void)
 {
-	ktap_plan(26);
+	ktap_plan(27);
 	test_slow_start_and_cap();
 	test_loss();
 	test_delay();
@@ -407,5 +433,6 @@ int main(void)
 	test_rtt();
 	test_ina_window();
 	test_retx_credit();
+	test_job_params();
 	return ktap_finish();
 }

@@ -120,7 +120,6 @@ static int cc_setup(struct rina_comm *c)
 	const char *env = getenv("RINA_CC");
 	unsigned int cc = j->cc;
 
-	rina_cc_params_default(p, j->window);
 	if (env && *env) {
 		__u16 v;
 
@@ -130,18 +129,7 @@ static int cc_setup(struct rina_comm *c)
 					 env);
 		cc = v;
 	}
-	if (cc & RINA_JOB_CC_OFF)
-		p->flags = 0;
-	else if (cc)
-		p->flags = cc & RINA_CC_F_ALL;
-	if (j->cc_target_us)
-		p->target_us = j->cc_target_us;
-	if (j->cc_init)
-		p->w_init = j->cc_init;
-	if (j->cc_ai)
-		p->ai = j->cc_ai;
-	if (j->cc_beta)
-		p->beta_loss = j->cc_beta;
+	rina_job_cc_params(j, (__u16)cc, p);
 	rina_path_init(c, &c->to_next);
 	rina_path_init(c, &c->to_agg);
 	return RINA_OK;
