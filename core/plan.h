@@ -110,6 +110,13 @@ struct rina_job_verdict {
 
 extern const char *const rina_job_err_names[__RINA_JOB_MAX];
 
+/* The verdict's "what" is a rack index (else a rank's). */
+static inline int rina_job_err_is_rack(enum rina_job_err err)
+{
+	return err == RINA_JOB_DUP_RACK || err == RINA_JOB_BAD_AGENT_PORT ||
+	       err == RINA_JOB_MAC_WITH_TOR;
+}
+
 struct rina_job_verdict rina_job_validate(const struct rina_job_desc *job);
 const struct rina_rack_desc *rina_job_rack(const struct rina_job_desc *job,
 					   unsigned int rack_id);

@@ -193,9 +193,7 @@ static const struct nlattr *rina_nl_blame(struct genl_info *info,
 					  enum rina_job_err err, int what)
 {
 	struct nlattr *tb[RINA_A_RANK_MAX + 1];
-	bool rack = err == RINA_JOB_DUP_RACK ||
-		    err == RINA_JOB_BAD_AGENT_PORT ||
-		    err == RINA_JOB_MAC_WITH_TOR;
+	bool rack = rina_job_err_is_rack(err);
 	const struct nlattr *nest, *list;
 	int rem, i = 0;
 

@@ -411,9 +411,7 @@ int rina_jobfile_parse_text(const char *text, const char *name,
 		}
 	}
 	v = rina_job_validate(job);
-	rack_err = v.err == RINA_JOB_DUP_RACK ||
-		   v.err == RINA_JOB_BAD_AGENT_PORT ||
-		   v.err == RINA_JOB_MAC_WITH_TOR;
+	rack_err = rina_job_err_is_rack(v.err);
 	if (v.err) {
 		if (v.what >= 0)
 			snprintf(err, errlen, "%s: %s %d: %s", name,
