@@ -102,6 +102,22 @@ static int install_all(void)
 	return 0;
 }
 
+/*
+ * After an absence: remove every job, as a restart would, and without
+ * --on-demand install them again (a fresh epoch each).
+ */
+static void forget_jobs(int on_demand)
+{
+	int i;
+
+	fprintf(stderr, "rina-tor: away for %u ms or more: forgetting the jobs\n",
+		TOR_FORGET_MS);
+	for (i = 0; i < n_jobs; i++)
+		tor_job_remove(i);
+	if (!on_demand)
+		install_all();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -189,7 +205,13 @@ int main(int argc, char **argv)
 	fprintf(stderr, "rina-tor: %d job(s), first %u, rack %u: %d ports, "
 		"epoch %u\n", n_jobs, jobs[0].job_id, rack, n_ports, epoch);
 	while (!stop) {
-		if (tor_poll(200))
+		/*
+		 * Away long enough for the agents to have given up on us
+		 * (stopped, starved): what we hold is theirs no more.
+		 */
+		if (tor_lease_renew() >= TOR_FORGET_MS)
+			forget_jobs(on_demand);
+		if (tor_poll(TOR_LEASE_MS / 5))
 			break;
 		if (stats && time(NULL) != last) {
 			last = time(NULL);

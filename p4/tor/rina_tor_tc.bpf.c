@@ -25,6 +25,26 @@
 
 __u64 steered;		/* frames taken away from the bridge */
 __u64 selected;		/* frames given to rina-tor's sockets */
+/*
+ * rina-tor's lease (bpf_ktime_get_ns(), CLOCK_MONOTONIC), renewed by its
+ * main loop: once it runs out (rina-tor killed, stopped, stuck), the
+ * programs take no frame and the bridge forwards Rina frames as any
+ * other, so that the racks' agents can take their jobs over (fail
+ * open; protocol-ina.md section 9). The programs stay attached after a
+ * SIGKILL, this value with them.
+ */
+__u64 lease_until_ns;
+__u64 unleased;		/* Rina frames left to the bridge without it */
+
+/*
+ * Each program reads the clock once per frame: at the lease's end a
+ * frame may go both ways (a duplicate, which receivers discard) or
+ * neither (a loss, which their senders repair).
+ */
+static __always_inline int leased(void)
+{
+	return bpf_ktime_get_ns() < lease_until_ns;
+}
 
 /*
  * Ethernet, IPv4 and UDP headers of a frame; both program types may call
@@ -48,7 +68,7 @@ static __always_inline int rina_frame(struct __sk_buff *skb)
 SEC("socket")
 int rina_tor_select(struct __sk_buff *skb)
 {
-	if (!rina_frame(skb))
+	if (!rina_frame(skb) || !leased())
 		return 0;
 	__sync_fetch_and_add(&selected, 1);
 	return (int)skb->len;		/* the whole frame */
@@ -59,6 +79,10 @@ int rina_tor_steer(struct __sk_buff *skb)
 {
 	if (!rina_frame(skb))
 		return TC_ACT_OK;
+	if (!leased()) {
+		__sync_fetch_and_add(&unleased, 1);
+		return TC_ACT_OK;
+	}
 	__sync_fetch_and_add(&steered, 1);
 	return TC_ACT_SHOT;
 }

@@ -126,7 +126,18 @@ int tor_poll(int ms);
 /* Add the frames each receive ring dropped since the last call. */
 void tor_port_drops_update(void);
 /* The tc program's counters; 0 when it is not loaded. */
-int tor_steer_counts(__u64 *selected, __u64 *steered);
+int tor_steer_counts(__u64 *selected, __u64 *steered, __u64 *unleased);
+/*
+ * The steering lease: the bridge gets the Rina frames back once rina-tor
+ * has not renewed it for TOR_LEASE_MS; a rina-tor that was away for
+ * TOR_FORGET_MS forgets its jobs (rina-tor.c). Both below the agents'
+ * time to give up on a silent ToR (core/agent.h: RINA_AGENT_TOR_PROBE_US
+ * + RINA_AGENT_TOR_TRIES x RINA_AGENT_TOR_RETRY_US, 500 ms).
+ */
+#define TOR_LEASE_MS	250
+#define TOR_FORGET_MS	400
+__u64 tor_lease_renew(void);
+extern __u64 tor_lease_lapses;	/* renewals after it had run out */
 /* Close the ports (the bridge forwards every frame again), then unload. */
 void tor_ports_close(void);
 void tor_steer_close(void);

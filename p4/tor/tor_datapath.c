@@ -63,6 +63,8 @@ struct port ports[MAX_PORTS];
 int n_ports;
 int use_qdisc;
 
+__u64 tor_lease_lapses;
+
 static struct rina_tor_out out;
 static struct rina_tor_tc *tc_skel;
 
@@ -482,13 +484,40 @@ void tor_port_drops_update(void)
 	}
 }
 
-int tor_steer_counts(__u64 *selected, __u64 *steered)
+int tor_steer_counts(__u64 *selected, __u64 *steered, __u64 *unleased)
 {
 	if (!tc_skel || !tc_skel->bss)
 		return 0;
 	*selected = tc_skel->bss->selected;
 	*steered = tc_skel->bss->steered;
+	*unleased = tc_skel->bss->unleased;
 	return 1;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/*
+ * Renew the steering programs' lease (rina_tor_tc.bpf.c) for
+ * TOR_LEASE_MS; returns the ms since the previous renewal.
+ */
+__u64 tor_lease_renew(void)
+{
+	static __u64 last;
+	__u64 now = mono_ns(), away = last ? (now - last) / 1000000 : 0;
+
+	last = now;
+	if (away >= TOR_LEASE_MS)
+		tor_lease_lapses++;
+	if (tc_skel && tc_skel->bss)
+		tc_skel->bss->lease_until_ns = now +
+					       TOR_LEASE_MS * 1000000ull;
+	return away;
 }
 
 static struct pollfd pfd[MAX_PORTS];
@@ -503,6 +532,7 @@ int tor_ports_open(void)
 			strerror(errno));
 		return -1;
 	}
+	tor_lease_renew();
 	for (i = 0; i < n_ports; i++) {
 		if (port_open(&ports[i], bpf_program__fd(
 				tc_skel->progs.rina_tor_select)) < 0 ||

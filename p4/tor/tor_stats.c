@@ -16,7 +16,7 @@ void tor_json(FILE *f)
 	static const char *const pn[] = RINA_PARSE_NAMES;
 	static const char *const tn[] = { "non_rina", "l2_flood", "l2_runt",
 					  "giant" };
-	__u64 selected, steered;
+	__u64 selected, steered, unleased;
 	int i, k;
 
 	fprintf(f, "{\"rack\":%u,\"jobs\":[", rack);
@@ -58,10 +58,13 @@ void tor_json(FILE *f)
 			(unsigned long long)ports[i].tx_drop);
 	fprintf(f, "]");
 	/* every frame the sockets were given was kept from the bridge */
-	if (tor_steer_counts(&selected, &steered))
-		fprintf(f, ",\"steer\":{\"selected\":%llu,\"steered\":%llu}",
+	if (tor_steer_counts(&selected, &steered, &unleased))
+		fprintf(f, ",\"steer\":{\"selected\":%llu,\"steered\":%llu,"
+			"\"unleased\":%llu,\"lease_lapses\":%llu}",
 			(unsigned long long)selected,
-			(unsigned long long)steered);
+			(unsigned long long)steered,
+			(unsigned long long)unleased,
+			(unsigned long long)tor_lease_lapses);
 	fprintf(f, "}\n");
 }
 
