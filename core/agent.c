@@ -66,6 +66,13 @@ static void afree(struct rina_agent_core *a, void *p)
 		a->ops->free(a->ctx, p);
 }
 
+/* The ToR spoke: it is there (tor_watch()). */
+static void tor_heard(struct rina_agent_core *a)
+{
+	a->tor_heard = a->ops->now_us(a->ctx);
+	a->tor_tries = 0;
+}
+
 static void hdr_init(const struct rina_agent_core *a, struct rina_hdr *h,
 		     __u8 op, __u16 round)
 {
@@ -422,6 +429,8 @@ static void emit_result(struct rina_agent_core *a, struct rina_agent_agg *sl,
 	}
 }
 
+static void held_push(struct rina_agent_core *a, __u16 round, __u32 seq);
+
 static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 		      const struct rina_agent_addr *from)
 {
@@ -470,6 +479,20 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 		return;
 	}
 	sl = rina_keymap_get(&a->agg, key.round, key.seq);
+	if (!sl && k >= 0 && chunk == rina_own_chunk(a->cfg.member, a->cfg.L) &&
+	    rina_keymap_get(&a->ag, key.round,
+			    key.seq + a->cfg.L * rina_ntohs(h->p_chunk))) {
+		/*
+		 * A result the ToR completed and we hold, retried by a worker
+		 * that missed our word on it (held_flush()) before the ToR
+		 * went: only that word completes it, a slot of ours never
+		 * would (the other workers are done with it).
+		 */
+		held_push(a, key.round,
+			  key.seq + a->cfg.L * rina_ntohs(h->p_chunk));
+		a->st.reemit++;
+		return;
+	}
 	if (!sl) {
 		sl = zalloc(a, (__u32)sizeof(*sl) + 4u * a->cfg.elems);
 		if (!sl)
@@ -625,6 +648,7 @@ static void ag_from_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 	}
 	if (round_admit(a, round))
 		return;
+	tor_heard(a);
 	a->st.tor_copies++;
 	relay_to_host(a, h, len);
 	if (rina_keymap_get(&a->ag, round, seq)) {
@@ -845,6 +869,19 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 			a->st.bad++;
 			return;
 		}
+		if (a->tor_state == RINA_AGENT_TOR_ON) {
+			tor_heard(a);	/* a probe answered */
+			return;
+		}
+		if (a->tor_state == RINA_AGENT_TOR_LOST) {
+			/*
+			 * "Not installed" ends the TOR_REMOVEs; an OK may be
+			 * a late probe's, or the removal: ask once more.
+			 */
+			if (rina_ntohl(m->arg) == RINA_TOR_ST_UNKNOWN_JOB)
+				a->tor_tries = RINA_AGENT_TOR_TRIES;
+			return;
+		}
 		if (a->tor_state == RINA_AGENT_TOR_OFF &&
 		    a->tor_status == RINA_AGENT_TOR_SILENT &&
 		    rina_ntohl(m->arg) == RINA_TOR_ST_OK) {
@@ -860,6 +897,7 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 		a->tor_status = rina_ntohl(m->arg);
 		a->tor_state = a->tor_status == RINA_TOR_ST_OK ?
 			       RINA_AGENT_TOR_ON : RINA_AGENT_TOR_OFF;
+		tor_heard(a);
 		ev(a, RINA_AGENT_EV_TOR, a->tor_status);
 		answer_workers(a);
 		return;
@@ -1063,9 +1101,73 @@ void rina_agent_core_tor_remove(struct rina_agent_core *a)
 	a->tor_status = RINA_TOR_ST_OK;
 }
 
+/*
+ * The ToR that aggregated the rack is gone (killed, stopped, its program
+ * reloaded): what it held is lost, and what the rack sends reaches the
+ * agent again only where the switch forwards it as a plain bridge would
+ * (rina-tor does once its lease ran out; protocol-ina.md section 9). Go
+ * on in software: the workers' and upstream's retransmissions bring the
+ * rack's slots here. The ToR is told to let go (TOR_REMOVE until it
+ * says it holds nothing): one that was only slow to answer would
+ * otherwise go on taking contributions the agent now adds itself.
+ */
+static void tor_lost(struct rina_agent_core *a, __u64 now)
+{
+	a->tor_state = RINA_AGENT_TOR_LOST;
+	a->tor_status = RINA_AGENT_TOR_SILENT;
+	a->st.tor_lost++;
+	a->tor_tries = 1;
+	a->tor_last = now;
+	send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_REMOVE);
+	ev(a, RINA_AGENT_EV_TOR_LOST, (__u32)((now - a->tor_heard) / 1000));
+}
+
+/*
+ * While the ToR aggregates, it sends the agent a copy of every
+ * allgather packet; when nothing came for RINA_AGENT_TOR_PROBE_US (a
+ * lull between calls, or a dead ToR), ask it (TOR_INSTALL of an
+ * installed job changes nothing), every RINA_AGENT_TOR_RETRY_US. Lost
+ * after RINA_AGENT_TOR_TRIES unanswered probes: counted in probes, not
+ * in time, so that an agent thread that was not scheduled for a while
+ * reads the replies waiting for it before it decides.
+ */
+static __u64 tor_watch(struct rina_agent_core *a, __u64 now)
+{
+	if (now - a->tor_heard < RINA_AGENT_TOR_PROBE_US)
+		return a->tor_heard + RINA_AGENT_TOR_PROBE_US - now;
+	if (a->tor_tries && now - a->tor_last < RINA_AGENT_TOR_RETRY_US)
+		return a->tor_last + RINA_AGENT_TOR_RETRY_US - now;
+	if (a->tor_tries >= RINA_AGENT_TOR_TRIES) {
+		tor_lost(a, now);
+		return RINA_AGENT_TOR_RETRY_US;
+	}
+	a->tor_tries++;
+	a->tor_last = now;
+	a->st.tor_probes++;
+	send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_INSTALL);
+	return RINA_AGENT_TOR_RETRY_US;
+}
+
+/* TOR_REMOVE to a lost ToR until it says "not installed", or give up. */
+static __u64 tor_release(struct rina_agent_core *a, __u64 now)
+{
+	if (a->tor_tries >= RINA_AGENT_TOR_TRIES)
+		return RINA_AGENT_NO_WAIT;
+	if (now - a->tor_last < RINA_AGENT_TOR_RETRY_US)
+		return a->tor_last + RINA_AGENT_TOR_RETRY_US - now;
+	a->tor_tries++;
+	a->tor_last = now;
+	send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_REMOVE);
+	return RINA_AGENT_TOR_RETRY_US;
+}
+
 /* TOR_INSTALL again until the ToR answers or we give up on it. */
 static __u64 tor_tick(struct rina_agent_core *a, __u64 now)
 {
+	if (a->tor_state == RINA_AGENT_TOR_ON)
+		return tor_watch(a, now);
+	if (a->tor_state == RINA_AGENT_TOR_LOST)
+		return tor_release(a, now);
 	if (a->tor_state != RINA_AGENT_TOR_WAIT)
 		return RINA_AGENT_NO_WAIT;
 	if (now - a->tor_last >= RINA_AGENT_TOR_RETRY_US) {

@@ -40,6 +40,13 @@
 #define RINA_AGENT_TOR_RETRY_US	50000	/* TOR_INSTALL resent this often */
 #define RINA_AGENT_TOR_TRIES	8	/* then the rack aggregates alone */
 #define RINA_AGENT_TOR_SILENT	(~0U)	/* tor_status: no reply came */
+/*
+ * While the ToR aggregates: nothing from it for RINA_AGENT_TOR_PROBE_US
+ * (no allgather copy, no reply), probe it (TOR_INSTALL, idempotent) every
+ * RINA_AGENT_TOR_RETRY_US; RINA_AGENT_TOR_TRIES probes unanswered and it
+ * is lost: the rack goes on in software (protocol-ina.md section 8).
+ */
+#define RINA_AGENT_TOR_PROBE_US	100000
 #define RINA_AGENT_ROUNDS_AHEAD	16384	/* window of rounds: agent.c */
 
 /* The rack's ToR, as the agent sees it (protocol-ina.md section 9). */
@@ -48,6 +55,9 @@ enum rina_agent_tor {
 	RINA_AGENT_TOR_WAIT,		/* TOR_INSTALL sent, no reply yet */
 	RINA_AGENT_TOR_ON,		/* the ToR aggregates the rack */
 	RINA_AGENT_TOR_OFF,		/* refused or silent: software */
+	RINA_AGENT_TOR_LOST,		/* went silent while it aggregated:
+					 * software since (TOR_REMOVE resent
+					 * until the ToR says it holds none) */
 };
 
 /* An IPv4 UDP endpoint, network byte order. */
@@ -71,6 +81,8 @@ struct rina_agent_counters {
 	__u64 host_relays;	/* of them, relayed to a worker on our host */
 	__u64 tor_held;		/* data dropped while asking the ToR */
 	__u64 stalls_in;	/* RINA_CTRL_STALL from local workers */
+	__u64 tor_probes;	/* TOR_INSTALLs sent to a quiet ToR */
+	__u64 tor_lost;		/* times the ToR went silent while on */
 	__u64 sessions;		/* sessions ended (all said BYE) */
 	__u64 aborts;		/* jobs aborted by the host (member lost) */
 };
@@ -86,6 +98,7 @@ enum rina_agent_event {
 	RINA_AGENT_EV_MISMATCH,		/* a peer has another job hash */
 	RINA_AGENT_EV_TOR,		/* arg: TOR_REPLY status, or
 					 * RINA_AGENT_TOR_SILENT */
+	RINA_AGENT_EV_TOR_LOST,		/* arg: ms since the ToR was heard */
 };
 
 struct rina_agent_ops {
@@ -202,8 +215,9 @@ struct rina_agent_core {
 	/* the ToR */
 	enum rina_agent_tor	tor_state;
 	__u32			tor_status;	/* last TOR_REPLY status */
-	__u32			tor_tries;
-	__u64			tor_last;
+	__u32			tor_tries;	/* requests since its last word */
+	__u64			tor_last;	/* last request sent */
+	__u64			tor_heard;	/* last packet from it */
 
 	/* own-chunk ToR copies held, not yet told to the workers */
 	__u32			held[RINA_AGENT_HELD_MAX];

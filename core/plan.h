@@ -66,6 +66,12 @@ struct rina_job_desc {
 	 * rank and agent must agree.
 	 */
 	__u16	auth;
+	/*
+	 * enum rina_fallback: an INA rack's agent whose ToR refuses, does
+	 * not answer or goes silent (protocol-ina.md section 8). The
+	 * agent's own policy, not part of the job hash.
+	 */
+	__u16	fallback;
 	struct rina_rank_desc ranks[RINA_MAX_RANKS];	/* index = rank */
 	struct rina_rack_desc racks[RINA_MAX_RACKS];
 };

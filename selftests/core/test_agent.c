@@ -487,8 +487,9 @@ static void test_signed(void)
  * and upstream, then sent downstream), round "round", seq "seq", from
  * "from": a worker's contribution, or upstream's partial.
  */
-static void rx_data(struct rina_agent_core *a, __u16 round, __u32 seq,
-		    const struct rina_agent_addr *from)
+static void rx_data_chunk(struct rina_agent_core *a, __u16 round,
+			  __u16 chunk, __u32 seq,
+			  const struct rina_agent_addr *from)
 {
 	struct {
 		struct rina_hdr h;
@@ -499,7 +500,7 @@ static void rx_data(struct rina_agent_core *a, __u16 round, __u32 seq,
 
 	hdr(&p.h, up ? RINA_OP_SR_PARTIAL : RINA_OP_SR_CONTRIB, 4);
 	p.h.round = htons(round);
-	p.h.chunk = htons(2);
+	p.h.chunk = htons(chunk);
 	p.h.seq = htonl(seq);
 	p.h.slot = htons((__u16)seq);
 	p.h.p_chunk = htons(1);
@@ -507,6 +508,12 @@ static void rx_data(struct rina_agent_core *a, __u16 round, __u32 seq,
 	for (j = 0; j < 4; j++)
 		p.w[j] = htonl((__u32)(j + 1));
 	rina_agent_core_rx(a, &p, sizeof(p), from);
+}
+
+static void rx_data(struct rina_agent_core *a, __u16 round, __u32 seq,
+		    const struct rina_agent_addr *from)
+{
+	rx_data_chunk(a, round, 2, seq, from);
 }
 
 static void rx_nack(struct rina_agent_core *a, __u16 round, __u32 seq,
@@ -729,9 +736,124 @@ static void test_repair_window(void)
 		    w0, w1, second, (unsigned long long)wait, total);
 }
 
+
+/* Installed on the ToR, the clock at the reply. */
+static void setup_on(struct rina_agent_core *a)
+{
+	setup(a, true);
+	rina_agent_core_tor_install(a);
+	rx_ctrl(a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a->cfg.job_hash,
+		a->cfg.tor);
+	nsent = 0;
+}
+
+/* Tick every "step" us for "us" us. */
+static void run_for(struct rina_agent_core *a, __u64 us, __u64 step)
+{
+	__u64 end = now_us + us;
+
+	while (now_us < end) {
+		now_us += step;
+		rina_agent_core_tick(a);
+	}
+}
+
+static void test_tor_lost(void)
+{
+	struct rina_agent_core a;
+	__u32 own = rina_own_chunk(0, 3);
+	unsigned int j;
+	bool ok;
+
+	/* copies keep coming: no probe; then a lull: probed, answered */
+	setup_on(&a);
+	for (j = 0; j < 30; j++) {
+		now_us += 10000;
+		rx_ag_copy(&a, 2, 100 + j, 1);
+		rina_agent_core_tick(&a);
+	}
+	ok = count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, NULL) == 0 &&
+	     a.st.tor_probes == 0;
+	for (j = 0; j < 40; j++) {	/* 2 s between calls */
+		run_for(&a, 50000, 10000);
+		if (count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, NULL))
+			rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK,
+				a.cfg.job_hash, a.cfg.tor);
+		nsent = 0;
+	}
+	ok &= a.tor_state == RINA_AGENT_TOR_ON && a.st.tor_probes >= 10 &&
+	      a.st.tor_probes <= 20 && a.st.tor_lost == 0;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: a ToR that sends copies is not probed; one quiet between calls is probed and stays on while it answers");
+
+	/* silent: lost after the probes, TOR_REMOVE until "not installed" */
+	setup_on(&a);
+	run_for(&a, RINA_AGENT_TOR_PROBE_US +
+		RINA_AGENT_TOR_TRIES * RINA_AGENT_TOR_RETRY_US - 20000, 10000);
+	ok = a.tor_state == RINA_AGENT_TOR_ON &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, &a.cfg.tor) ==
+	     RINA_AGENT_TOR_TRIES;
+	run_for(&a, 40000, 10000);
+	ok &= a.tor_state == RINA_AGENT_TOR_LOST && a.st.tor_lost == 1 &&
+	      a.tor_status == RINA_AGENT_TOR_SILENT &&
+	      count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, &a.cfg.tor) == 1;
+	run_for(&a, 2 * RINA_AGENT_TOR_RETRY_US, 10000);
+	ok &= count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, &a.cfg.tor) == 3;
+	/* a late OK (a probe's) does not end it; "not installed" does */
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
+	run_for(&a, RINA_AGENT_TOR_RETRY_US, 10000);
+	ok &= count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, &a.cfg.tor) == 4;
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_UNKNOWN_JOB,
+		a.cfg.job_hash, a.cfg.tor);
+	nsent = 0;
+	run_for(&a, 1000000, 10000);
+	ok &= nsent == 0 && a.tor_state == RINA_AGENT_TOR_LOST;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: a ToR silent for %d probes is lost; TOR_REMOVE resent until it says it holds nothing",
+		    RINA_AGENT_TOR_TRIES);
+
+	/* a thread not scheduled for 2 s probes once and reads the reply */
+	setup_on(&a);
+	now_us += 2000000;
+	rina_agent_core_tick(&a);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
+	run_for(&a, RINA_AGENT_TOR_PROBE_US - 10000, 10000);
+	ok = a.tor_state == RINA_AGENT_TOR_ON &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, NULL) == 1;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: a late agent thread probes once before it decides, not %d times",
+		    RINA_AGENT_TOR_TRIES);
+
+	/*
+	 * After the loss, the rack's data is added here; an own-chunk
+	 * contribution whose result the ToR completed and we hold (the
+	 * worker missed our word on it) gets that word again, not a slot
+	 * that would wait for workers that are done.
+	 */
+	setup_on(&a);
+	rx_ag_copy(&a, (__u16)own, 200 + 3, 0);	/* p_chunk 1, L 3 */
+	rina_agent_core_tick(&a);
+	run_for(&a, RINA_AGENT_TOR_PROBE_US +
+		(RINA_AGENT_TOR_TRIES + 1) * RINA_AGENT_TOR_RETRY_US, 10000);
+	ok = a.tor_state == RINA_AGENT_TOR_LOST;
+	nsent = 0;
+	rx_data_chunk(&a, 0, (__u16)own, 200, &a.cfg.local[1]);
+	rina_agent_core_tick(&a);
+	ok &= held_acks(&a.cfg.local[1], 203, 1) == 1 &&
+	      a.st.contrib_in == 1 && a.st.slots_done == 0;
+	rx_data(&a, 0, 10, &a.cfg.local[0]);
+	rx_data(&a, 0, 10, &a.cfg.local[1]);
+	rx_data(&a, 0, 10, &a.cfg.prev);
+	ok &= partials_out(&a, 0, 10) == 1 && a.st.slots_done == 1;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: after the ToR is lost the rack is added in software; a held own-chunk result is told again");
+}
+
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2);
+	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 4);
 	test_install();
 	test_tor_copies();
 	test_hello_gate();
@@ -740,5 +862,6 @@ int main(void)
 	test_silent();
 	test_silent_tor();
 	test_repair_window();
+	test_tor_lost();
 	return ktap_finish();
 }

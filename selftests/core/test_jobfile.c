@@ -58,6 +58,9 @@ static const struct {
 	{ "job 7\nauth hmac\n", ":2: auth: \"hmac\": expected tag or mac" },
 	{ "job 7\nauth mac\nauth tag\n", ":3: auth: given twice" },
 	{ "job 7\nauth\n", ":2: auth: expected one value" },
+	{ "job 7\nfallback ring\n", ":2: fallback: \"ring\": librina's agents have no plain-ring fallback" },
+	{ "job 7\nfallback 1\n", ":2: fallback: \"1\": expected abort or software" },
+	{ "job 7\nfallback abort\nfallback software\n", ":3: fallback: given twice" },
 	{ "job 7\nauth mac\nrack 0 ina tor 198.18.0.254\nrank 0 198.18.0.1 rack 0\n",
 	  "rack 0: auth mac in a rack with a ToR, which cannot check per-packet MACs" },
 	{ "job 7\nrack 0 ina agent_port 21063\n", ":2: rack: agent_port \"21063\" is not a number in 21064..21071" },
@@ -116,6 +119,26 @@ static bool auth_option(void)
 	       rina_job_hash(&plain) != rina_job_hash(&mac);
 }
 
+/* "fallback": software by default, abort when asked, not hashed. */
+static bool fallback_option(void)
+{
+	static const char base[] =
+		"job 7\nrack 0 plain\nrank 0 198.18.0.1 rack 0\n";
+	struct rina_job_desc dflt, sw, ab;
+	char text[256], err[256];
+	bool ok;
+
+	ok = !rina_jobfile_parse_text(base, "dflt", &dflt, err, sizeof(err));
+	snprintf(text, sizeof(text), "fallback software\n%s", base);
+	ok &= !rina_jobfile_parse_text(text, "sw", &sw, err, sizeof(err));
+	snprintf(text, sizeof(text), "%sfallback abort\n", base);
+	ok &= !rina_jobfile_parse_text(text, "ab", &ab, err, sizeof(err));
+	return ok && dflt.fallback == RINA_FALLBACK_SOFTWARE &&
+	       sw.fallback == RINA_FALLBACK_SOFTWARE &&
+	       ab.fallback == RINA_FALLBACK_ABORT &&
+	       rina_job_hash(&dflt) == rina_job_hash(&ab);
+}
+
 /* The congestion-control directives land in the job description. */
 static bool cc_knobs(void)
 {
@@ -146,7 +169,8 @@ int main(void)
 	unsigned int i;
 	bool ok;
 
-	ktap_plan(5 + (int)(sizeof(bad) / sizeof(bad[0])));
+	ktap_plan(6 + (int)(sizeof(bad) / sizeof(bad[0])));
+	ktap_result(fallback_option(), "fallback abort|software parse, software by default, not in the job hash");
 	ktap_result(cc_knobs(), "cc, cc_target_us, cc_init, cc_ai, cc_beta parse");
 	ktap_result(auth_option(), "auth tag|mac parse; mac is in the job hash, tag (the default) leaves it as it was");
 	ktap_result(agent_port(), "rack agent_port: parsed, 21071 by default, in the job hash when set");

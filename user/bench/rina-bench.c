@@ -309,7 +309,8 @@ static const char *role_name(int role)
 static const char *tor_name(uint64_t state)
 {
 	return state == RINA_TOR_ON ? "on" : state == RINA_TOR_OFF ? "off" :
-	       state == RINA_TOR_ASKING ? "asking" : "none";
+	       state == RINA_TOR_ASKING ? "asking" :
+	       state == RINA_TOR_LOST ? "lost" : "none";
 }
 
 /* Who aggregated the agent's rack: the ToR, or the agent in software. */
@@ -330,6 +331,10 @@ static void print_tor(int rank, const struct rina_stats *st)
 		printf("# rank %d tor: off (%s), software aggregation\n", rank,
 		       s == 0xffffffffULL ? "no answer" :
 		       s < 4 ? why[s] : "refused");
+		break;
+	case RINA_TOR_LOST:
+		printf("# rank %d tor: lost (went silent mid-job after %llu allgather copies), software aggregation since\n",
+		       rank, (unsigned long long)st->agent_tor_copies);
 		break;
 	default:
 		printf("# rank %d tor: none, software aggregation\n", rank);

@@ -155,13 +155,17 @@ struct rina_stats {
  * (agent_tor_status, enum rina_tor_status of linux/rina.h: 1 unknown
  * job, 2 no slots left, 3 bad parameters, e.g. elements above 64) or does
  * not answer (status 0xffffffff), the agent aggregates the rack in
- * software: same results, more host CPU.
+ * software: same results, more host CPU. A ToR that goes silent while it
+ * aggregates (no word for 500 ms, probes unanswered) is lost: the call
+ * in flight and the later ones go on in software. The job file's
+ * "fallback abort" makes each of these an error instead.
  */
 enum rina_tor_state {
 	RINA_TOR_NONE		= 0,	/* no ToR address, or RINA_NO_TOR=1 */
 	RINA_TOR_ASKING		= 1,
 	RINA_TOR_ON		= 2,	/* the ToR aggregates */
 	RINA_TOR_OFF		= 3,	/* refused or silent: software */
+	RINA_TOR_LOST		= 4,	/* went silent mid-job: software since */
 };
 
 typedef struct rina_comm rina_comm_t;

@@ -26,6 +26,8 @@ struct rina_agent {
 	struct rina_agent_core core;
 	pthread_t	thread;
 	volatile int	stop, abort;
+	/* the ToR went silent mid-job: set by the thread, read by the rank */
+	int		tor_lost;
 
 	struct rina_msg	tx[RINA_BATCH];
 	uint8_t		*txbuf;
@@ -115,6 +117,34 @@ static __u64 op_ctrl_stamp(void *ctx)
 	return rina_ctrl_stamp();
 }
 
+/*
+ * The ToR that aggregated the rack went silent (core/agent.c,
+ * tor_lost()): the rack goes on in software, the agent rank's worker
+ * sends to the agent port from now on (rina_agent_tor_lost()). Said on
+ * stderr once, as an operator wants to know that a switch went away.
+ */
+static void op_event(void *ctx, enum rina_agent_event ev, __u32 arg)
+{
+	struct rina_agent *a = ctx;
+	char ip[INET_ADDRSTRLEN];
+
+	if (ev != RINA_AGENT_EV_TOR_LOST)
+		return;
+	inet_ntop(AF_INET, &a->core.cfg.tor.ip, ip, sizeof(ip));
+	fprintf(stderr, "librina: rank %u: the ToR of rack %u (%s) went silent (nothing for %u ms, %u probes unanswered): %s\n",
+		a->c.rank, a->c.ring.m[a->c.member].rack, ip, arg,
+		RINA_AGENT_TOR_TRIES,
+		a->c.job.fallback == RINA_FALLBACK_ABORT ?
+		"aborting the job (fallback abort)" :
+		"the rack's agent aggregates in software from now on");
+	__atomic_store_n(&a->tor_lost, 1, __ATOMIC_RELEASE);
+}
+
+bool rina_agent_tor_lost(const struct rina_agent *a)
+{
+	return __atomic_load_n(&a->tor_lost, __ATOMIC_ACQUIRE);
+}
+
 static const struct rina_agent_ops agent_ops = {
 	.zalloc		= op_zalloc,
 	.free		= op_free,
@@ -127,6 +157,7 @@ static const struct rina_agent_ops agent_ops = {
 	.mac		= rina_siphash24,
 	.wall_us	= op_wall_us,
 	.ctrl_stamp	= op_ctrl_stamp,
+	.event		= op_event,
 };
 
 static void to_core_addr(struct rina_agent_addr *o, const struct rina_addr *a)
@@ -165,6 +196,21 @@ static int agent_step(struct rina_agent *a)
 	return n > 0 ? n : 0;
 }
 
+/* ABORT with "arg" (core/abort.h) to every rank and both neighbours. */
+static void agent_abort_job(struct rina_agent *a, uint32_t arg)
+{
+	struct rina_agent_addr to[RINA_MAX_RANKS];
+	uint32_t r;
+
+	for (r = 0; r < a->c.N && r < RINA_MAX_RANKS; r++) {
+		memset(&to[r], 0, sizeof(to[r]));
+		to[r].ip = a->c.job.ranks[r].ip;
+		to[r].port = a->c.job.ranks[r].port;
+	}
+	rina_agent_core_abort(&a->core, arg, to, r);
+	aflush(a);
+}
+
 /*
  * A local worker that went silent (killed, stopped) while the rack waits
  * on it: abort the job for every rank, naming it, before their own
@@ -172,21 +218,13 @@ static int agent_step(struct rina_agent *a)
  */
 static bool agent_silent_abort(struct rina_agent *a)
 {
-	struct rina_agent_addr to[RINA_MAX_RANKS];
-	uint32_t silent, r;
+	uint32_t silent;
 
 	silent = rina_agent_core_silent(&a->core,
 					rina_agent_silent_us(a->c.timeout_ms));
 	if (!silent)
 		return false;
-	for (r = 0; r < a->c.N && r < RINA_MAX_RANKS; r++) {
-		memset(&to[r], 0, sizeof(to[r]));
-		to[r].ip = a->c.job.ranks[r].ip;
-		to[r].port = a->c.job.ranks[r].port;
-	}
-	rina_agent_core_abort(&a->core,
-			      rina_abort_arg(RINA_ERR_TIMEOUT, silent), to, r);
-	aflush(a);
+	agent_abort_job(a, rina_abort_arg(RINA_ERR_TIMEOUT, silent));
 	return true;
 }
 
@@ -228,6 +266,12 @@ static void *agent_main(void *arg)
 		}
 		if (agent_step(a))
 			last_rx = rina_now_us();
+		if (a->c.job.fallback == RINA_FALLBACK_ABORT &&
+		    rina_agent_tor_lost(a)) {
+			/* the ranks fail with "transport unavailable" */
+			agent_abort_job(a, RINA_ERR_TRANSPORT);
+			break;
+		}
 	}
 	rina_agent_core_tor_remove(&a->core);
 	aflush(a);
@@ -241,20 +285,37 @@ static void *agent_main(void *arg)
  * the host), to the agent port when the rack aggregates in software (no
  * ToR address, RINA_NO_TOR=1, refused, or no answer).
  */
-static void agent_tor_install(struct rina_agent *a, struct rina_comm *c)
+static int agent_tor_install(struct rina_agent *a, struct rina_comm *c)
 {
 	const char *no = getenv("RINA_NO_TOR");
+	char ip[INET_ADDRSTRLEN];
 
 	if (no && *no && strcmp(no, "0"))
-		return;
+		return RINA_OK;
 	rina_agent_core_tor_install(&a->core);
 	while (a->core.tor_state == RINA_AGENT_TOR_WAIT)
 		agent_step(a);
+	if (a->core.tor_state == RINA_AGENT_TOR_OFF &&
+	    c->job.fallback == RINA_FALLBACK_ABORT) {
+		/* the others fail at once, not at their timeouts */
+		agent_abort_job(a, RINA_ERR_TRANSPORT);
+		inet_ntop(AF_INET, &a->core.cfg.tor.ip, ip, sizeof(ip));
+		if (a->core.tor_status == RINA_AGENT_TOR_SILENT)
+			return rina_fail(RINA_ERR_TRANSPORT,
+					 "the ToR of rack %u (%s) did not answer TOR_INSTALL (%u tries) and the job says fallback abort",
+					 c->ring.m[c->member].rack, ip,
+					 RINA_AGENT_TOR_TRIES);
+		return rina_fail(RINA_ERR_TRANSPORT,
+				 "the ToR of rack %u (%s) refused the job (status %u) and the job says fallback abort",
+				 c->ring.m[c->member].rack, ip,
+				 a->core.tor_status);
+	}
 	if (a->core.tor_state != RINA_AGENT_TOR_ON)
-		return;
+		return RINA_OK;
 	c->contrib_to.ip = a->core.cfg.tor.ip;
 	c->contrib_to.port = htons(RINA_UDP_PORT_AGENT);
 	memset(c->contrib_to.mac, 0, sizeof(c->contrib_to.mac));
+	return RINA_OK;
 }
 
 /* The core's view of this rack, from librina's ring. */
@@ -362,15 +423,18 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out)
 				mb->rack, why);
 		goto err_core;
 	}
-	agent_tor_install(a, c);
+	ret = agent_tor_install(a, c);
+	if (ret)
+		goto err_tp;
 	if (pthread_create(&a->thread, NULL, agent_main, a)) {
-		a->c.tp->ops->destroy(a->c.tp);
 		ret = rina_fail(RINA_ERR_SYSTEM, "agent thread: %s",
 				strerror(errno));
-		goto err_core;
+		goto err_tp;
 	}
 	*out = a;
 	return RINA_OK;
+err_tp:
+	a->c.tp->ops->destroy(a->c.tp);
 err_core:
 	rina_agent_core_fini(&a->core);
 err_free:
@@ -396,6 +460,13 @@ void rina_agent_stop(struct rina_agent *a, bool linger)
 	explicit_bzero(a->c.mac_key, sizeof(a->c.mac_key));
 	free(a);
 }
+
+_Static_assert((int)RINA_AGENT_TOR_NONE == (int)RINA_TOR_NONE &&
+	       (int)RINA_AGENT_TOR_WAIT == (int)RINA_TOR_ASKING &&
+	       (int)RINA_AGENT_TOR_ON == (int)RINA_TOR_ON &&
+	       (int)RINA_AGENT_TOR_OFF == (int)RINA_TOR_OFF &&
+	       (int)RINA_AGENT_TOR_LOST == (int)RINA_TOR_LOST,
+	       "rina_stats.agent_tor is the core's enum rina_agent_tor");
 
 void rina_agent_get_stats(const struct rina_agent *a,
 			  struct rina_agent_stats *st)

@@ -111,6 +111,10 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 		*(__be32 *)(h + 1) = 0;
 	k->tx[k->ntx].buf = h;
 	k->tx[k->ntx].len = RINA_HDR_LEN + rina_wire_elems(len) * 4;
+	/* the ToR's address only while it aggregates the rack */
+	if (c->agent && !rina_addr_eq(&c->contrib_to, &c->next) &&
+	    rina_agent_tor_lost(c->agent))
+		c->contrib_to = c->next;
 	k->tx[k->ntx].addr = c->contrib_to;	/* the agent's or ToR's */
 	k->ntx++;
 	c->st.tx_data++;
@@ -304,6 +308,16 @@ static void wnack(struct wcall *k)
 	c->st.nacks++;
 }
 
+/* The own-chunk contribution of allgather packet "id" is delivered. */
+static void own_done(struct wcall *k, const struct rina_sched *s,
+		     const struct rina_pkt_id *id)
+{
+	uint32_t sr = rina_seq(s, id->block, id->chunk, id->pkt, 0);
+
+	if (k->ct_of_seq[sr])
+		contrib_done(k, k->ct_of_seq[sr] - 1);
+}
+
 static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
 {
 	struct rina_comm *c = k->c;
@@ -326,6 +340,12 @@ static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
 	}
 	if (rina_bit_test_and_set(k->agmap, seq)) {
 		c->st.duplicates++;
+		/*
+		 * The ToR's copy came first, then it went: the agent's own
+		 * emission of the result is what completes the contribution.
+		 */
+		if (id.chunk == own && !(h->flags & RINA_F_FROM_SWITCH))
+			own_done(k, s, &id);
 		return 0;
 	}
 	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
@@ -339,12 +359,8 @@ static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
 	 * once the agent says it holds the result too (wrx_ack()): until
 	 * then a retransmission is what makes the ToR send it again.
 	 */
-	if (id.chunk == own && !(h->flags & RINA_F_FROM_SWITCH)) {
-		uint32_t sr = rina_seq(s, id.block, id.chunk, id.pkt, 0);
-
-		if (k->ct_of_seq[sr])
-			contrib_done(k, k->ct_of_seq[sr] - 1);
-	}
+	if (id.chunk == own && !(h->flags & RINA_F_FROM_SWITCH))
+		own_done(k, s, &id);
 	return 0;
 }
 

@@ -27,6 +27,7 @@ struct parse_ctx {
 	unsigned int seen_param;	/* bit i: params[i] given */
 	bool seen_cc;
 	bool seen_auth;
+	bool seen_fallback;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -281,6 +282,31 @@ static int do_auth(struct parse_ctx *c, struct rina_job_desc *job,
 	return 0;
 }
 
+/*
+ * "fallback abort|software": what an INA rack's agent does when its ToR
+ * refuses the job, does not answer, or goes silent mid-job (the values
+ * of net.rina.fallback; librina has no plain-ring fallback).
+ */
+static int do_fallback(struct parse_ctx *c, struct rina_job_desc *job,
+		       char **f, int nf)
+{
+	if (nf != 2)
+		return fail(c, f[0], "expected one value");
+	if (c->seen_fallback)
+		return fail(c, f[0], "given twice");
+	c->seen_fallback = true;
+	if (!strcmp(f[1], "abort"))
+		job->fallback = RINA_FALLBACK_ABORT;
+	else if (!strcmp(f[1], "software"))
+		job->fallback = RINA_FALLBACK_SOFTWARE;
+	else if (!strcmp(f[1], "ring"))
+		return fail(c, f[0], "\"ring\": librina's agents have no plain-ring fallback; expected abort or software");
+	else
+		return fail(c, f[0], "\"%s\": expected abort or software",
+			    f[1]);
+	return 0;
+}
+
 static int do_param(struct parse_ctx *c, struct rina_job_desc *job,
 		    char **f, int nf)
 {
@@ -361,6 +387,8 @@ static int parse_line(struct parse_ctx *c, struct rina_job_desc *job,
 		return do_secret(c, job, f, nf);
 	if (!strcmp(f[0], "auth"))
 		return do_auth(c, job, f, nf);
+	if (!strcmp(f[0], "fallback"))
+		return do_fallback(c, job, f, nf);
 	return do_param(c, job, f, nf);
 }
 
@@ -371,6 +399,7 @@ static void job_defaults(struct rina_job_desc *job)
 	job->window = 256;
 	job->timeout_ms = 10000;
 	job->rto_us = 20000;
+	job->fallback = RINA_FALLBACK_SOFTWARE;
 }
 
 int rina_jobfile_parse_text(const char *text, const char *name,

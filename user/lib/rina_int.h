@@ -183,6 +183,8 @@ int rina_run_call(struct rina_comm *c, int32_t *acc, size_t count,
 /* The agent thread of an INA rack (agent.c). */
 int rina_agent_start(struct rina_comm *c, struct rina_agent **out);
 void rina_agent_stop(struct rina_agent *a, bool linger);
+/* The rack's ToR went silent mid-job: contributions go to the agent port. */
+bool rina_agent_tor_lost(const struct rina_agent *a);
 void rina_agent_get_stats(const struct rina_agent *a,
 			  struct rina_agent_stats *st);
 /* /dev/rina when rina.ko has the job (kernel.c); file-based otherwise. */

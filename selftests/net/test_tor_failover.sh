@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# A rack's ToR that goes away mid-job (issue 14 section 4): rina-tor of
+# rack 0 is killed (SIGKILL) or stopped (SIGSTOP, then SIGCONT) between
+# two of 12 allreduces of 1 MiB int32, 0.3 s apart (tor_failover.py).
+# Its steering lease runs out, so the bridge forwards the rack's frames
+# again; the rack's agent, whose probes go unanswered, takes the job
+# over in software and its own worker sends to the agent port: every
+# call of every rank is exact, the agent says "lost" and names the ToR
+# on stderr, and a stopped rina-tor that wakes up forgets the job
+# instead of taking contributions the agent now adds. With the job's
+# "fallback abort" every rank fails at once with the agent's abort.
+# Before, every rank timed out (job timeout 10 s), nothing naming the
+# ToR.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/selftests/lib.sh"
+
+require_root
+require_cmd ip pkill /usr/bin/python3
+
+RUN=$top/build/bin/rina-run
+tmp=$(mktemp -d /tmp/test_tor_failover.XXXXXX)
+defer rm -rf "$tmp"
+ktap_plan 3
+
+# run NAME SIGNAL [RINA-RUN OPTIONS]: 2x2, both racks INA, rina-tor.
+run()
+{
+	local name=$1 sig=$2
+	shift 2
+	"$RUN" --topo 2x2 --ina all --timeout 90 "$@" -- \
+		env PYTHONPATH="$top/python" /usr/bin/python3 \
+		"$top/selftests/net/tor_failover.py" 12 0.3 3 "$sig" \
+		>"$tmp/$name" 2>&1
+}
+
+# every rank ok, rank 0's agent lost its ToR and said so
+failed_over()
+{
+	local f=$tmp/$1 r
+	for r in 0 1 2 3; do
+		grep -q "^\[rank $r\] rank $r ok 12 " "$f" || return 1
+	done
+	grep -q "^\[rank 0\] rank 0 ok 12 .* tor lost$" "$f" &&
+		grep -q "^\[rank 2\] rank 2 ok 12 .* tor on$" "$f" &&
+		grep -q "^\[rank 0\] librina: rank 0: the ToR of rack 0 (198.18.0.254) went silent .*aggregates in software" "$f"
+}
+
+report()
+{
+	local name=$1 what=$2 ok=$3
+	grep "^\[rank [0-9]\] rank [0-9] ok" "$tmp/$name" | sed 's/^/# /'
+	if [ "$ok" = 1 ]; then
+		ktap_ok "$what"
+	else
+		grep -v "^\[rank [0-9]\] #" "$tmp/$name" | tail -12 |
+			sed 's/^/# /'
+		ktap_fail "$what"
+	fi
+}
+
+run kill KILL
+ok=0
+failed_over kill && ok=1
+report kill "rina-tor of rack 0 killed between calls: the agent takes the rack over, 12 calls exact on every rank" $ok
+
+run stop STOP
+ok=0
+failed_over stop &&
+	grep -q "^\[tor 0\] rina-tor: away for [0-9]* ms or more: forgetting the jobs" "$tmp/stop" &&
+	ok=1
+report stop "rina-tor of rack 0 stopped for 2 s: the agent takes over, the ToR forgets the job when it wakes, 12 calls exact" $ok
+
+start=$(date +%s)
+run abort KILL --job-opt 'fallback abort'
+secs=$(($(date +%s) - start))
+ok=1
+for r in 0 1 2 3; do
+	grep -q "^\[rank $r\] rank $r error: .*rank 0 aborted the job: transport failure" \
+		"$tmp/abort" || ok=0
+done
+grep -q "^\[rank 0\] librina: rank 0: the ToR of rack 0 .* went silent .*aborting the job (fallback abort)" \
+	"$tmp/abort" || ok=0
+# the abort, not the 10 s job timeout: the run is over well before
+[ "$secs" -lt 25 ] || ok=0
+report abort "fallback abort: every rank fails with the agent's abort (${secs}s run)" $ok

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+"""One rank of test_tor_failover.sh: CALLS allreduces of 1 MiB of int32,
+GAP seconds apart (a training step's compute), each result checked
+exactly. Rank 0 sends SIGNAL to its rack's rina-tor in the gap after
+call KILL_AT (and SIGCONT 2 s later for SIGSTOP), then goes on. Prints
+one line per rank: "rank R ok CALLS slowest MS tor STATE" or the error.
+
+Usage: tor_failover.py CALLS GAP KILL_AT SIGNAL
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import rina
+
+N = 1 << 18  # 1 MiB of int32
+TOR_STATES = {0: "none", 1: "asking", 2: "on", 3: "off", 4: "lost"}
+
+
+def signal_tor(sig):
+    """sig to rina-tor of rack 0 (the ToR namespace's, same PID space)."""
+    pat = "^[^ ]*/rina-tor --job %s/job --rack 0 " % os.environ["RINA_RUN_DIR"]
+    subprocess.run(["pkill", "-" + sig, "-f", pat], check=True)
+    if sig == "STOP":
+        time.sleep(2)
+        subprocess.run(["pkill", "-CONT", "-f", pat], check=True)
+
+
+def main():
+    calls, gap, kill_at, sig = (int(sys.argv[1]), float(sys.argv[2]),
+                                int(sys.argv[3]), sys.argv[4])
+    comm = rina.Communicator.from_env()
+    rank, size = comm.rank, comm.size
+    slowest, times = 0.0, []
+    base = np.arange(N, dtype=np.int32) % 1000
+    try:
+        for i in range(calls):
+            x = base + (rank + 1) * (i + 1)
+            t = time.monotonic()
+            comm.allreduce(x)
+            times.append(time.monotonic() - t)
+            slowest = max(slowest, times[-1])
+            want = base * size + (i + 1) * size * (size + 1) // 2
+            if not np.array_equal(x, want):
+                bad = int(np.count_nonzero(x != want))
+                print("rank %d wrong call %d: %d elements" % (rank, i, bad))
+                return 1
+            if rank == 0 and i == kill_at:
+                signal_tor(sig)
+            time.sleep(gap)
+    except rina.RinaError as e:
+        print("rank %d error: %s" % (rank, e))
+        return 1
+    print("rank %d ok %d slowest %.0f median %.0f tor %s" %
+          (rank, calls, slowest * 1000,
+           sorted(times)[len(times) // 2] * 1000,
+           TOR_STATES.get(comm.stats().get("agent_tor", 0), "?")))
+    if os.environ.get("TOR_FAILOVER_TIMES"):
+        print("rank %d times %s" % (rank, " ".join("%.0f" % (t * 1000)
+                                                   for t in times)))
+        st = comm.stats()
+        print("rank %d stats %s" % (rank, " ".join(
+            "%s=%d" % (k, v) for k, v in st.items() if v and k not in (
+                "size", "pad"))))
+    return 0
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    sys.exit(main())
