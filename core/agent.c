@@ -1038,6 +1038,10 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 			a->st.tor_held++;
 			break;
 		}
+		/* the ToR takes the rack's data unless told to pass it */
+		if (a->tor_state == RINA_AGENT_TOR_ON &&
+		    !(h->flags & RINA_F_SW_BYPASS))
+			a->tor_passed = a->ops->now_us(a->ctx);
 		aggregate(a, h, from);
 		break;
 	case RINA_OP_AG_DATA:
@@ -1127,9 +1131,10 @@ static void tor_lost(struct rina_agent_core *a, __u64 now)
  * allgather packet; when nothing came for RINA_AGENT_TOR_PROBE_US (a
  * lull between calls, or a dead ToR), ask it (TOR_INSTALL of an
  * installed job changes nothing), every RINA_AGENT_TOR_RETRY_US. Lost
- * after RINA_AGENT_TOR_TRIES unanswered probes: counted in probes, not
+ * after RINA_AGENT_TOR_TRIES unanswered probes (counted in probes, not
  * in time, so that an agent thread that was not scheduled for a while
- * reads the replies waiting for it before it decides.
+ * reads the replies waiting for it before it decides) once the rack's
+ * data reaches the agent past the ToR.
  */
 static __u64 tor_watch(struct rina_agent_core *a, __u64 now)
 {
@@ -1137,7 +1142,14 @@ static __u64 tor_watch(struct rina_agent_core *a, __u64 now)
 		return a->tor_heard + RINA_AGENT_TOR_PROBE_US - now;
 	if (a->tor_tries && now - a->tor_last < RINA_AGENT_TOR_RETRY_US)
 		return a->tor_last + RINA_AGENT_TOR_RETRY_US - now;
-	if (a->tor_tries >= RINA_AGENT_TOR_TRIES) {
+	/*
+	 * Silence alone is not enough: a slow switch (bmv2) may answer
+	 * late while it still takes the rack's data, and adding that data
+	 * here too would split slots. Lost once the rack's data comes to
+	 * the agent past it (a switch forwarding as a plain bridge would).
+	 */
+	if (a->tor_tries >= RINA_AGENT_TOR_TRIES &&
+	    a->tor_passed > a->tor_heard) {
 		tor_lost(a, now);
 		return RINA_AGENT_TOR_RETRY_US;
 	}

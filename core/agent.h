@@ -43,8 +43,9 @@
 /*
  * While the ToR aggregates: nothing from it for RINA_AGENT_TOR_PROBE_US
  * (no allgather copy, no reply), probe it (TOR_INSTALL, idempotent) every
- * RINA_AGENT_TOR_RETRY_US; RINA_AGENT_TOR_TRIES probes unanswered and it
- * is lost: the rack goes on in software (protocol-ina.md section 8).
+ * RINA_AGENT_TOR_RETRY_US; RINA_AGENT_TOR_TRIES probes unanswered, and
+ * the rack's data reaching the agent past it, and it is lost: the rack
+ * goes on in software (protocol-ina.md section 8).
  */
 #define RINA_AGENT_TOR_PROBE_US	100000
 #define RINA_AGENT_ROUNDS_AHEAD	16384	/* window of rounds: agent.c */
@@ -218,6 +219,7 @@ struct rina_agent_core {
 	__u32			tor_tries;	/* requests since its last word */
 	__u64			tor_last;	/* last request sent */
 	__u64			tor_heard;	/* last packet from it */
+	__u64			tor_passed;	/* last data it let through */
 
 	/* own-chunk ToR copies held, not yet told to the workers */
 	__u32			held[RINA_AGENT_HELD_MAX];
