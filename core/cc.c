@@ -54,6 +54,7 @@ void rina_cc_init(struct rina_cc *cc, const struct rina_cc_params *p)
 		cc->p.max_mdf = RINA_CC_ONE;
 	if (cc->p.ecn_g_shift > 10)
 		cc->p.ecn_g_shift = 10;
+	cc->acked_since_cut = 1;	/* a first loss cuts */
 	cc->cwnd = cc->p.w_init * RINA_CC_ONE;
 	cc->ssthresh = cc->p.w_max * RINA_CC_ONE;
 	cc->st.cwnd_min = cc->cwnd;
@@ -78,6 +79,7 @@ static void cut(struct rina_cc *cc, __u32 keep, __u64 hold_us, __u64 now_us)
 	cc->cwnd = (__u32)w;
 	cc->ssthresh = (__u32)w;
 	cc->hold_until_us = now_us + hold_us;
+	cc->acked_since_cut = 0;
 	if (cc->cwnd < cc->st.cwnd_min)
 		cc->st.cwnd_min = cc->cwnd;
 }
@@ -176,6 +178,7 @@ void rina_cc_on_ack(struct rina_cc *cc, __u32 acked, __u32 ce,
 
 	if (!acked || !cc->p.flags)
 		return;
+	cc->acked_since_cut = 1;
 	if (cc->p.flags & RINA_CC_F_ECN)
 		ecn_round(cc, acked, ce, rtt, now_us);
 	if (cc->p.flags & RINA_CC_F_DELAY) {
@@ -194,7 +197,14 @@ void rina_cc_on_ack(struct rina_cc *cc, __u32 acked, __u32 ce,
 void rina_cc_on_loss(struct rina_cc *cc, const struct rina_rtt *rtt,
 		     __u64 now_us)
 {
-	if (!(cc->p.flags & RINA_CC_F_LOSS) || !may_cut(cc, now_us))
+	/*
+	 * Nothing acknowledged since the last cut: the same congestion
+	 * event, or a stall (a peer or switch gone quiet), in which every
+	 * packet's timer fires in turn; cutting again once per round trip
+	 * would leave nothing of the window by the time the path is back.
+	 */
+	if (!(cc->p.flags & RINA_CC_F_LOSS) || !may_cut(cc, now_us) ||
+	    !cc->acked_since_cut)
 		return;
 	cut(cc, RINA_CC_ONE - cc->p.beta_loss, round_trip(rtt), now_us);
 	cc->st.cuts_loss++;
@@ -212,13 +222,34 @@ void rina_cc_on_timeout(struct rina_cc *cc, __u32 tries,
 		rina_cc_on_loss(cc, rtt, now_us);
 		return;
 	}
-	/* the path lost the same packet twice: start over from one */
+	/*
+	 * The path lost the same packet twice: start over from one. Once
+	 * there, ssthresh is held (RFC 5681, 3.1): in a stall every packet
+	 * in flight times out again in turn, and halving one packet each
+	 * time left ssthresh at two, so that the window crept back one
+	 * packet per round trip once the path was back (a ToR that went
+	 * away: about 2 s for 1 MiB instead of a few round trips).
+	 */
+	if (cc->cwnd <= RINA_CC_ONE) {
+		__u32 held = cc->ssthresh;
+
+		cut(cc, 0, round_trip(rtt), now_us);
+		cc->ssthresh = held > 2 * RINA_CC_ONE ? held : 2 * RINA_CC_ONE;
+		return;
+	}
 	cut(cc, 0, round_trip(rtt), now_us);
 	cc->ssthresh = half > 2 * RINA_CC_ONE ? half : 2 * RINA_CC_ONE;
 }
 
 __u32 rina_cc_retx_credit(struct rina_cc *cc, const struct rina_rtt *rtt,
 			  __u64 min_us, __u64 max_us, __u64 now_us)
+{
+	return rina_cc_retx_credit_floor(cc, rtt, min_us, max_us, now_us, 0);
+}
+
+__u32 rina_cc_retx_credit_floor(struct rina_cc *cc, const struct rina_rtt *rtt,
+				__u64 min_us, __u64 max_us, __u64 now_us,
+				__u32 floor)
 {
 	__u64 rt = round_trip(rtt);
 
@@ -230,7 +261,7 @@ __u32 rina_cc_retx_credit(struct rina_cc *cc, const struct rina_rtt *rtt,
 	if (!cc->p.flags)
 		return ~0U;
 	if (now_us >= cc->retx_refill_us) {
-		cc->retx_credit = rina_cc_window(cc);
+		cc->retx_credit = rina_cc_window_floor(cc, floor);
 		cc->retx_refill_us = now_us + rt;
 	}
 	return cc->retx_credit;

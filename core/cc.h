@@ -76,6 +76,7 @@ struct rina_cc {
 	__u32	cwnd;		/* 1/1024 packet */
 	__u32	ssthresh;	/* 1/1024 packet */
 	__u64	hold_until_us;	/* no further cut before: one per RTT */
+	__u32	acked_since_cut; /* no further loss cut before an ACK */
 	__u64	ecn_round_end_us;
 	__u32	ecn_acked, ecn_marked;
 	__u32	alpha;		/* 1/1024 */
@@ -125,6 +126,17 @@ void rina_cc_on_timeout(struct rina_cc *cc, __u32 tries,
  */
 __u32 rina_cc_retx_credit(struct rina_cc *cc, const struct rina_rtt *rtt,
 			  __u64 min_us, __u64 max_us, __u64 now_us);
+/*
+ * The same for a sender whose window never drops below floor
+ * (rina_cc_window_floor(): an INA worker, P + 1): it may resend as many
+ * per round trip as it may have in flight. With cwnd alone, a worker
+ * whose window collapsed in a stall (a ToR gone, its agent taking over)
+ * resent one contribution per round trip while P + 1 were overdue:
+ * 2x2 all-INA, 1 MiB, about a second to recover.
+ */
+__u32 rina_cc_retx_credit_floor(struct rina_cc *cc, const struct rina_rtt *rtt,
+				__u64 min_us, __u64 max_us, __u64 now_us,
+				__u32 floor);
 /* n of the credit were sent. */
 void rina_cc_retx_spend(struct rina_cc *cc, __u32 n);
 /* When the credit is refilled next (microseconds, same clock). */

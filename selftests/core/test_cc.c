@@ -93,9 +93,10 @@ static void test_loss(void)
 		    "cc: after a loss it grows back by one packet per round trip (%u after 8)",
 		    rina_cc_window(&p.cc));
 
-	/* losses every round trip: never below one packet */
+	/* a loss every round trip (with ACKs between): never below one */
 	for (r = 0; r < 40; r++) {
 		p.now += 2 * BASE;
+		rina_cc_on_ack(&p.cc, 1, 0, 0, &p.rtt, p.now);
 		rina_cc_on_loss(&p.cc, &p.rtt, p.now);
 	}
 	ktap_result(rina_cc_window(&p.cc) == 1 && p.cc.cwnd >= RINA_CC_ONE,
@@ -212,6 +213,32 @@ static void test_timeout_and_off(void)
 	ktap_result(rina_cc_window(&p.cc) == 1 &&
 		    p.cc.ssthresh == W / 4 * RINA_CC_ONE,
 		    "cc: a timeout that fires again restarts from one packet, ssthresh half");
+
+	/*
+	 * A stall: nothing comes back for 50 round trips while every
+	 * packet's timer fires, first and second tries. One cut and one
+	 * restart, ssthresh held at half the window: back to W / 2 in
+	 * slow start within a few round trips once ACKs come again.
+	 */
+	path_init(&p, RINA_CC_F_ALL);
+	for (r = 0; r < 10; r++)
+		round_acked(&p, BASE, 0);
+	for (r = 0; r < 50; r++) {
+		p.now += BASE;
+		rina_cc_on_timeout(&p.cc, r < 25 ? 1 : 2, &p.rtt, p.now);
+	}
+	{
+		bool stall_ok = rina_cc_window(&p.cc) == 1 &&
+				p.cc.ssthresh == W / 4 * RINA_CC_ONE &&
+				p.cc.st.cuts_loss == 1;
+
+		for (r = 0; r < 8; r++)
+			round_acked(&p, BASE, 0);
+		ktap_result(stall_ok && rina_cc_window(&p.cc) >= W / 4,
+			    "cc: a stall cuts once and restarts once (ssthresh %u), the window is back to %u in 8 round trips",
+			    p.cc.ssthresh / RINA_CC_ONE,
+			    rina_cc_window(&p.cc));
+	}
 
 	path_init(&p, 0);
 	rina_cc_on_loss(&p.cc, &p.rtt, p.now);
@@ -346,12 +373,20 @@ static void test_ina_window(void)
 	__u32 got, stalled;
 
 	path_init(&p, RINA_CC_F_LOSS);
-	for (p.now = 0; p.now < 8; p.now++)
+	for (p.now = 0; p.now < 8; p.now++) {
+		rina_cc_on_ack(&p.cc, 1, 0, 0, NULL, p.now);
 		rina_cc_on_loss(&p.cc, NULL, p.now);
+	}
 	ktap_result(rina_cc_window(&p.cc) == 1 &&
 		    rina_cc_ina_window(&p.cc, 15) == 16 &&
 		    rina_cc_ina_window(&p.cc, 2 * W) == W,
 		    "cc: an INA worker's window is at least P + 1, at most W");
+	/* ... and it may resend that many per round trip, not cwnd (1) */
+	ktap_result(rina_cc_retx_credit_floor(&p.cc, NULL, BASE, 10 * BASE,
+					      p.now + 1, 16) == 16 &&
+		    rina_cc_retx_credit(&p.cc, NULL, BASE, 10 * BASE,
+					p.now + 20 * BASE) == 1,
+		    "cc: an INA worker's retransmission credit is its floored window (16), a plain sender's cwnd (1)");
 	path_init(&p, RINA_CC_F_LOSS);
 	round_acked(&p, BASE, 0);
 	round_acked(&p, BASE, 0);
@@ -424,7 +459,7 @@ static void test_job_params(void)
 
 int main(void)
 {
-	ktap_plan(27);
+	ktap_plan(29);
 	test_slow_start_and_cap();
 	test_loss();
 	test_delay();

@@ -205,8 +205,9 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 	bool held = false;
 	int ret;
 
-	credit = rina_cc_retx_credit(&path->cc, &path->rtt, k->c->rto_us,
-				     RINA_RTO_SLOT_MAX_US, now);
+	credit = rina_cc_retx_credit_floor(&path->cc, &path->rtt, k->c->rto_us,
+					   RINA_RTO_SLOT_MAX_US, now,
+					   k->s.P + 1);
 	if (!k->windowed || credit > WRETX_MAX)
 		credit = WRETX_MAX;
 
