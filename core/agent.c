@@ -875,11 +875,14 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 		}
 		if (a->tor_state == RINA_AGENT_TOR_LOST) {
 			/*
-			 * "Not installed" ends the TOR_REMOVEs; an OK may be
-			 * a late probe's, or the removal: ask once more.
+			 * "Not installed" ends the TOR_REMOVEs and says the
+			 * ToR is there; an OK may be a late probe's, or the
+			 * removal: ask once more.
 			 */
-			if (rina_ntohl(m->arg) == RINA_TOR_ST_UNKNOWN_JOB)
+			if (rina_ntohl(m->arg) == RINA_TOR_ST_UNKNOWN_JOB) {
 				a->tor_tries = RINA_AGENT_TOR_TRIES;
+				a->tor_back = 1;
+			}
 			return;
 		}
 		if (a->tor_state == RINA_AGENT_TOR_OFF &&
@@ -1025,6 +1028,9 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 		return;
 	}
 	op = rina_hdr_opcode(h);
+	if (op == RINA_OP_SR_CONTRIB || op == RINA_OP_SR_PARTIAL ||
+	    op == RINA_OP_AG_DATA)
+		a->last_data = a->ops->now_us(a->ctx);
 	/* data moves the window of rounds, once checked: round_admit() */
 	switch (op) {
 	case RINA_OP_SR_CONTRIB:
@@ -1089,9 +1095,28 @@ void rina_agent_core_tor_install(struct rina_agent_core *a)
 	if (!a->cfg.tor.ip)
 		return;
 	a->tor_state = RINA_AGENT_TOR_WAIT;
+	a->tor_back = 0;
 	a->tor_tries = 1;
 	a->tor_last = a->ops->now_us(a->ctx);
 	send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_INSTALL);
+}
+
+int rina_agent_core_tor_may_return(const struct rina_agent_core *a,
+				   __u64 quiet_us)
+{
+	__u64 now = a->ops->now_us(a->ctx);
+	__u32 j;
+
+	if (a->tor_state != RINA_AGENT_TOR_LOST || !a->tor_back ||
+	    now - a->last_data < quiet_us || !ag_drained(a) || a->n_held)
+		return 0;
+	for (j = 0; j < a->agg.cap; j++) {
+		const struct rina_agent_agg *sl = a->agg.tab[j].val;
+
+		if (sl && !(sl->s.state & RINA_SLOT_ST_DONE))
+			return 0;
+	}
+	return 1;
 }
 
 void rina_agent_core_tor_remove(struct rina_agent_core *a)
@@ -1160,11 +1185,22 @@ static __u64 tor_watch(struct rina_agent_core *a, __u64 now)
 	return RINA_AGENT_TOR_RETRY_US;
 }
 
-/* TOR_REMOVE to a lost ToR until it says "not installed", or give up. */
+/*
+ * TOR_REMOVE to a lost ToR until it says "not installed", or give up;
+ * then once a second (RINA_AGENT_TOR_BACK_US), a question that changes
+ * nothing there, until it answers: it is back (tor_back).
+ */
 static __u64 tor_release(struct rina_agent_core *a, __u64 now)
 {
-	if (a->tor_tries >= RINA_AGENT_TOR_TRIES)
+	if (a->tor_back)
 		return RINA_AGENT_NO_WAIT;
+	if (a->tor_tries >= RINA_AGENT_TOR_TRIES) {
+		if (now - a->tor_last < RINA_AGENT_TOR_BACK_US)
+			return a->tor_last + RINA_AGENT_TOR_BACK_US - now;
+		a->tor_last = now;
+		send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_REMOVE);
+		return RINA_AGENT_TOR_BACK_US;
+	}
 	if (now - a->tor_last < RINA_AGENT_TOR_RETRY_US)
 		return a->tor_last + RINA_AGENT_TOR_RETRY_US - now;
 	a->tor_tries++;

@@ -48,6 +48,8 @@
  * goes on in software (protocol-ina.md section 8).
  */
 #define RINA_AGENT_TOR_PROBE_US	100000
+/* A lost ToR: asked whether it is back (TOR_REMOVE) this often. */
+#define RINA_AGENT_TOR_BACK_US	1000000
 #define RINA_AGENT_ROUNDS_AHEAD	16384	/* window of rounds: agent.c */
 
 /* The rack's ToR, as the agent sees it (protocol-ina.md section 9). */
@@ -220,6 +222,8 @@ struct rina_agent_core {
 	__u64			tor_last;	/* last request sent */
 	__u64			tor_heard;	/* last packet from it */
 	__u64			tor_passed;	/* last data it let through */
+	int			tor_back;	/* lost, and answering again */
+	__u64			last_data;	/* SR or AG data came */
 
 	/* own-chunk ToR copies held, not yet told to the workers */
 	__u32			held[RINA_AGENT_HELD_MAX];
@@ -257,6 +261,15 @@ __u64 rina_agent_core_tick(struct rina_agent_core *a);
  * address the state stays RINA_AGENT_TOR_NONE.
  */
 void rina_agent_core_tor_install(struct rina_agent_core *a);
+/*
+ * A lost ToR answers again (it holds no job: restarted, or it forgot
+ * them) and the rack is between calls as far as the agent can tell: no
+ * data for quiet_us, every slot it adds complete, everything it owes
+ * downstream acknowledged. The host then re-installs the job
+ * (rina_agent_core_tor_install()) when its own rank is between calls.
+ */
+int rina_agent_core_tor_may_return(const struct rina_agent_core *a,
+				   __u64 quiet_us);
 /* Release the job on the ToR (TOR_REMOVE, not waited for). */
 void rina_agent_core_tor_remove(struct rina_agent_core *a);
 /* The host is done with the agent: it only finishes the session. */

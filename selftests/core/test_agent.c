@@ -822,9 +822,46 @@ static void test_tor_lost(void)
 	run_for(&a, 400000, 10000);	/* HELLOs downstream: < MAX_SENT */
 	ok &= nsent < MAX_SENT && count(RINA_OP_CTRL, ~0U, &a.cfg.tor) == 0 &&
 	      a.tor_state == RINA_AGENT_TOR_LOST;
+	/* it answered: back; the job goes back to it once the rack is quiet */
+	ok &= a.tor_back && !rina_agent_core_tor_may_return(&a, 500000);
+	run_for(&a, 600000, 10000);	/* slot 10 waits for two more */
+	ok &= !rina_agent_core_tor_may_return(&a, 500000);
+	rx_data(&a, 0, 10, &a.cfg.local[0]);
+	rx_data(&a, 0, 10, &a.cfg.prev);
+	run_for(&a, 400000, 10000);	/* complete, not quiet yet */
+	ok &= !rina_agent_core_tor_may_return(&a, 500000);
+	run_for(&a, 200000, 10000);
+	ok &= rina_agent_core_tor_may_return(&a, 500000);
+	rx_data(&a, 0, 11, &a.cfg.local[0]);	/* a slot in progress */
+	run_for(&a, 600000, 10000);
+	ok &= !rina_agent_core_tor_may_return(&a, 500000);
+	rx_data(&a, 0, 11, &a.cfg.local[1]);
+	rx_data(&a, 0, 11, &a.cfg.prev);
+	run_for(&a, 600000, 10000);
+	ok &= rina_agent_core_tor_may_return(&a, 500000);
+	nsent = 0;
+	rina_agent_core_tor_install(&a);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
+	ok &= a.tor_state == RINA_AGENT_TOR_ON &&
+	      count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, &a.cfg.tor) == 1;
 	rina_agent_core_fini(&a);
-	ktap_result(ok, "agent: a ToR silent for %d probes is lost once the rack's data comes past it; TOR_REMOVE resent until it says it holds nothing",
+	ktap_result(ok, "agent: a ToR silent for %d probes is lost once the rack's data comes past it; TOR_REMOVE until it says it holds nothing; then it may have the job back when the rack is quiet, every slot complete",
 		    RINA_AGENT_TOR_TRIES);
+
+	/* a lost ToR that never answers is asked once a second */
+	setup_on(&a);
+	run_for(&a, RINA_AGENT_TOR_PROBE_US +
+		(RINA_AGENT_TOR_TRIES + 1) * RINA_AGENT_TOR_RETRY_US, 10000);
+	rx_data(&a, 0, 10, &a.cfg.local[1]);
+	run_for(&a, RINA_AGENT_TOR_RETRY_US * (RINA_AGENT_TOR_TRIES + 1),
+		10000);
+	nsent = 0;
+	run_for(&a, 3 * RINA_AGENT_TOR_BACK_US, 100000);
+	ok = a.tor_state == RINA_AGENT_TOR_LOST && !a.tor_back &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, &a.cfg.tor) == 3;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: a lost ToR that stays silent is asked once a second whether it is back");
 
 	/* a thread not scheduled for 2 s probes once and reads the reply */
 	setup_on(&a);
@@ -867,7 +904,7 @@ static void test_tor_lost(void)
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 4);
+	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 5);
 	test_install();
 	test_tor_copies();
 	test_hello_gate();

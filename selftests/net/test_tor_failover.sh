@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # A rack's ToR that goes away mid-job (issue 14 section 4): rina-tor of
 # rack 0 is killed (SIGKILL) or stopped (SIGSTOP, then SIGCONT) between
-# two of 12 allreduces of 1 MiB int32, 0.3 s apart (tor_failover.py).
+# two of 12 allreduces of 1 MiB int32, 0.3 or 0.6 s apart (tor_failover.py).
 # Its steering lease runs out, so the bridge forwards the rack's frames
 # again; the rack's agent, whose probes go unanswered, takes the job
 # over in software and its own worker sends to the agent port: every
 # call of every rank is exact, the agent says "lost" and names the ToR
 # on stderr, and a stopped rina-tor that wakes up forgets the job
-# instead of taking contributions the agent now adds. With the job's
+# instead of taking contributions the agent now adds; it then answers
+# the agent again and is given the job back between two calls. With the job's
 # "fallback abort" every rank fails at once with the agent's abort.
 # Before, every rank timed out (job timeout 10 s), nothing naming the
 # ToR.
@@ -23,25 +24,28 @@ tmp=$(mktemp -d /tmp/test_tor_failover.XXXXXX)
 defer rm -rf "$tmp"
 ktap_plan 3
 
-# run NAME SIGNAL [RINA-RUN OPTIONS]: 2x2, both racks INA, rina-tor.
+# run NAME SIGNAL GAP [RINA-RUN OPTIONS]: 2x2, both racks INA, rina-tor,
+# GAP seconds between calls (0.3: the next call starts before the agent
+# gives up on the ToR, 500 ms after its last word).
 run()
 {
-	local name=$1 sig=$2
-	shift 2
+	local name=$1 sig=$2 gap=$3
+	shift 3
 	"$RUN" --topo 2x2 --ina all --timeout 90 "$@" -- \
 		env PYTHONPATH="$top/python" /usr/bin/python3 \
-		"$top/selftests/net/tor_failover.py" 12 0.3 3 "$sig" \
+		"$top/selftests/net/tor_failover.py" 12 "$gap" 3 "$sig" \
 		>"$tmp/$name" 2>&1
 }
 
-# every rank ok, rank 0's agent lost its ToR and said so
+# failed_over NAME STATE: every rank ok, rank 0's agent lost its ToR
+# and said so, and ends with the ToR in STATE
 failed_over()
 {
 	local f=$tmp/$1 r
 	for r in 0 1 2 3; do
 		grep -q "^\[rank $r\] rank $r ok 12 " "$f" || return 1
 	done
-	grep -q "^\[rank 0\] rank 0 ok 12 .* tor lost$" "$f" &&
+	grep -q "^\[rank 0\] rank 0 ok 12 .* tor $2$" "$f" &&
 		grep -q "^\[rank 2\] rank 2 ok 12 .* tor on$" "$f" &&
 		grep -q "^\[rank 0\] librina: rank 0: the ToR of rack 0 (198.18.0.254) went silent .*aggregates in software" "$f"
 }
@@ -59,20 +63,24 @@ report()
 	fi
 }
 
-run kill KILL
+run kill KILL 0.3
 ok=0
-failed_over kill && ok=1
+failed_over kill lost && ok=1
 report kill "rina-tor of rack 0 killed between calls: the agent takes the rack over, 12 calls exact on every rank" $ok
 
-run stop STOP
+# the ToR that wakes up forgets the job, answers the agent's question
+# (TOR_REMOVE: "not installed"), and gets the job back between calls
+run stop STOP 0.6
 ok=0
-failed_over stop &&
+failed_over stop on &&
 	grep -q "^\[tor 0\] rina-tor: away for [0-9]* ms or more: forgetting the jobs" "$tmp/stop" &&
+	grep -q "^\[rank 0\] librina: rank 0: the ToR of rack 0 (198.18.0.254) is back: the job is installed on it again" "$tmp/stop" &&
+	[ "$(grep -c "^\[tor 0\] rina-tor: job [0-9]* installed" "$tmp/stop")" -eq 2 ] &&
 	ok=1
-report stop "rina-tor of rack 0 stopped for 2 s: the agent takes over, the ToR forgets the job when it wakes, 12 calls exact" $ok
+report stop "rina-tor of rack 0 stopped for 2 s: the agent takes over, the ToR forgets the job when it wakes and gets it back between calls, 12 calls exact" $ok
 
 start=$(date +%s)
-run abort KILL --job-opt 'fallback abort'
+run abort KILL 0.3 --job-opt 'fallback abort'
 secs=$(($(date +%s) - start))
 ok=1
 for r in 0 1 2 3; do

@@ -3,7 +3,9 @@
 GAP seconds apart (a training step's compute), each result checked
 exactly. Rank 0 sends SIGNAL to its rack's rina-tor in the gap after
 call KILL_AT (and SIGCONT 2 s later for SIGSTOP), then goes on. Prints
-one line per rank: "rank R ok CALLS slowest MS tor STATE" or the error.
+one line per rank: "rank R ok CALLS slowest MS median MS tor STATE" or
+the error; with TOR_FAILOVER_TIMES set, every call's time and the
+counters too.
 
 Usage: tor_failover.py CALLS GAP KILL_AT SIGNAL
 """

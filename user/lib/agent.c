@@ -26,8 +26,10 @@ struct rina_agent {
 	struct rina_agent_core core;
 	pthread_t	thread;
 	volatile int	stop, abort;
-	/* the ToR went silent mid-job: set by the thread, read by the rank */
-	int		tor_lost;
+	/* the ToR aggregates: set by the thread, read by the rank's worker */
+	int		tor_on;
+	int		rank_busy;	/* the rank is in a call */
+	bool		returning;	/* re-installing a lost ToR */
 
 	struct rina_msg	tx[RINA_BATCH];
 	uint8_t		*txbuf;
@@ -118,31 +120,68 @@ static __u64 op_ctrl_stamp(void *ctx)
 }
 
 /*
- * The ToR that aggregated the rack went silent (core/agent.c,
- * tor_lost()): the rack goes on in software, the agent rank's worker
- * sends to the agent port from now on (rina_agent_tor_lost()). Said on
- * stderr once, as an operator wants to know that a switch went away.
+ * Where the agent rank's worker sends its contributions follows the
+ * ToR (rina_agent_tor_on()): to the ToR while it aggregates, to the
+ * agent port once it went silent (core/agent.c, tor_lost()) and while it
+ * is asked again. Both changes are said on stderr, as an operator wants
+ * to know that a switch went away or came back.
  */
 static void op_event(void *ctx, enum rina_agent_event ev, __u32 arg)
 {
 	struct rina_agent *a = ctx;
 	char ip[INET_ADDRSTRLEN];
 
+	inet_ntop(AF_INET, &a->core.cfg.tor.ip, ip, sizeof(ip));
+	if (ev == RINA_AGENT_EV_TOR && a->returning) {
+		fprintf(stderr, "librina: rank %u: the ToR of rack %u (%s) is back: %s\n",
+			a->c.rank, a->c.ring.m[a->c.member].rack, ip,
+			arg == RINA_TOR_ST_OK ?
+			"the job is installed on it again" :
+			"it did not take the job again, software aggregation");
+		a->returning = false;
+	}
+	if (ev == RINA_AGENT_EV_TOR)
+		__atomic_store_n(&a->tor_on, arg == RINA_TOR_ST_OK,
+				 __ATOMIC_RELEASE);
 	if (ev != RINA_AGENT_EV_TOR_LOST)
 		return;
-	inet_ntop(AF_INET, &a->core.cfg.tor.ip, ip, sizeof(ip));
 	fprintf(stderr, "librina: rank %u: the ToR of rack %u (%s) went silent (nothing for %u ms, %u probes unanswered): %s\n",
 		a->c.rank, a->c.ring.m[a->c.member].rack, ip, arg,
 		RINA_AGENT_TOR_TRIES,
 		a->c.job.fallback == RINA_FALLBACK_ABORT ?
 		"aborting the job (fallback abort)" :
 		"the rack's agent aggregates in software from now on");
-	__atomic_store_n(&a->tor_lost, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&a->tor_on, 0, __ATOMIC_RELEASE);
 }
 
-bool rina_agent_tor_lost(const struct rina_agent *a)
+bool rina_agent_tor_on(const struct rina_agent *a)
 {
-	return __atomic_load_n(&a->tor_lost, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&a->tor_on, __ATOMIC_ACQUIRE);
+}
+
+void rina_agent_rank_busy(struct rina_agent *a, bool busy)
+{
+	__atomic_store_n(&a->rank_busy, busy, __ATOMIC_RELEASE);
+}
+
+/*
+ * A lost ToR that answers again gets the job back when the rack is
+ * quiet and this rank is between calls (core/agent.c,
+ * rina_agent_core_tor_may_return()): three times the longest
+ * contribution timer without data, so that no worker still has one to
+ * resend into a slot the ToR would not know.
+ */
+#define AGENT_TOR_RETURN_QUIET_US	(3 * RINA_RTO_SLOT_MAX_US)
+
+static void agent_tor_return(struct rina_agent *a)
+{
+	if (__atomic_load_n(&a->rank_busy, __ATOMIC_ACQUIRE) ||
+	    !rina_agent_core_tor_may_return(&a->core,
+					    AGENT_TOR_RETURN_QUIET_US))
+		return;
+	a->returning = true;
+	rina_agent_core_tor_install(&a->core);
+	aflush(a);
 }
 
 static const struct rina_agent_ops agent_ops = {
@@ -241,6 +280,8 @@ static void *agent_main(void *arg)
 			checked = now;
 			if (agent_silent_abort(a))
 				break;
+			if (!a->stop)
+				agent_tor_return(a);
 		}
 		/*
 		 * This rank is done, but the rack's other workers may still
@@ -266,8 +307,8 @@ static void *agent_main(void *arg)
 		}
 		if (agent_step(a))
 			last_rx = rina_now_us();
-		if (a->c.job.fallback == RINA_FALLBACK_ABORT &&
-		    rina_agent_tor_lost(a)) {
+		if (a->core.tor_state == RINA_AGENT_TOR_LOST &&
+		    a->c.job.fallback == RINA_FALLBACK_ABORT) {
 			/* the ranks fail with "transport unavailable" */
 			agent_abort_job(a, RINA_ERR_TRANSPORT);
 			break;
@@ -312,9 +353,11 @@ static int agent_tor_install(struct rina_agent *a, struct rina_comm *c)
 	}
 	if (a->core.tor_state != RINA_AGENT_TOR_ON)
 		return RINA_OK;
-	c->contrib_to.ip = a->core.cfg.tor.ip;
-	c->contrib_to.port = htons(RINA_UDP_PORT_AGENT);
-	memset(c->contrib_to.mac, 0, sizeof(c->contrib_to.mac));
+	c->tor_to.ip = a->core.cfg.tor.ip;
+	c->tor_to.port = htons(RINA_UDP_PORT_AGENT);
+	memset(c->tor_to.mac, 0, sizeof(c->tor_to.mac));
+	c->contrib_to = c->tor_to;
+	a->tor_on = 1;
 	return RINA_OK;
 }
 

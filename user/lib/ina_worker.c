@@ -112,9 +112,9 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 	k->tx[k->ntx].buf = h;
 	k->tx[k->ntx].len = RINA_HDR_LEN + rina_wire_elems(len) * 4;
 	/* the ToR's address only while it aggregates the rack */
-	if (c->agent && !rina_addr_eq(&c->contrib_to, &c->next) &&
-	    rina_agent_tor_lost(c->agent))
-		c->contrib_to = c->next;
+	if (c->agent && c->tor_to.ip)
+		c->contrib_to = rina_agent_tor_on(c->agent) ? c->tor_to :
+				c->next;
 	k->tx[k->ntx].addr = c->contrib_to;	/* the agent's or ToR's */
 	k->ntx++;
 	c->st.tx_data++;
@@ -544,6 +544,8 @@ int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 		free(k);
 		return RINA_ERR_INVALID;
 	}
+	if (c->agent)
+		rina_agent_rank_busy(c->agent, true);
 	ret = wsetup(k, count);
 	if (!ret) {
 		k->last_progress = rina_now_us();
@@ -556,6 +558,8 @@ int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 						"int32 sum wrapped around (call %llu)",
 						(unsigned long long)c->st.calls);
 	c->slot_base += (uint32_t)(k->s.nblocks * k->s.L * k->s.P);
+	if (c->agent)
+		rina_agent_rank_busy(c->agent, false);
 	free(k->ct);
 	free(k->ct_of_seq);
 	free(k->agmap);

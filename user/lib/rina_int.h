@@ -78,6 +78,7 @@ struct rina_comm {
 	bool			pad;
 	/* where contributions go: the agent's or the ToR's address */
 	struct rina_addr	contrib_to;
+	struct rina_addr	tor_to;		/* the ToR's, once installed */
 	struct rina_agent	*agent;		/* this rank is its rack's agent */
 	int			kfd;		/* /dev/rina attached, or -1 */
 	bool			kernel_agent;	/* rina.ko runs our rack's agent */
@@ -183,8 +184,13 @@ int rina_run_call(struct rina_comm *c, int32_t *acc, size_t count,
 /* The agent thread of an INA rack (agent.c). */
 int rina_agent_start(struct rina_comm *c, struct rina_agent **out);
 void rina_agent_stop(struct rina_agent *a, bool linger);
-/* The rack's ToR went silent mid-job: contributions go to the agent port. */
-bool rina_agent_tor_lost(const struct rina_agent *a);
+/*
+ * The rack's ToR aggregates (agent.c): the agent rank's contributions go
+ * to it, else to the agent port (lost mid-job, or being asked again).
+ */
+bool rina_agent_tor_on(const struct rina_agent *a);
+/* The agent's rank is in a call: a lost ToR is not re-installed now. */
+void rina_agent_rank_busy(struct rina_agent *a, bool busy);
 void rina_agent_get_stats(const struct rina_agent *a,
 			  struct rina_agent_stats *st);
 /* /dev/rina when rina.ko has the job (kernel.c); file-based otherwise. */
