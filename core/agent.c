@@ -381,6 +381,13 @@ static void store_be(const struct rina_agent_core *a, __be32 *out,
 		rina_agg_store_be(out, acc, n);
 }
 
+/* The allgather seq of an own-chunk result: its reduce-scatter seq + L·P. */
+static __u32 ag_seq(const struct rina_agent_core *a, __u32 sr_seq,
+		    __u16 p_chunk)
+{
+	return sr_seq + a->cfg.L * p_chunk;
+}
+
 /* Emit a completed slot's result (also used to re-emit it). */
 static void emit_result(struct rina_agent_core *a, struct rina_agent_agg *sl,
 			const struct rina_agent_addr *from, int retx)
@@ -411,7 +418,7 @@ static void emit_result(struct rina_agent_core *a, struct rina_agent_agg *sl,
 		a->st.partial_out++;
 		return;
 	}
-	h->seq = rina_htonl(sl->s.seq + L * sl->p_chunk);
+	h->seq = rina_htonl(ag_seq(a, sl->s.seq, sl->p_chunk));
 	h->flags |= RINA_F_AG_PHASE | RINA_F_OWN_FINAL;
 	if (retx && from) {	/* one worker lost its copy */
 		xmit(a, from, h, len);
@@ -435,7 +442,7 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 		      const struct rina_agent_addr *from)
 {
 	__u32 slot = rina_ntohs(h->slot), n = rina_ntohs(h->n_elem);
-	__u32 chunk = rina_ntohs(h->chunk), bit, exp_mask;
+	__u32 chunk = rina_ntohs(h->chunk), bit, exp_mask, agseq;
 	const __be32 *in = (const __be32 *)(h + 1);
 	struct rina_agent_agg *sl;
 	struct rina_slot_key key;
@@ -479,17 +486,16 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 		return;
 	}
 	sl = rina_keymap_get(&a->agg, key.round, key.seq);
+	agseq = ag_seq(a, key.seq, rina_ntohs(h->p_chunk));
 	if (!sl && k >= 0 && chunk == rina_own_chunk(a->cfg.member, a->cfg.L) &&
-	    rina_keymap_get(&a->ag, key.round,
-			    key.seq + a->cfg.L * rina_ntohs(h->p_chunk))) {
+	    rina_keymap_get(&a->ag, key.round, agseq)) {
 		/*
 		 * A result the ToR completed and we hold, retried by a worker
 		 * that missed our word on it (held_flush()) before the ToR
 		 * went: only that word completes it, a slot of ours never
 		 * would (the other workers are done with it).
 		 */
-		held_push(a, key.round,
-			  key.seq + a->cfg.L * rina_ntohs(h->p_chunk));
+		held_push(a, key.round, agseq);
 		a->st.reemit++;
 		return;
 	}
@@ -879,10 +885,8 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 			 * ToR is there; an OK may be a late probe's, or the
 			 * removal: ask once more.
 			 */
-			if (rina_ntohl(m->arg) == RINA_TOR_ST_UNKNOWN_JOB) {
-				a->tor_tries = RINA_AGENT_TOR_TRIES;
+			if (rina_ntohl(m->arg) == RINA_TOR_ST_UNKNOWN_JOB)
 				a->tor_back = 1;
-			}
 			return;
 		}
 		if (a->tor_state == RINA_AGENT_TOR_OFF &&
@@ -1192,21 +1196,18 @@ static __u64 tor_watch(struct rina_agent_core *a, __u64 now)
  */
 static __u64 tor_release(struct rina_agent_core *a, __u64 now)
 {
+	__u64 period = a->tor_tries < RINA_AGENT_TOR_TRIES ?
+		       RINA_AGENT_TOR_RETRY_US : RINA_AGENT_TOR_BACK_US;
+
 	if (a->tor_back)
 		return RINA_AGENT_NO_WAIT;
-	if (a->tor_tries >= RINA_AGENT_TOR_TRIES) {
-		if (now - a->tor_last < RINA_AGENT_TOR_BACK_US)
-			return a->tor_last + RINA_AGENT_TOR_BACK_US - now;
-		a->tor_last = now;
-		send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_REMOVE);
-		return RINA_AGENT_TOR_BACK_US;
-	}
-	if (now - a->tor_last < RINA_AGENT_TOR_RETRY_US)
-		return a->tor_last + RINA_AGENT_TOR_RETRY_US - now;
-	a->tor_tries++;
+	if (now - a->tor_last < period)
+		return a->tor_last + period - now;
+	if (a->tor_tries < RINA_AGENT_TOR_TRIES)
+		a->tor_tries++;
 	a->tor_last = now;
 	send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_REMOVE);
-	return RINA_AGENT_TOR_RETRY_US;
+	return period;
 }
 
 /* TOR_INSTALL again until the ToR answers or we give up on it. */

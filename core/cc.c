@@ -230,13 +230,8 @@ void rina_cc_on_timeout(struct rina_cc *cc, __u32 tries,
 	 * packet per round trip once the path was back (a ToR that went
 	 * away: about 2 s for 1 MiB instead of a few round trips).
 	 */
-	if (cc->cwnd <= RINA_CC_ONE) {
-		__u32 held = cc->ssthresh;
-
-		cut(cc, 0, round_trip(rtt), now_us);
-		cc->ssthresh = held > 2 * RINA_CC_ONE ? held : 2 * RINA_CC_ONE;
-		return;
-	}
+	if (cc->cwnd <= RINA_CC_ONE)
+		half = cc->ssthresh;
 	cut(cc, 0, round_trip(rtt), now_us);
 	cc->ssthresh = half > 2 * RINA_CC_ONE ? half : 2 * RINA_CC_ONE;
 }

@@ -111,10 +111,6 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 		*(__be32 *)(h + 1) = 0;
 	k->tx[k->ntx].buf = h;
 	k->tx[k->ntx].len = RINA_HDR_LEN + rina_wire_elems(len) * 4;
-	/* the ToR's address only while it aggregates the rack */
-	if (c->agent && c->tor_to.ip)
-		c->contrib_to = rina_agent_tor_on(c->agent) ? c->tor_to :
-				c->next;
 	k->tx[k->ntx].addr = c->contrib_to;	/* the agent's or ToR's */
 	k->ntx++;
 	c->st.tx_data++;
@@ -174,6 +170,18 @@ static void contrib_done(struct wcall *k, uint32_t idx)
  * on can always be completed (protocol.md 6.1 argues why this cannot
  * deadlock).
  */
+/*
+ * The agent rank's contributions go to the ToR's address only while it
+ * aggregates the rack (it may go away and come back: agent.c); looked
+ * up once per pass of sends, not per packet.
+ */
+static void contrib_dest(struct rina_comm *c)
+{
+	if (c->agent && c->tor_to.ip)
+		c->contrib_to = rina_agent_tor_on(c->agent) ? c->tor_to :
+				c->next;
+}
+
 static int wpump(struct wcall *k)
 {
 	uint32_t cwnd = k->windowed ?
@@ -182,6 +190,7 @@ static int wpump(struct wcall *k)
 	uint64_t limit;
 	int ret;
 
+	contrib_dest(k->c);
 	limit = k->first_open < k->nct ? k->ct[k->first_open].ordinal +
 		k->c->job.window : UINT64_MAX;
 	while (k->next_send < k->nct && k->ct[k->next_send].ordinal < limit &&
@@ -205,6 +214,7 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 	bool held = false;
 	int ret;
 
+	contrib_dest(k->c);
 	credit = rina_cc_retx_credit_floor(&path->cc, &path->rtt, k->c->rto_us,
 					   RINA_RTO_SLOT_MAX_US, now,
 					   k->s.P + 1);
