@@ -632,6 +632,33 @@ static void relay_to_host(struct rina_agent_core *a, const struct rina_hdr *h,
 }
 
 /*
+ * rina.ko's agent (cfg.relay_own): its rank's worker sends contributions
+ * to the agent port like every local worker, since a datagram to the
+ * host's own address would loop back instead of reaching the ToR
+ * (librina's worker sends them to the ToR's address itself). Pass them
+ * on, unchanged and as checked, while the ToR aggregates; once it is
+ * lost they are added here with the rest of the rack. Data the workers
+ * flag for software (SW_BYPASS) stays here.
+ */
+static int relay_to_tor(struct rina_agent_core *a, const struct rina_hdr *h,
+			__u32 wire_len, const struct rina_agent_addr *from)
+{
+	struct rina_agent_addr to = {
+		.ip = a->cfg.tor.ip,
+		.port = rina_htons(RINA_UDP_PORT_AGENT),
+	};
+
+	if (!a->cfg.relay_own || a->tor_state != RINA_AGENT_TOR_ON ||
+	    from->ip != a->cfg.self.ip ||
+	    rina_ntohs(h->src_id) != a->cfg.rank ||
+	    (h->flags & RINA_F_SW_BYPASS))
+		return 0;
+	a->ops->send(a->ctx, &to, h, wire_len);
+	a->st.tor_relays++;
+	return 1;
+}
+
+/*
  * The ToR's copy of allgather data (its agent replica): the ToR already
  * sent it to the local workers and downstream, so keep it for repairs and
  * as sender of record, and ACK upstream data to the upstream member. The
@@ -901,11 +928,23 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 		}
 		if (a->tor_state != RINA_AGENT_TOR_WAIT)
 			return;	/* a late copy */
+		if (a->tor_reinstall) {
+			/* the last session's slots are gone: install anew */
+			a->tor_reinstall = 0;
+			a->tor_tries = 1;
+			a->tor_last = a->ops->now_us(a->ctx);
+			send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_INSTALL);
+			return;
+		}
 		a->tor_status = rina_ntohl(m->arg);
 		a->tor_state = a->tor_status == RINA_TOR_ST_OK ?
 			       RINA_AGENT_TOR_ON : RINA_AGENT_TOR_OFF;
+		if (a->tor_returning && a->tor_state == RINA_AGENT_TOR_ON)
+			a->st.tor_returns++;
 		tor_heard(a);
+		/* the listener may read tor_returning */
 		ev(a, RINA_AGENT_EV_TOR, a->tor_status);
+		a->tor_returning = 0;
 		answer_workers(a);
 		return;
 	}
@@ -1014,6 +1053,7 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 			__u32 len, const struct rina_agent_addr *from)
 {
 	const struct rina_hdr *h = buf;
+	__u32 wire_len = len;	/* the tag included */
 	unsigned int op;
 
 	if (rina_hdr_check(h, len)) {
@@ -1039,6 +1079,9 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 	switch (op) {
 	case RINA_OP_SR_CONTRIB:
 	case RINA_OP_SR_PARTIAL:
+		if (op == RINA_OP_SR_CONTRIB &&
+		    relay_to_tor(a, h, wire_len, from))
+			break;
 		/*
 		 * Who adds the rack is not decided yet: adding here what
 		 * the ToR may add too would split slots between the two.
@@ -1098,6 +1141,8 @@ void rina_agent_core_tor_install(struct rina_agent_core *a)
 {
 	if (!a->cfg.tor.ip)
 		return;
+	a->tor_returning = a->tor_state == RINA_AGENT_TOR_LOST;
+	a->tor_reinstall = 0;
 	a->tor_state = RINA_AGENT_TOR_WAIT;
 	a->tor_back = 0;
 	a->tor_tries = 1;
@@ -1223,13 +1268,15 @@ static __u64 tor_tick(struct rina_agent_core *a, __u64 now)
 		if (a->tor_tries >= RINA_AGENT_TOR_TRIES) {
 			a->tor_state = RINA_AGENT_TOR_OFF;
 			a->tor_status = RINA_AGENT_TOR_SILENT;
+			a->tor_reinstall = 0;
 			ev(a, RINA_AGENT_EV_TOR, RINA_AGENT_TOR_SILENT);
 			answer_workers(a);
 			return RINA_AGENT_NO_WAIT;
 		}
 		a->tor_tries++;
 		a->tor_last = now;
-		send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_INSTALL);
+		send_ctrl(a, &a->cfg.tor, a->tor_reinstall ?
+			  RINA_CTRL_TOR_REMOVE : RINA_CTRL_TOR_INSTALL);
 	}
 	return a->tor_last + RINA_AGENT_TOR_RETRY_US - now;
 }
@@ -1271,6 +1318,25 @@ __u64 rina_agent_core_tick(struct rina_agent_core *a)
 	return wait;
 }
 
+/*
+ * An agent of many sessions (rina.ko's): the ToR still holds the ended
+ * session's slots, which the next one's first rounds would meet as done.
+ * Remove the job and, once the ToR answered, install it again
+ * (tor_reinstall, see ctrl()); the workers wait for their HELLO_ACK
+ * meanwhile (workers_may_start()). A lost ToR comes back by the host's
+ * rina_agent_core_tor_may_return() as before.
+ */
+static void tor_session_reset(struct rina_agent_core *a)
+{
+	if (a->cfg.single_session || a->tor_state != RINA_AGENT_TOR_ON)
+		return;
+	a->tor_state = RINA_AGENT_TOR_WAIT;
+	a->tor_reinstall = 1;
+	a->tor_tries = 1;
+	a->tor_last = a->ops->now_us(a->ctx);
+	send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_REMOVE);
+}
+
 void rina_agent_core_reset(struct rina_agent_core *a)
 {
 	rina_keymap_filter(&a->ag, NULL, drop_val, a);
@@ -1287,6 +1353,7 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	a->hello_from = a->data_from = a->bye_from = 0;
 	a->last_hello = a->last_bye = 0;
 	a->stall_first = a->stall_last = 0;
+	tor_session_reset(a);
 	ev(a, RINA_AGENT_EV_SESSION_END, 0);
 }
 

@@ -52,15 +52,23 @@
 #define RINA_AGENT_TOR_BACK_US	1000000
 #define RINA_AGENT_ROUNDS_AHEAD	16384	/* window of rounds: agent.c */
 
-/* The rack's ToR, as the agent sees it (protocol-ina.md section 9). */
+/*
+ * The rack's ToR, as the agent sees it (protocol-ina.md section 9).
+ * Values are the UAPI's RINA_AGENT_TOR_ST_* (linux/rina.h), so rina.ko
+ * puts them in genl as they are.
+ *  NONE: no ToR address, software only;
+ *  WAIT: TOR_INSTALL sent, no reply yet;
+ *  ON:   the ToR aggregates the rack;
+ *  OFF:  refused or silent, software;
+ *  LOST: went silent while it aggregated; software since (TOR_REMOVE
+ *        resent until the ToR says it holds none).
+ */
 enum rina_agent_tor {
-	RINA_AGENT_TOR_NONE = 0,	/* no ToR address: software only */
-	RINA_AGENT_TOR_WAIT,		/* TOR_INSTALL sent, no reply yet */
-	RINA_AGENT_TOR_ON,		/* the ToR aggregates the rack */
-	RINA_AGENT_TOR_OFF,		/* refused or silent: software */
-	RINA_AGENT_TOR_LOST,		/* went silent while it aggregated:
-					 * software since (TOR_REMOVE resent
-					 * until the ToR says it holds none) */
+	RINA_AGENT_TOR_NONE = RINA_AGENT_TOR_ST_NONE,
+	RINA_AGENT_TOR_WAIT = RINA_AGENT_TOR_ST_WAIT,
+	RINA_AGENT_TOR_ON = RINA_AGENT_TOR_ST_ON,
+	RINA_AGENT_TOR_OFF = RINA_AGENT_TOR_ST_OFF,
+	RINA_AGENT_TOR_LOST = RINA_AGENT_TOR_ST_LOST,
 };
 
 /* An IPv4 UDP endpoint, network byte order. */
@@ -86,6 +94,8 @@ struct rina_agent_counters {
 	__u64 stalls_in;	/* RINA_CTRL_STALL from local workers */
 	__u64 tor_probes;	/* TOR_INSTALLs sent to a quiet ToR */
 	__u64 tor_lost;		/* times the ToR went silent while on */
+	__u64 tor_relays;	/* own-rank contributions passed to the ToR */
+	__u64 tor_returns;	/* a lost ToR took the job again */
 	__u64 sessions;		/* sessions ended (all said BYE) */
 	__u64 aborts;		/* jobs aborted by the host (member lost) */
 };
@@ -155,6 +165,12 @@ struct rina_agent_cfg {
 	struct rina_agent_addr next, prev;	/* ring neighbours */
 	struct rina_agent_addr self;	/* the rack's address (agent port) */
 	struct rina_agent_addr tor;	/* ToR control address, ip 0: none */
+	/*
+	 * relay_own: the agent rank's worker sends its contributions to the
+	 * agent port (rina.ko's agent: a datagram to the host's own address
+	 * never leaves it); pass them on to the ToR while it aggregates.
+	 */
+	__u32	relay_own;
 	struct rina_agent_addr local[RINA_AGENT_MAX_LOCAL];
 	/* the job secret: control messages signed and checked with it */
 	__u32	has_secret;
@@ -223,6 +239,8 @@ struct rina_agent_core {
 	__u64			tor_heard;	/* last packet from it */
 	__u64			tor_passed;	/* last data it let through */
 	int			tor_back;	/* lost, and answering again */
+	int			tor_returning;	/* installing a lost one */
+	int			tor_reinstall;	/* TOR_REMOVE, then INSTALL */
 	__u64			last_data;	/* SR or AG data came */
 
 	/* own-chunk ToR copies held, not yet told to the workers */

@@ -43,6 +43,9 @@ struct rina_agent {
 	/* a member of the job was lost: RINA_AGENT_ABORT_REQ | its bit */
 	atomic_t		abort_req;
 	u32			timeout_ms;	/* the job's */
+	u16			rack;
+	u8			fallback;	/* enum rina_fallback */
+	bool			tor_aborted;	/* fallback abort done */
 	unsigned long		silent_check;	/* jiffies of the next */
 	struct rina_agent_addr	*ranks;		/* every rank, for ABORT */
 	u16			n_ranks;
@@ -55,6 +58,14 @@ struct rina_agent {
 #define RINA_AGENT_POLL_US 100000 /* longest sleep: stop and abort checks */
 /* ABORT's result when a member is lost: librina's RINA_ERR_TIMEOUT */
 #define RINA_AGENT_LOST_RESULT	5
+/* ... when the ToR fails and fallback is abort: RINA_ERR_TRANSPORT */
+#define RINA_AGENT_TOR_RESULT	10
+/*
+ * A lost ToR that answers again takes the job back once the rack has been
+ * quiet this long, every slot complete (rina_agent_core_tor_may_return()):
+ * three times the longest slot timer of a worker, as librina's agent.
+ */
+#define RINA_AGENT_TOR_RETURN_QUIET_US	300000
 /* abort_req: set, with the lost local worker's bit (abort.h) below it */
 #define RINA_AGENT_ABORT_REQ	(1 << 30)
 #define RINA_AGENT_SILENT_CHECK	(HZ / 4)
@@ -104,11 +115,35 @@ static void rina_agent_send(void *ctx, const struct rina_agent_addr *to,
 		a->send_errors++;	/* a loss: the protocol recovers */
 }
 
+/*
+ * The ToR's changes are logged: an operator wants to know that a switch
+ * refused a job, went away or came back.
+ */
 static void rina_agent_event(void *ctx, enum rina_agent_event ev, __u32 arg)
 {
 	struct rina_agent *a = ctx;
+	__be32 tor = a->core.cfg.tor.ip;
 
 	trace_rina_agent(a->job_id, a->rank, ev, arg);
+	if (ev == RINA_AGENT_EV_TOR_LOST)
+		pr_warn_ratelimited("rina: job %u rack %u: the ToR %pI4 went silent (nothing for %u ms, %u probes unanswered): %s\n",
+				    a->job_id, a->rack, &tor, arg,
+				    RINA_AGENT_TOR_TRIES,
+				    a->fallback == RINA_FALLBACK_ABORT ?
+				    "aborting the job (fallback 0)" :
+				    "the agent aggregates the rack in software");
+	else if (ev == RINA_AGENT_EV_TOR && arg != RINA_TOR_ST_OK)
+		pr_warn_ratelimited("rina: job %u rack %u: the ToR %pI4 %s: %s\n",
+				    a->job_id, a->rack, &tor,
+				    arg == RINA_AGENT_TOR_SILENT ?
+				    "did not answer TOR_INSTALL" :
+				    "refused the job",
+				    a->fallback == RINA_FALLBACK_ABORT ?
+				    "aborting the job (fallback 0)" :
+				    "the agent aggregates the rack in software");
+	else if (ev == RINA_AGENT_EV_TOR && a->core.tor_returning)
+		pr_info_ratelimited("rina: job %u rack %u: the ToR %pI4 is back and aggregates the rack again\n",
+				    a->job_id, a->rack, &tor);
 }
 
 static __u64 rina_agent_wall_us(void *ctx)
@@ -207,17 +242,46 @@ static void rina_agent_silent_check(struct rina_agent *a)
 	rina_agent_core_reset(&a->core);
 }
 
+/*
+ * What the job's fallback says about the ToR: abort the job when it
+ * refused, did not answer or went silent (0); otherwise aggregate in
+ * software and give a lost ToR that answers again the job back when the
+ * rack is quiet. (2, the plain ring, is refused at JOB_ADD.)
+ */
+static void rina_agent_tor_policy(struct rina_agent *a)
+{
+	enum rina_agent_tor st = a->core.tor_state;
+
+	if (a->fallback == RINA_FALLBACK_ABORT) {
+		if (a->tor_aborted || (st != RINA_AGENT_TOR_LOST &&
+				       st != RINA_AGENT_TOR_OFF))
+			return;
+		a->tor_aborted = true;
+		rina_agent_core_abort(&a->core, RINA_AGENT_TOR_RESULT,
+				      a->ranks, a->n_ranks);
+		trace_rina_attach(a->job_id, a->rank, RINA_TR_AGENT_ABORT);
+		return;
+	}
+	if (st == RINA_AGENT_TOR_LOST &&
+	    rina_agent_core_tor_may_return(&a->core,
+					   RINA_AGENT_TOR_RETURN_QUIET_US))
+		rina_agent_core_tor_install(&a->core);
+}
+
 static int rina_agent_fn(void *arg)
 {
 	struct rina_agent *a = arg;
 	u64 wait_us;
 	int j, req, r = 0;
 
+	/* the rack's ToR, if it has one, aggregates from the first call */
+	rina_agent_core_tor_install(&a->core);
 	while (!kthread_should_stop() && r >= 0) {
 		req = atomic_xchg(&a->abort_req, 0);
 		if (req)
 			rina_agent_abort(a, req & ~RINA_AGENT_ABORT_REQ);
 		rina_agent_silent_check(a);
+		rina_agent_tor_policy(a);
 		wait_us = rina_agent_core_tick(&a->core);
 		/* kthread_stop() and abort requests are checked then */
 		if (wait_us > RINA_AGENT_POLL_US)
@@ -230,6 +294,8 @@ static int rina_agent_fn(void *arg)
 		if (rina_agent_core_session_done(&a->core))
 			rina_agent_core_reset(&a->core);
 	}
+	/* the ToR lets go of the job's slots (two copies, no reply) */
+	rina_agent_core_tor_remove(&a->core);
 	/* wait for kthread_stop() so that the task outlives no one */
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ / 10);
@@ -270,28 +336,20 @@ static void rina_member_addr(const struct rina_job *job, unsigned int i,
 
 /*
  * The job secret: control messages signed and checked with it, and data
- * tagged where no rack has a ToR. librina tags jobs with a ToR too now
- * that the P4 program carries the tag (user/lib/comm.c); the kernel
- * agent does not talk to a ToR (it sends no TOR_INSTALL), so its rule
- * stays until it does.
+ * tagged (through a ToR too: the P4 program checks the tag), or a MAC per
+ * packet (auth mac), as librina's ranks do (user/lib/comm.c).
  */
 static void rina_agent_cfg_secret(const struct rina_job *job,
 				  struct rina_agent_cfg *cfg)
 {
 	const struct rina_job_desc *d = &job->desc;
-	unsigned int k;
 
 	if (!d->has_secret)
 		return;
 	cfg->has_secret = 1;
 	memcpy(cfg->secret, d->secret, sizeof(cfg->secret));
 	cfg->tagged = 1;
-	for (k = 0; k < d->n_racks; k++)
-		if (d->racks[k].tor_ip)
-			cfg->tagged = 0;
-	if (cfg->tagged)
-		rina_job_tag(cfg->secret, rina_kmac, d->job_id, cfg->tag);
-	/* auth mac: a MAC per packet under the data key instead */
+	rina_job_tag(cfg->secret, rina_kmac, d->job_id, cfg->tag);
 	if (d->auth == RINA_JOB_AUTH_MAC) {
 		cfg->auth_mac = 1;
 		rina_data_key(cfg->secret, rina_kmac, d->job_id, cfg->mac_key);
@@ -323,6 +381,17 @@ static int rina_agent_cfg(const struct rina_job *job, unsigned int i,
 	/* one agent per job, many sessions of its workers: multi-session */
 	cfg->incarnation = get_random_u32();
 	rina_agent_cfg_secret(job, cfg);
+	for (k = 0; k < job->desc.n_racks; k++) {
+		const struct rina_rack_desc *r = &job->desc.racks[k];
+
+		if (r->id != m->rack || !r->tor_ip)
+			continue;
+		cfg->tor.ip = r->tor_ip;
+		cfg->tor.port = r->tor_port ? r->tor_port :
+				htons(RINA_UDP_PORT_AGENT);
+	}
+	/* our rank's worker cannot send to the ToR itself: relay_to_tor() */
+	cfg->relay_own = 1;
 	rina_member_addr(job, rina_ring_next(ring, i), &cfg->next);
 	rina_member_addr(job, rina_ring_prev(ring, i), &cfg->prev);
 	/* signed control messages name their destination: this socket */
@@ -371,6 +440,8 @@ static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
 	a->buf = kmalloc(RINA_AGENT_BUF, GFP_KERNEL);
 	a->n_ranks = job->desc.n_ranks;
 	a->timeout_ms = job->desc.timeout_ms;
+	a->rack = job->ring.m[member].rack;
+	a->fallback = job->fallback;
 	a->silent_check = jiffies + RINA_AGENT_SILENT_CHECK;
 	a->ranks = kvcalloc(a->n_ranks, sizeof(*a->ranks), GFP_KERNEL);
 	if (!a->buf || !a->ranks ||
@@ -478,6 +549,101 @@ void rina_agents_abort(struct rina_job *job, unsigned int lost)
 	}
 }
 
+/* Does an INA rack of the job have a ToR to drive? */
+bool rina_job_has_tor(const struct rina_job_desc *d)
+{
+	unsigned int k;
+
+	for (k = 0; k < d->n_racks; k++)
+		if (d->racks[k].ina && d->racks[k].tor_ip)
+			return true;
+	return false;
+}
+
+/* Is the agent of rank's rack one of our workers (GET_PLAN's flag)? */
+bool rina_agents_serve(const struct rina_job *job, u16 rank)
+{
+	const struct rina_member *m;
+	struct rina_agent *a;
+
+	m = &job->ring.m[job->ring.member_of[rank]];
+	if (!m->ina)
+		return false;
+	list_for_each_entry(a, &job->agents, node)
+		if (a->rank == m->agent)
+			return true;
+	return false;
+}
+
+/*
+ * JOB_GET: a RINA_A_JOB_LOCAL_AGENT nest per local agent worker, its ToR
+ * and counters. One writer (the thread): a racy snapshot is fine.
+ */
+static int rina_agent_nl_put(struct sk_buff *skb, const struct rina_agent *a)
+{
+	const struct rina_agent_counters *c = &a->core.st;
+	static const struct {
+		u16 attr;
+		u16 off;
+	} u64s[] = {
+#define RINA_AGENT_NL(attr, field) \
+	{ RINA_A_AGENT_##attr, offsetof(struct rina_agent_counters, field) }
+		RINA_AGENT_NL(CONTRIB_IN, contrib_in),
+		RINA_AGENT_NL(PARTIAL_IN, partial_in),
+		RINA_AGENT_NL(SLOTS_DONE, slots_done),
+		RINA_AGENT_NL(AG_OUT, ag_out),
+		RINA_AGENT_NL(AG_RETRANSMITS, ag_retransmits),
+		RINA_AGENT_NL(NACKS_IN, nacks_in),
+		RINA_AGENT_NL(REPAIRS, repairs),
+		RINA_AGENT_NL(TOR_COPIES, tor_copies),
+		RINA_AGENT_NL(TOR_RELAYS, tor_relays),
+		RINA_AGENT_NL(TOR_HELD, tor_held),
+		RINA_AGENT_NL(TOR_PROBES, tor_probes),
+		RINA_AGENT_NL(TOR_LOST, tor_lost),
+		RINA_AGENT_NL(TOR_RETURNS, tor_returns),
+		RINA_AGENT_NL(SESSIONS, sessions),
+		RINA_AGENT_NL(ABORTS, aborts),
+		RINA_AGENT_NL(MALFORMED, malformed),
+		RINA_AGENT_NL(BAD_TAG, bad_tag),
+#undef RINA_AGENT_NL
+	};
+	struct nlattr *nest;
+	unsigned int i;
+
+	nest = nla_nest_start(skb, RINA_A_JOB_LOCAL_AGENT);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u16(skb, RINA_A_AGENT_RANK, a->rank) ||
+	    nla_put_u16(skb, RINA_A_AGENT_RACK, a->rack) ||
+	    nla_put_u8(skb, RINA_A_AGENT_TOR, READ_ONCE(a->core.tor_state)) ||
+	    nla_put_u32(skb, RINA_A_AGENT_TOR_STATUS,
+			READ_ONCE(a->core.tor_status)) ||
+	    nla_put_u64_64bit(skb, RINA_A_AGENT_SEND_ERRORS,
+			      READ_ONCE(a->send_errors), RINA_A_AGENT_PAD))
+		goto cancel;
+	for (i = 0; i < ARRAY_SIZE(u64s); i++)
+		if (nla_put_u64_64bit(skb, u64s[i].attr,
+				      READ_ONCE(*(const u64 *)((const u8 *)c +
+							       u64s[i].off)),
+				      RINA_A_AGENT_PAD))
+			goto cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+int rina_agents_nl_put(struct sk_buff *skb, const struct rina_job *job)
+{
+	const struct rina_agent *a;
+
+	list_for_each_entry(a, &job->agents, node)
+		if (rina_agent_nl_put(skb, a))
+			return -EMSGSIZE;
+	return 0;
+}
+
 /* ---- /proc/net/rina_agents: the protocol counters of each agent ---- */
 
 static int rina_agents_show(struct seq_file *s, void *v)
@@ -492,7 +658,7 @@ static int rina_agents_show(struct seq_file *s, void *v)
 			/* one writer (the thread): a racy snapshot is fine */
 			const struct rina_agent_counters *c = &a->core.st;
 
-			seq_printf(s, "job %u rank %u contrib_in %llu partial_in %llu partial_out %llu slots_done %llu ag_in %llu ag_out %llu ag_retransmits %llu mcast_out %llu acks_out %llu ag_acks_in %llu nacks_in %llu repairs %llu reemit %llu dup %llu stale %llu collision %llu bad %llu malformed %llu foreign %llu nomem %llu sessions %llu aborts %llu send_errors %llu ctrl_forged %llu ctrl_replayed %llu bad_tag %llu\n",
+			seq_printf(s, "job %u rank %u contrib_in %llu partial_in %llu partial_out %llu slots_done %llu ag_in %llu ag_out %llu ag_retransmits %llu mcast_out %llu acks_out %llu ag_acks_in %llu nacks_in %llu repairs %llu reemit %llu dup %llu stale %llu collision %llu bad %llu malformed %llu foreign %llu nomem %llu sessions %llu aborts %llu send_errors %llu ctrl_forged %llu ctrl_replayed %llu bad_tag %llu tor %u tor_copies %llu tor_relays %llu tor_held %llu tor_probes %llu tor_lost %llu tor_returns %llu\n",
 				   a->job_id, a->rank, c->contrib_in,
 				   c->partial_in, c->partial_out,
 				   c->slots_done, c->ag_in, c->ag_out,
@@ -503,7 +669,9 @@ static int rina_agents_show(struct seq_file *s, void *v)
 				   c->foreign, c->nomem, c->sessions,
 				   c->aborts, a->send_errors,
 				   c->ctrl_forged, c->ctrl_replayed,
-				   c->bad_tag);
+				   c->bad_tag, a->core.tor_state,
+				   c->tor_copies, c->tor_relays, c->tor_held,
+				   c->tor_probes, c->tor_lost, c->tor_returns);
 		}
 	}
 	mutex_unlock(&rn->lock);

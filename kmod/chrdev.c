@@ -250,6 +250,10 @@ static int rina_ioc_get_plan(struct rina_file *f, void __user *uarg)
 	memset(&p, 0, sizeof(p));
 	p.size = sizeof(p);	/* tells a newer caller what was filled */
 	p.flags = job->desc.has_secret ? RINA_PLAN_F_SIGNED : 0;
+	mutex_lock(&rn->lock);	/* the job's agent list */
+	if (rina_agents_serve(job, f->rank))
+		p.flags |= RINA_PLAN_F_KERNEL_AGENT;
+	mutex_unlock(&rn->lock);
 	p.ring = (uintptr_t)uring;
 	p.ring_cap = n;
 	p.ring_len = ring->L;

@@ -46,7 +46,7 @@ static const struct nla_policy rina_rack_policy[RINA_A_RACK_MAX + 1] = {
 	[RINA_A_RACK_TOR_PORT]	= NLA_POLICY_MIN(NLA_U16, 1),
 };
 
-static const struct nla_policy rina_job_add_policy[RINA_A_JOB_AUTH + 1] = {
+static const struct nla_policy rina_job_add_policy[RINA_A_JOB_FALLBACK + 1] = {
 	[RINA_A_JOB_ID]		= NLA_POLICY_MIN(NLA_U16, 1),
 	[RINA_A_JOB_ELEMS]	= NLA_POLICY_RANGE(NLA_U16, 1, RINA_MAX_ELEMS),
 	[RINA_A_JOB_WINDOW]	= NLA_POLICY_FULL_RANGE(NLA_U16,
@@ -63,6 +63,7 @@ static const struct nla_policy rina_job_add_policy[RINA_A_JOB_AUTH + 1] = {
 	 */
 	[RINA_A_JOB_SECRET]	= NLA_POLICY_EXACT_LEN(RINA_SECRET_LEN),
 	[RINA_A_JOB_AUTH]	= NLA_POLICY_MAX(NLA_U8, RINA_JOB_AUTH_MAC),
+	[RINA_A_JOB_FALLBACK]	= NLA_POLICY_MAX(NLA_U8, RINA_FALLBACK_RING),
 };
 
 static const struct nla_policy rina_job_id_policy[RINA_A_JOB_ID + 1] = {
@@ -284,6 +285,15 @@ static int rina_nl_job_add(struct sk_buff *skb, struct genl_info *info)
 		goto err_free;
 	}
 	rina_ring_build(desc, 1, &job->ring);
+	job->fallback = info->attrs[RINA_A_JOB_FALLBACK] ?
+			nla_get_u8(info->attrs[RINA_A_JOB_FALLBACK]) :
+			READ_ONCE(rn->sysctl.fallback);
+	if (job->fallback == RINA_FALLBACK_RING && rina_job_has_tor(desc)) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[RINA_A_JOB_FALLBACK],
+				    "fallback 2 (the rack joins the plain ring) is not implemented by rina.ko's agents: use 0 (abort) or 1 (software), in the job or net.rina.fallback");
+		err = -EOPNOTSUPP;
+		goto err_free;
+	}
 	err = rina_agents_start(rn, job, extack);
 	if (err)
 		goto err_free;
@@ -427,7 +437,9 @@ static int rina_nl_fill_job(struct sk_buff *skb, const struct rina_job *job,
 	    nla_put_u32(skb, RINA_A_JOB_LOCAL_AGENTS, job->n_agents) ||
 	    nla_put_u8(skb, RINA_A_JOB_SIGNED, !!d->has_secret) ||
 	    nla_put_u8(skb, RINA_A_JOB_AUTH, (u8)d->auth) ||
-	    rina_nl_put_ranks(skb, job) || rina_nl_put_racks(skb, job))
+	    nla_put_u8(skb, RINA_A_JOB_FALLBACK, job->fallback) ||
+	    rina_nl_put_ranks(skb, job) || rina_nl_put_racks(skb, job) ||
+	    rina_agents_nl_put(skb, job))
 		goto cancel;
 	genlmsg_end(skb, hdr);
 	return 0;
@@ -439,8 +451,12 @@ cancel:
 
 static size_t rina_job_msg_size(void)
 {
-	/* generous: every rank and rack with all attributes */
-	return NLMSG_GOODSIZE + RINA_MAX_RANKS * 48 + RINA_MAX_RACKS * 40;
+	/*
+	 * generous: every rank and rack with all attributes, and an agent
+	 * worker per rack with its counters
+	 */
+	return NLMSG_GOODSIZE + RINA_MAX_RANKS * 48 + RINA_MAX_RACKS * 40 +
+	       RINA_MAX_RACKS * nla_total_size(RINA_A_AGENT_MAX * 12);
 }
 
 static int rina_nl_job_get(struct sk_buff *skb, struct genl_info *info)

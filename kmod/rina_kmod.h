@@ -72,6 +72,7 @@ struct rina_job {
 	struct list_head	files;		/* attached fds (chrdev.c) */
 	struct list_head	agents;		/* local agent workers */
 	unsigned int		n_agents;
+	u8			fallback;	/* enum rina_fallback */
 	struct rina_job_desc	desc;
 	struct rina_ring	ring;
 };
@@ -98,6 +99,10 @@ struct netlink_ext_ack;
 int rina_agents_start(struct rina_net *rn, struct rina_job *job,
 		      struct netlink_ext_ack *extack);
 void rina_agents_stop(struct rina_job *job);
+bool rina_job_has_tor(const struct rina_job_desc *d);
+bool rina_agents_serve(const struct rina_job *job, u16 rank);
+struct sk_buff;
+int rina_agents_nl_put(struct sk_buff *skb, const struct rina_job *job);
 void rina_agents_abort(struct rina_job *job, unsigned int lost_rank);
 int rina_agents_net_init(struct rina_net *rn);		/* /proc/net/rina_agents */
 void rina_agents_net_exit(struct rina_net *rn);

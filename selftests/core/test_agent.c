@@ -110,6 +110,7 @@ static struct rina_agent_addr addr(unsigned int host, unsigned int port)
  * signed: the job has a secret.
  */
 static struct rina_cc_params setup_cc;	/* zero: no congestion control */
+static bool setup_relay;		/* cfg.relay_own: rina.ko's agent */
 
 static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
 {
@@ -124,6 +125,7 @@ static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
 	cfg.member = 0;
 	cfg.rto_us = 20000;
 	cfg.cc = setup_cc;
+	cfg.relay_own = setup_relay;
 	cfg.job_hash = 0x1122334455667788ULL;
 	cfg.self = addr(1, RINA_UDP_PORT_AGENT);
 	cfg.local[0] = addr(1, RINA_UDP_PORT_MIN);
@@ -843,7 +845,7 @@ static void test_tor_lost(void)
 	rina_agent_core_tor_install(&a);
 	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
 		a.cfg.tor);
-	ok &= a.tor_state == RINA_AGENT_TOR_ON &&
+	ok &= a.tor_state == RINA_AGENT_TOR_ON && a.st.tor_returns == 1 &&
 	      count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, &a.cfg.tor) == 1;
 	rina_agent_core_fini(&a);
 	ktap_result(ok, "agent: a ToR silent for %d probes is lost once the rack's data comes past it; TOR_REMOVE until it says it holds nothing; then it may have the job back when the rack is quiet, every slot complete",
@@ -902,9 +904,101 @@ static void test_tor_lost(void)
 	ktap_result(ok, "agent: after the ToR is lost the rack is added in software; a held own-chunk result is told again");
 }
 
+/* What went to the ToR's data address (ip of its control, agent port). */
+static unsigned int to_tor_data(const struct rina_agent_core *a, __u32 seq)
+{
+	unsigned int j, n = 0;
+
+	for (j = 0; j < nsent; j++)
+		if (sent[j].to.ip == a->cfg.tor.ip &&
+		    sent[j].to.port == htons(RINA_UDP_PORT_AGENT) &&
+		    (sent[j].h.ver_op & 0xf) == RINA_OP_SR_CONTRIB &&
+		    ntohl(sent[j].h.seq) == seq &&
+		    sent[j].len == RINA_HDR_LEN + 16)
+			n++;
+	return n;
+}
+
+/*
+ * rina.ko's agent: its rank's worker (local[0], on the agent's host)
+ * sends to the agent port; its contributions go on to the ToR while it
+ * aggregates, and are added here before it answers (held) and once it
+ * is lost. Other workers' contributions reaching the agent are added.
+ */
+static void test_relay_own(void)
+{
+	struct rina_agent_core a;
+	bool ok;
+
+	setup_relay = true;
+	setup(&a, true);
+	rina_agent_core_tor_install(&a);
+	nsent = 0;
+	rx_data(&a, 0, 10, &a.cfg.local[0]);	/* no answer yet: held */
+	ok = to_tor_data(&a, 10) == 0 && a.st.tor_held == 1 &&
+	     a.st.tor_relays == 0;
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
+	nsent = 0;
+	rx_data(&a, 0, 10, &a.cfg.local[0]);
+	rx_data(&a, 0, 10, &a.cfg.local[0]);	/* its retransmission */
+	ok &= to_tor_data(&a, 10) == 2 && a.st.tor_relays == 2 &&
+	      a.st.contrib_in == 0;
+	rx_data(&a, 0, 11, &a.cfg.local[1]);	/* another host's: here */
+	ok &= to_tor_data(&a, 11) == 0 && a.st.contrib_in == 1;
+	/* lost (data came past it): our worker's data is added here */
+	run_for(&a, RINA_AGENT_TOR_PROBE_US +
+		(RINA_AGENT_TOR_TRIES + 1) * RINA_AGENT_TOR_RETRY_US, 10000);
+	rx_data(&a, 0, 13, &a.cfg.local[1]);
+	run_for(&a, 60000, 10000);
+	ok &= a.tor_state == RINA_AGENT_TOR_LOST;
+	nsent = 0;
+	rx_data(&a, 0, 12, &a.cfg.local[0]);
+	ok &= to_tor_data(&a, 12) == 0 && a.st.tor_relays == 2 &&
+	      a.st.contrib_in == 3;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: relay_own passes its rank's contributions to the ToR while it aggregates, adds them before it answers and once it is lost");
+
+	/* librina's agent (no relay_own): its worker sends to the ToR */
+	setup_relay = false;
+	setup_on(&a);
+	rx_data(&a, 0, 10, &a.cfg.local[0]);
+	ok = to_tor_data(&a, 10) == 0 && a.st.tor_relays == 0 &&
+	     a.st.contrib_in == 1;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: without relay_own the agent relays nothing to the ToR");
+
+	/*
+	 * A new session of a many-session agent: the ToR's slots of the
+	 * last one are removed, then the job installed again; the workers
+	 * wait for it. One session's agent (librina's) asks nothing.
+	 */
+	setup_on(&a);
+	rina_agent_core_reset(&a);
+	ok = a.tor_state == RINA_AGENT_TOR_WAIT &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, &a.cfg.tor) == 1 &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, NULL) == 0;
+	run_for(&a, RINA_AGENT_TOR_RETRY_US, 10000);	/* lost: again */
+	ok &= count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, &a.cfg.tor) == 2;
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
+	ok &= a.tor_state == RINA_AGENT_TOR_WAIT &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, &a.cfg.tor) == 1;
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
+	ok &= a.tor_state == RINA_AGENT_TOR_ON && a.st.tor_returns == 0;
+	rina_agent_core_fini(&a);
+	setup_on(&a);
+	a.cfg.single_session = 1;
+	rina_agent_core_reset(&a);
+	ok &= a.tor_state == RINA_AGENT_TOR_ON && nsent == 0;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: a new session of a many-session agent removes the job from the ToR and installs it again");
+}
+
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 5);
+	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 5 + 3);
 	test_install();
 	test_tor_copies();
 	test_hello_gate();
@@ -914,5 +1008,6 @@ int main(void)
 	test_silent_tor();
 	test_repair_window();
 	test_tor_lost();
+	test_relay_own();
 	return ktap_finish();
 }

@@ -23,25 +23,6 @@
 
 #include "rina_int.h"
 
-/* Does someone (the kernel's agent) hold this agent address? */
-static bool agent_port_taken(__be32 ip, __be16 port)
-{
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = port,
-		.sin_addr = { .s_addr = ip },
-	};
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	bool taken;
-
-	if (fd < 0)
-		return false;
-	taken = bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 &&
-		errno == EADDRINUSE;
-	close(fd);
-	return taken;
-}
-
 /* The kernel's ring must be librina's, member for member. */
 static int plan_check(const struct rina_comm *c, const struct rina_plan *p,
 		      const struct rina_ring_member *m)
@@ -137,12 +118,11 @@ int rina_kernel_attach(struct rina_comm *c)
 	c->kfd = fd;
 	/*
 	 * rina.ko runs the agent of every INA rack whose agent address is
-	 * local to the job's namespace; its socket holds the agent port.
+	 * local to the job's namespace, and says so: its socket holds the
+	 * agent port, so this rank starts no agent thread.
 	 */
 	c->kernel_agent = p.is_agent && p.agent == c->rank &&
-			  agent_port_taken(c->job.ranks[c->rank].ip,
-					   rina_rack_agent_port(&c->job,
-						c->job.ranks[c->rank].rack));
+			  (p.flags & RINA_PLAN_F_KERNEL_AGENT);
 	return RINA_OK;
 err:
 	free(m);

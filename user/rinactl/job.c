@@ -77,6 +77,9 @@ static void put_job(struct nlmsghdr *nlh, const struct rina_job_desc *d)
 			     d->secret);
 	if (d->auth != RINA_JOB_AUTH_TAG)
 		mnl_attr_put_u8(nlh, RINA_A_JOB_AUTH, (uint8_t)d->auth);
+	/* the job file's default (software) leaves net.rina.fallback to act */
+	if (d->fallback != RINA_FALLBACK_SOFTWARE)
+		mnl_attr_put_u8(nlh, RINA_A_JOB_FALLBACK, (uint8_t)d->fallback);
 	list = mnl_attr_nest_start(nlh, RINA_A_JOB_RACKS);
 	for (i = 0; i < d->n_racks; i++) {
 		const struct rina_rack_desc *rk = &d->racks[i];
@@ -300,14 +303,80 @@ static void show_rack(const struct nlattr *e, bool json, bool first)
 	fprintf(OUT, "\n");
 }
 
+static const char *const tor_states[] = {
+	[RINA_AGENT_TOR_ST_NONE] = "none", [RINA_AGENT_TOR_ST_WAIT] = "wait",
+	[RINA_AGENT_TOR_ST_ON] = "on", [RINA_AGENT_TOR_ST_OFF] = "off",
+	[RINA_AGENT_TOR_ST_LOST] = "lost",
+};
+
+/* JSON key and text name of each u64 counter of a local agent */
+static const char *const agent_counters[RINA_A_AGENT_MAX + 1] = {
+	[RINA_A_AGENT_CONTRIB_IN] = "contrib_in",
+	[RINA_A_AGENT_PARTIAL_IN] = "partial_in",
+	[RINA_A_AGENT_SLOTS_DONE] = "slots_done",
+	[RINA_A_AGENT_AG_OUT] = "ag_out",
+	[RINA_A_AGENT_AG_RETRANSMITS] = "ag_retransmits",
+	[RINA_A_AGENT_NACKS_IN] = "nacks_in",
+	[RINA_A_AGENT_REPAIRS] = "repairs",
+	[RINA_A_AGENT_TOR_COPIES] = "tor_copies",
+	[RINA_A_AGENT_TOR_RELAYS] = "tor_relays",
+	[RINA_A_AGENT_TOR_HELD] = "tor_held",
+	[RINA_A_AGENT_TOR_PROBES] = "tor_probes",
+	[RINA_A_AGENT_TOR_LOST] = "tor_lost",
+	[RINA_A_AGENT_TOR_RETURNS] = "tor_returns",
+	[RINA_A_AGENT_SESSIONS] = "sessions",
+	[RINA_A_AGENT_ABORTS] = "aborts",
+	[RINA_A_AGENT_MALFORMED] = "malformed",
+	[RINA_A_AGENT_BAD_TAG] = "bad_tag",
+	[RINA_A_AGENT_SEND_ERRORS] = "send_errors",
+};
+
+/* A local agent worker: its ToR and counters. */
+static void show_agent(const struct nlattr *e, bool json, bool first)
+{
+	uint64_t c[RINA_A_AGENT_MAX + 1] = { 0 };
+	unsigned int rank = 0, rack = 0, tor = 0, i;
+	uint32_t status = 0;
+	const struct nlattr *a;
+	const char *st;
+
+	mnl_attr_for_each_nested(a, e) {
+		int t = mnl_attr_get_type(a);
+
+		if (t == RINA_A_AGENT_RANK)
+			rank = mnl_attr_get_u16(a);
+		else if (t == RINA_A_AGENT_RACK)
+			rack = mnl_attr_get_u16(a);
+		else if (t == RINA_A_AGENT_TOR)
+			tor = mnl_attr_get_u8(a);
+		else if (t == RINA_A_AGENT_TOR_STATUS)
+			status = mnl_attr_get_u32(a);
+		else if (t > 0 && t <= RINA_A_AGENT_MAX && agent_counters[t] &&
+			 mnl_attr_get_payload_len(a) == 8)
+			c[t] = mnl_attr_get_u64(a);
+	}
+	st = tor <= RINA_AGENT_TOR_ST_LOST ? tor_states[tor] : "unknown";
+	if (json)
+		fprintf(OUT, "%s{\"rank\":%u,\"rack\":%u,\"tor\":\"%s\","
+			     "\"tor_status\":%u", first ? "" : ",", rank,
+			     rack, st, status);
+	else
+		fprintf(OUT, "\tagent rank %u rack %u tor %s", rank, rack, st);
+	for (i = 0; i <= RINA_A_AGENT_MAX; i++)
+		if (agent_counters[i])
+			fprintf(OUT, json ? ",\"%s\":%llu" : " %s %llu",
+				agent_counters[i], (unsigned long long)c[i]);
+	fprintf(OUT, json ? "}" : "\n");
+}
+
 static int show_cb(const struct nlmsghdr *nlh, void *data)
 {
 	bool json = rinactl_opts.json;
 	struct show_ctx *ctx = data;
 	const struct nlattr *a, *e, *ranks = NULL, *racks = NULL;
 	unsigned int v[RINA_A_JOB_MAX + 1] = { 0 };
-	const char *state, *auth;
-	bool first;
+	const char *state, *auth, *fallback;
+	bool first, any_agent = false;
 
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		int t = mnl_attr_get_type(a);
@@ -329,7 +398,11 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 		case RINA_A_JOB_STATE:
 		case RINA_A_JOB_SIGNED:
 		case RINA_A_JOB_AUTH:
+		case RINA_A_JOB_FALLBACK:
 			v[t] = mnl_attr_get_u8(a);
+			break;
+		case RINA_A_JOB_LOCAL_AGENT:
+			any_agent = true;
 			break;
 		case RINA_A_JOB_RANKS:
 			ranks = a;
@@ -340,6 +413,9 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 		}
 	}
 	auth = v[RINA_A_JOB_AUTH] == RINA_JOB_AUTH_MAC ? "mac" : "tag";
+	fallback = v[RINA_A_JOB_FALLBACK] == RINA_FALLBACK_ABORT ? "abort" :
+		   v[RINA_A_JOB_FALLBACK] == RINA_FALLBACK_RING ? "ring" :
+		   "software";
 	state = v[RINA_A_JOB_STATE] <= RINA_JOB_ABORTED &&
 		job_states[v[RINA_A_JOB_STATE]] ?
 		job_states[v[RINA_A_JOB_STATE]] : "unknown";
@@ -348,24 +424,25 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 			     "\"window\":%u,\"timeout_ms\":%u,\"rto_us\":%u,"
 			     "\"ring_len\":%u,\"agents\":%u,\"attached\":%u,"
 			     "\"local_agents\":%u,\"signed\":%s,\"auth\":\"%s\","
-			     "\"racks\":[",
+			     "\"fallback\":\"%s\",\"racks\":[",
 			     ctx->n ? "," : "",
 			     v[RINA_A_JOB_ID], state, v[RINA_A_JOB_ELEMS],
 			     v[RINA_A_JOB_WINDOW], v[RINA_A_JOB_TIMEOUT_MS],
 			     v[RINA_A_JOB_RTO_US], v[RINA_A_JOB_RING_LEN],
 			     v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED],
 			     v[RINA_A_JOB_LOCAL_AGENTS],
-			     v[RINA_A_JOB_SIGNED] ? "true" : "false", auth);
+			     v[RINA_A_JOB_SIGNED] ? "true" : "false", auth,
+			     fallback);
 	else
 		fprintf(OUT, "job %u state %s elements %u window %u timeout_ms %u "
 			     "rto_us %u ring %u agents %u attached %u "
-			     "local_agents %u signed %s auth %s\n",
+			     "local_agents %u signed %s auth %s fallback %s\n",
 			     v[RINA_A_JOB_ID], state, v[RINA_A_JOB_ELEMS],
 			     v[RINA_A_JOB_WINDOW], v[RINA_A_JOB_TIMEOUT_MS],
 			     v[RINA_A_JOB_RTO_US], v[RINA_A_JOB_RING_LEN],
 			     v[RINA_A_JOB_AGENTS], v[RINA_A_JOB_N_ATTACHED],
 			     v[RINA_A_JOB_LOCAL_AGENTS],
-			     v[RINA_A_JOB_SIGNED] ? "yes" : "no", auth);
+			     v[RINA_A_JOB_SIGNED] ? "yes" : "no", auth, fallback);
 	first = true;
 	if (racks)
 		mnl_attr_for_each_nested(e, racks) {
@@ -378,6 +455,16 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 	if (ranks)
 		mnl_attr_for_each_nested(e, ranks) {
 			show_rank(e, json, first);
+			first = false;
+		}
+	if (json)
+		fprintf(OUT, "],\"local_agent\":[");
+	first = true;
+	if (any_agent)
+		mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+			if (mnl_attr_get_type(a) != RINA_A_JOB_LOCAL_AGENT)
+				continue;
+			show_agent(a, json, first);
 			first = false;
 		}
 	if (json)

@@ -216,6 +216,11 @@ enum rina_job_attr {
 				 * secret (JOB_ADD only; never sent back) */
 	RINA_A_JOB_SIGNED,	/* u8, 1: the job has a secret (output) */
 	RINA_A_JOB_AUTH,	/* u8, enum rina_job_auth (acts with a secret) */
+	RINA_A_JOB_FALLBACK,	/* u8, enum rina_fallback of its local agents
+				 * (absent in JOB_ADD: net.rina.fallback) */
+	RINA_A_JOB_PAD,
+	RINA_A_JOB_LOCAL_AGENT,	/* nest, attribute-set "agent", one per local
+				 * agent worker (output, repeated) */
 	__RINA_A_JOB_MAX,
 };
 #define RINA_A_JOB_MAX		(__RINA_A_JOB_MAX - 1)
@@ -225,6 +230,46 @@ enum rina_job_auth {
 	RINA_JOB_AUTH_TAG	= 0,	/* the job's tag after the payload */
 	RINA_JOB_AUTH_MAC	= 1,	/* a SipHash MAC per packet */
 };
+
+/* The rack's ToR as its agent sees it (protocol-ina.md section 9). */
+enum rina_agent_tor_state {
+	RINA_AGENT_TOR_ST_NONE	= 0,	/* no ToR address: software only */
+	RINA_AGENT_TOR_ST_WAIT	= 1,	/* TOR_INSTALL sent, no reply yet */
+	RINA_AGENT_TOR_ST_ON	= 2,	/* the ToR aggregates the rack */
+	RINA_AGENT_TOR_ST_OFF	= 3,	/* refused or silent: software */
+	RINA_AGENT_TOR_ST_LOST	= 4,	/* went silent while it aggregated */
+};
+
+/* attribute-set "agent": a local agent worker and its counters (u64) */
+enum rina_agent_attr {
+	RINA_A_AGENT_UNSPEC,
+	RINA_A_AGENT_PAD,
+	RINA_A_AGENT_RANK,		/* u16, the agent rank */
+	RINA_A_AGENT_RACK,		/* u16 */
+	RINA_A_AGENT_TOR,		/* u8, enum rina_agent_tor_state */
+	RINA_A_AGENT_TOR_STATUS,	/* u32, last TOR_REPLY status, or
+					 * 0xffffffff: no reply came */
+	RINA_A_AGENT_CONTRIB_IN,	/* workers' contributions added */
+	RINA_A_AGENT_PARTIAL_IN,	/* upstream partials added */
+	RINA_A_AGENT_SLOTS_DONE,	/* slots completed in software */
+	RINA_A_AGENT_AG_OUT,		/* allgather data sent downstream */
+	RINA_A_AGENT_AG_RETRANSMITS,
+	RINA_A_AGENT_NACKS_IN,
+	RINA_A_AGENT_REPAIRS,
+	RINA_A_AGENT_TOR_COPIES,	/* allgather copies the ToR sent */
+	RINA_A_AGENT_TOR_RELAYS,	/* own-rank contributions to the ToR */
+	RINA_A_AGENT_TOR_HELD,		/* data dropped while asking it */
+	RINA_A_AGENT_TOR_PROBES,	/* TOR_INSTALLs to a quiet ToR */
+	RINA_A_AGENT_TOR_LOST,		/* times it went silent while on */
+	RINA_A_AGENT_TOR_RETURNS,	/* times it took the job again */
+	RINA_A_AGENT_SESSIONS,
+	RINA_A_AGENT_ABORTS,
+	RINA_A_AGENT_MALFORMED,
+	RINA_A_AGENT_BAD_TAG,
+	RINA_A_AGENT_SEND_ERRORS,
+	__RINA_A_AGENT_MAX,
+};
+#define RINA_A_AGENT_MAX	(__RINA_A_AGENT_MAX - 1)
 
 /* attribute-set "rank": one row of the rank table */
 enum rina_rank_attr {
@@ -351,6 +396,8 @@ struct rina_plan {
 };
 #define RINA_PLAN_SIZE_VER0	96
 #define RINA_PLAN_F_SIGNED	0x1	/* the job has a secret (signed, tagged) */
+#define RINA_PLAN_F_KERNEL_AGENT 0x2	/* rina.ko runs this rank's rack's
+					 * agent here (it owns the agent port) */
 #define RINA_NO_AGENT		0xffff
 
 #define RINA_IOC_ATTACH		_IOW(RINA_IOC_MAGIC, 1, struct rina_attach)
