@@ -53,7 +53,7 @@ copy_bin "$(command -v tc)" usr/bin/tc
 [ -x "$top/build/bin/rina-bench" ] &&
 	copy_bin "$top/build/bin/rina-bench" usr/bin/rina-bench
 cp "$top/selftests/vm/guest.sh" "$top/selftests/ktap.sh" "$stage/tests/"
-for t in rinactl_test.sh agent_e2e.sh; do
+for t in rinactl_test.sh agent_e2e.sh events_e2e.sh; do
 	[ -f "$top/selftests/vm/$t" ] && cp "$top/selftests/vm/$t" "$stage/tests/"
 done
 echo "root:x:0:0::/:/bin/sh" > "$stage/etc/passwd"

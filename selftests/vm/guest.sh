@@ -128,6 +128,17 @@ else
 	ktap_skip agent_e2e "rina-bench or rinactl was not built"
 fi
 
+# librina ends its calls on rina.ko's /dev/rina events (lost rank, job
+# aborted or deleted) instead of its timeout
+if [ -x /tests/events_e2e.sh ] && [ -x /usr/bin/rina-bench ] &&
+   [ -x /usr/bin/rinactl ]; then
+	/tests/events_e2e.sh
+	rc=$?
+	[ $rc = 0 ] && ktap_ok events_e2e || ktap_fail events_e2e "exit $rc"
+else
+	ktap_skip events_e2e "rina-bench or rinactl was not built"
+fi
+
 # rmmod with jobs present (the C test leaves an aborted job behind) and
 # a running agent worker: all torn down
 if rmmod rina && ! grep -q '^rina ' /proc/modules &&

@@ -256,6 +256,10 @@ int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
 	struct rina_msg msgs[RINA_BATCH];
 	int n, j, ret;
 
+	/* every role's call waits here: the place to hear from rina.ko */
+	ret = rina_kernel_poll(c);
+	if (ret)
+		return ret;
 	n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH,
 			     (int)((wait_us + 999) / 1000));
 	if (n < 0)

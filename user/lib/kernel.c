@@ -7,7 +7,8 @@
  * kernel runs the agent of its INA rack (then librina starts no agent
  * thread: the kernel owns the agent port). Without the module, or without
  * the job in the kernel, librina runs file-based as before, with the same
- * results.
+ * results. While attached, the calls read the job's events from the fd:
+ * a lost rank or a deleted job ends them at once, not at their timeout.
  *
  * RINA_KERNEL=0 never uses the module; RINA_KERNEL=1 requires it.
  */
@@ -64,11 +65,13 @@ int rina_kernel_attach(struct rina_comm *c)
 	int fd, ret;
 
 	c->kfd = -1;
+	c->kev_next = 0;
 	c->kernel_agent = false;
 	if ((env && !strcmp(env, "0")) || !strcmp(c->tp->ops->name, "inproc") ||
 	    (getenv("RINA_NO_INA") && strcmp(getenv("RINA_NO_INA"), "0")))
 		return RINA_OK;
-	fd = open("/dev/" RINA_DEV_NAME, O_RDWR | O_CLOEXEC);
+	/* non-blocking: rina_kernel_events() reads it from the call loops */
+	fd = open("/dev/" RINA_DEV_NAME, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		if (need)
 			return rina_fail(RINA_ERR_SYSTEM,
@@ -128,6 +131,55 @@ err:
 	free(m);
 	close(fd);
 	return ret;
+}
+
+int rina_kernel_events(struct rina_comm *c)
+{
+	struct rina_dev_event ev[RINA_DEV_EVENT_QUEUE];
+	bool aborted = false, deleted = false;
+	int lost = -1;
+	ssize_t n;
+	int i;
+
+	n = read(c->kfd, ev, sizeof(ev));
+	if (n < (ssize_t)sizeof(ev[0]))
+		return RINA_OK;		/* EAGAIN: nothing queued */
+	for (i = 0; i < n / (ssize_t)sizeof(ev[0]); i++) {
+		if (ev[i].job_id != c->job.job_id)
+			continue;
+		switch (ev[i].type) {
+		case RINA_EVENT_MEMBER_LOST:
+			if (ev[i].rank != RINA_NO_RANK)
+				lost = ev[i].rank;
+			aborted = true;
+			break;
+		case RINA_EVENT_JOB_ABORTED:
+			aborted = true;
+			break;
+		case RINA_EVENT_JOB_DELETED:
+			deleted = true;
+			break;
+		}
+	}
+	if (!aborted && !deleted)
+		return RINA_OK;
+	/*
+	 * Only this host's ranks hear from its rina.ko: tell the others,
+	 * who would otherwise wait out their timeout. They fail with
+	 * RINA_ERR_ABORTED and tell no one in turn.
+	 */
+	rina_session_abort(c, RINA_ERR_ABORTED);
+	if (lost >= 0)
+		return rina_fail(RINA_ERR_ABORTED,
+				 "rank %d: rina.ko aborted job %u: rank %d was lost (its /dev/rina fd closed without a detach)",
+				 c->rank, c->job.job_id, lost);
+	if (aborted)
+		return rina_fail(RINA_ERR_ABORTED,
+				 "rank %d: rina.ko aborted job %u",
+				 c->rank, c->job.job_id);
+	return rina_fail(RINA_ERR_ABORTED,
+			 "rank %d: job %u was deleted from rina.ko (rinactl job del)",
+			 c->rank, c->job.job_id);
 }
 
 void rina_kernel_detach(struct rina_comm *c)

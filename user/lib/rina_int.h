@@ -81,6 +81,7 @@ struct rina_comm {
 	struct rina_addr	tor_to;		/* the ToR's, once installed */
 	struct rina_agent	*agent;		/* this rank is its rack's agent */
 	int			kfd;		/* /dev/rina attached, or -1 */
+	uint64_t		kev_next;	/* rina_kernel_poll(): next read */
 	bool			kernel_agent;	/* rina.ko runs our rack's agent */
 	uint32_t		contrib_before[RINA_MAX_RANKS];	/* see ring.c */
 
@@ -196,6 +197,28 @@ void rina_agent_get_stats(const struct rina_agent *a,
 /* /dev/rina when rina.ko has the job (kernel.c); file-based otherwise. */
 int rina_kernel_attach(struct rina_comm *c);
 void rina_kernel_detach(struct rina_comm *c);
+/*
+ * rina.ko's events of the attached job (member lost, job aborted or
+ * deleted): RINA_ERR_ABORTED, the other ranks told, if one came; never
+ * blocks. rina_kernel_poll() reads at most every RINA_KEV_POLL_US, so
+ * that every receive can call it: the kernel knows of a dead rank at
+ * once, its ring neighbours only after timeout_ms without progress.
+ */
+int rina_kernel_events(struct rina_comm *c);
+#define RINA_KEV_POLL_US	2000
+
+static inline int rina_kernel_poll(struct rina_comm *c)
+{
+	uint64_t now;
+
+	if (c->kfd < 0)		/* file-based: not even the clock */
+		return RINA_OK;
+	now = rina_now_us();
+	if (now < c->kev_next)
+		return RINA_OK;
+	c->kev_next = now + RINA_KEV_POLL_US;
+	return rina_kernel_events(c);
+}
 
 /* Reduce kernels, vectorised where the CPU allows (reduce.c). */
 struct rina_reduce_ops {

@@ -131,6 +131,14 @@ int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 			seen->bye_next = true;
 		return 0;
 	case RINA_CTRL_ABORT:
+		/*
+		 * A rank of this host that heard from rina.ko may tell us
+		 * before our next poll: the kernel's reason is the better one
+		 * (when leaving, the answer goes nowhere: no need to ask).
+		 */
+		if (c->kfd >= 0 && c->session != RINA_SESSION_LINGER &&
+		    rina_kernel_events(c))
+			return RINA_ERR_ABORTED;
 		return rina_abort_fail(c, src, ntohl(m->arg));
 	default:
 		c->st.rx_malformed++;
@@ -152,8 +160,10 @@ int rina_session_hello(struct rina_comm *c)
 	uint64_t limit = (uint64_t)c->timeout_ms * 1000;
 	int n, j, ret;
 
-	if (c->L < 2)
-		return RINA_OK;
+	/* the job may be gone already: deleted or aborted since attach */
+	ret = rina_kernel_poll(c);
+	if (ret || c->L < 2)
+		return ret;
 	/* a worker of an INA rack greets its agent only */
 	if (c->ina_local)
 		seen.hello_prev = true;
@@ -176,6 +186,9 @@ int rina_session_hello(struct rina_comm *c)
 				       c->incarnation);
 			last_tx = now;
 		}
+		ret = rina_kernel_poll(c);
+		if (ret)
+			return ret;
 		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH, 10);
 		if (n < 0)
 			return rina_fail(RINA_ERR_TRANSPORT, "receive failed: %s",
