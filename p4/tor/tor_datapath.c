@@ -81,6 +81,12 @@ static int tc_steer(struct port *p)
 		return ret;
 	p->tc = ret ? 1 : 2;		/* 2: we created the clsact qdisc */
 	opts.prog_fd = bpf_program__fd(tc_skel->progs.rina_tor_steer);
+	/*
+	 * a SIGKILLed rina-tor's filter stays (its lease lapsed, it takes
+	 * nothing): a new one replaces it, so that rina-tor can be started
+	 * again on its ports
+	 */
+	opts.flags = BPF_TC_F_REPLACE;
 	return bpf_tc_attach(&hook, &opts);
 }
 
