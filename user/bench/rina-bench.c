@@ -32,6 +32,7 @@ struct opts {
 	size_t	min_bytes, max_bytes;
 	double	factor;
 	int	iters, warmup;
+	int	gap_ms;		/* pause after each call: a step's compute */
 	int	check;
 	enum rina_dtype dtype;
 	enum rina_redop op;
@@ -50,18 +51,33 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* --gap-ms: the compute between two steps' allreduces */
+static void gap(const struct opts *o)
+{
+	struct timespec ts = {
+		.tv_sec = o->gap_ms / 1000,
+		.tv_nsec = (long)(o->gap_ms % 1000) * 1000000L,
+	};
+
+	if (o->gap_ms)
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: rina-bench [-b MINBYTES] [-e MAXBYTES] [-f FACTOR] [-n ITERS]\n"
 "                  [-w WARMUP] [-c 0|1] [-d int32|float32] [-o sum|avg|max]\n"
 "                  [--transport auto|udp|xdp|inproc] [--json]\n"
-"                  [--link-rate RATE]\n"
+"                  [--link-rate RATE] [--gap-ms MS]\n"
 "Run once per rank with RINA_JOB and RINA_RANK set (see rina-run).\n"
 "-c 1 (default) checks the result of every call, warm-up and timed,\n"
 "outside the timed region; #wrong is the sum over a size's calls.\n"
 "RATE (tc syntax: 25mbit, 1gbit; default $RINA_LINK_RATE) gives the\n"
-"efficiency column: line-rate time of this rank's wire bytes / time.\n");
+"efficiency column: line-rate time of this rank's wire bytes / time.\n"
+"--gap-ms MS pauses MS ms after every call, outside the timed region,\n"
+"as a training step's compute would.\n");
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -70,12 +86,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "transport", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "link-rate", required_argument, NULL, 'R' },
+		{ "gap-ms", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*o = (struct opts){ 1024, 16 << 20, 2.0, 20, 5, 1, RINA_FLOAT32,
+	*o = (struct opts){ 1024, 16 << 20, 2.0, 20, 5, 0, 1, RINA_FLOAT32,
 			    RINA_SUM, NULL, false, 256, NULL, 0 };
 	o->link_rate = getenv("RINA_LINK_RATE");
 	if (o->link_rate && !*o->link_rate)
@@ -121,11 +138,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'T': o->transport = optarg; break;
 		case 'J': o->json = true; break;
 		case 'R': o->link_rate = optarg; break;
+		case 'G': o->gap_ms = atoi(optarg); break;
 		case 'h': usage(stdout); exit(0);
 		default: goto bad;
 		}
 	}
-	if (optind != argc || o->iters < 1 || o->warmup < 0 ||
+	if (optind != argc || o->iters < 1 || o->warmup < 0 || o->gap_ms < 0 ||
 	    o->min_bytes > o->max_bytes)
 		goto bad;
 	if (o->link_rate && bench_parse_rate(o->link_rate, &o->link_bps)) {
@@ -420,6 +438,7 @@ int main(int argc, char **argv)
 				goto fail;
 			if (o.check)
 				wrong += check(buf, count, &o, &exp);
+			gap(&o);
 		}
 		rina_comm_get_stats(comm, &s0);
 		bench_wire_read(&w0);
@@ -444,6 +463,7 @@ int main(int argc, char **argv)
 				goto fail;
 			if (o.check)
 				wrong += check(buf, count, &o, &exp);
+			gap(&o);
 		}
 		cpu_util = wall > 0 ? cpu / wall : 0;
 		rina_comm_get_stats(comm, &s1);
