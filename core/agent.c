@@ -648,12 +648,13 @@ static int relay_to_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 		.port = rina_htons(RINA_UDP_PORT_AGENT),
 	};
 
-	if (!a->cfg.relay_own || a->tor_state != RINA_AGENT_TOR_ON ||
+	if (!a->cfg.relay_own || !a->ops->relay ||
+	    a->tor_state != RINA_AGENT_TOR_ON ||
 	    from->ip != a->cfg.self.ip ||
 	    rina_ntohs(h->src_id) != a->cfg.rank ||
 	    (h->flags & RINA_F_SW_BYPASS))
 		return 0;
-	a->ops->send(a->ctx, &to, h, wire_len);
+	a->ops->relay(a->ctx, &to, from, h, wire_len);
 	a->st.tor_relays++;
 	return 1;
 }

@@ -122,6 +122,14 @@ struct rina_agent_ops {
 	/* Send one datagram; buf is the core's, copy it before returning. */
 	void	(*send)(void *ctx, const struct rina_agent_addr *to,
 			const void *buf, __u32 len);
+	/*
+	 * Required with cfg.relay_own: send one datagram to `to` as `from`
+	 * sent it (its source address and port), since the ToR knows its
+	 * workers by address and port. buf as for send.
+	 */
+	void	(*relay)(void *ctx, const struct rina_agent_addr *to,
+			 const struct rina_agent_addr *from, const void *buf,
+			 __u32 len);
 	/* Optional: faster int32 kernels with core/agg.h's semantics. */
 	int	(*add_be)(__s32 *acc, const __be32 *in, __u32 n);
 	void	(*max_be)(__s32 *acc, const __be32 *in, __u32 n);

@@ -13,6 +13,7 @@
  * serves the next one. Every datagram is first checked with the shared
  * rina_hdr_check() and counted per reason in the per-CPU counters.
  */
+#include <linux/ip.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
@@ -20,7 +21,10 @@
 #include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/udp.h>
 #include <linux/uio.h>
+#include <net/checksum.h>
+#include <net/ip.h>
 #include <net/inet_sock.h>
 #include <net/route.h>
 #include <net/sock.h>
@@ -36,6 +40,7 @@ struct rina_agent {
 	u16			job_id;
 	u16			rank;
 	struct socket		*sock;
+	struct socket		*raw;		/* relays to the ToR, or NULL */
 	struct task_struct	*task;
 	void			*buf;
 	u64			send_errors;
@@ -45,7 +50,9 @@ struct rina_agent {
 	u32			timeout_ms;	/* the job's */
 	u16			rack;
 	u8			fallback;	/* enum rina_fallback */
-	bool			tor_aborted;	/* fallback abort done */
+	/* fallback abort: 1 ABORT sent, 2 the job marked aborted too */
+	u8			tor_aborted;
+	unsigned long		abort_again;	/* jiffies: ABORT a sender */
 	unsigned long		silent_check;	/* jiffies of the next */
 	struct rina_agent_addr	*ranks;		/* every rank, for ABORT */
 	u16			n_ranks;
@@ -116,6 +123,65 @@ static void rina_agent_send(void *ctx, const struct rina_agent_addr *to,
 }
 
 /*
+ * The agent rank's worker sends its contributions here (a datagram to
+ * the host's own address never reaches the wire); while the ToR adds the
+ * rack they go on to it as the worker sent them, from the worker's
+ * address and port, which is how the ToR knows its workers. A raw socket
+ * with the IPv4 and UDP headers built here: no UDP socket may take the
+ * worker's port from librina.
+ */
+static void rina_agent_relay(void *ctx, const struct rina_agent_addr *to,
+			     const struct rina_agent_addr *from,
+			     const void *buf, __u32 len)
+{
+	struct rina_agent *a = ctx;
+	struct iphdr iph = {
+		.version	= 4,
+		.ihl		= sizeof(iph) / 4,
+		.tot_len	= htons(sizeof(iph) + sizeof(struct udphdr) +
+					len),
+		.frag_off	= htons(IP_DF),
+		.ttl		= 64,
+		.protocol	= IPPROTO_UDP,
+		.saddr		= from->ip,
+		.daddr		= to->ip,
+	};	/* id and check: the kernel's (IP_HDRINCL) */
+	struct udphdr uh = {
+		.source	= from->port,
+		.dest	= to->port,
+		.len	= htons(sizeof(uh) + len),
+	};
+	struct sockaddr_in sin = {
+		.sin_family	= AF_INET,
+		.sin_addr	= { .s_addr = to->ip },
+	};
+	struct kvec iov[3] = {
+		{ .iov_base = &iph, .iov_len = sizeof(iph) },
+		{ .iov_base = &uh, .iov_len = sizeof(uh) },
+		{ .iov_base = (void *)buf, .iov_len = len },
+	};
+	struct msghdr msg = {
+		.msg_name	= &sin,
+		.msg_namelen	= sizeof(sin),
+		.msg_flags	= MSG_DONTWAIT,
+	};
+	__wsum sum;
+
+	if (!a->raw) {
+		a->send_errors++;
+		return;
+	}
+	sum = csum_partial(buf, len, csum_partial(&uh, sizeof(uh), 0));
+	uh.check = csum_tcpudp_magic(iph.saddr, iph.daddr, ntohs(uh.len),
+				     IPPROTO_UDP, sum);
+	if (!uh.check)
+		uh.check = CSUM_MANGLED_0;
+	if (kernel_sendmsg(a->raw, &msg, iov, 3, sizeof(iph) + sizeof(uh) +
+			   len) < 0)
+		a->send_errors++;
+}
+
+/*
  * The ToR's changes are logged: an operator wants to know that a switch
  * refused a job, went away or came back.
  */
@@ -161,6 +227,7 @@ static const struct rina_agent_ops rina_agent_kops = {
 	.free		= rina_agent_kfree,
 	.now_us		= rina_agent_now_us,
 	.send		= rina_agent_send,
+	.relay		= rina_agent_relay,
 	.event		= rina_agent_event,
 	.mac		= rina_kmac,
 	.wall_us	= rina_agent_wall_us,
@@ -187,6 +254,20 @@ static bool rina_agent_check(struct rina_agent *a, int len, bool trunc)
 }
 
 /* One datagram: > 0 handled, 0 nothing there, < 0 shut down. */
+/*
+ * A job its agent aborted for want of its ToR (fallback abort) runs no
+ * more: a rank that starts later (on another host, whose rina.ko knows
+ * nothing of it) is told so when it greets us, at most every 100 ms.
+ */
+static void rina_agent_aborted_rx(struct rina_agent *a,
+				  const struct rina_agent_addr *from)
+{
+	if (time_before(jiffies, a->abort_again))
+		return;
+	a->abort_again = jiffies + HZ / 10;
+	rina_agent_core_abort(&a->core, RINA_AGENT_TOR_RESULT, from, 1);
+}
+
 static int rina_agent_recv_one(struct rina_agent *a, bool block)
 {
 	struct kvec iov = { .iov_base = a->buf, .iov_len = RINA_AGENT_BUF };
@@ -205,6 +286,10 @@ static int rina_agent_recv_one(struct rina_agent *a, bool block)
 		return 1;
 	from.ip = sin.sin_addr.s_addr;
 	from.port = sin.sin_port;
+	if (a->tor_aborted) {
+		rina_agent_aborted_rx(a, &from);
+		return 1;
+	}
 	rina_agent_core_rx(&a->core, a->buf, n, &from);
 	return 1;
 }
@@ -253,13 +338,18 @@ static void rina_agent_tor_policy(struct rina_agent *a)
 	enum rina_agent_tor st = a->core.tor_state;
 
 	if (a->fallback == RINA_FALLBACK_ABORT) {
-		if (a->tor_aborted || (st != RINA_AGENT_TOR_LOST &&
-				       st != RINA_AGENT_TOR_OFF))
-			return;
-		a->tor_aborted = true;
-		rina_agent_core_abort(&a->core, RINA_AGENT_TOR_RESULT,
-				      a->ranks, a->n_ranks);
-		trace_rina_attach(a->job_id, a->rank, RINA_TR_AGENT_ABORT);
+		if (!a->tor_aborted && (st == RINA_AGENT_TOR_LOST ||
+					st == RINA_AGENT_TOR_OFF)) {
+			a->tor_aborted = 1;
+			rina_agent_core_abort(&a->core, RINA_AGENT_TOR_RESULT,
+					      a->ranks, a->n_ranks);
+			trace_rina_attach(a->job_id, a->rank,
+					  RINA_TR_AGENT_ABORT);
+		}
+		/* this host's ranks, attached or to come, hear it from us */
+		if (a->tor_aborted == 1 &&
+		    rina_job_abort_by_agent(a->rn, a->job_id))
+			a->tor_aborted = 2;
 		return;
 	}
 	if (st == RINA_AGENT_TOR_LOST &&
@@ -312,6 +402,8 @@ static void rina_agent_free(struct rina_agent *a)
 	}
 	if (a->sock)
 		sock_release(a->sock);
+	if (a->raw)
+		sock_release(a->raw);
 	rina_agent_core_fini(&a->core);
 	memzero_explicit(&a->core.cfg, sizeof(a->core.cfg));	/* its key */
 	/* every block the core took is back (a WARN panics the VM tests) */
@@ -459,6 +551,13 @@ static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
 			       &a->sock);
 	if (err)
 		goto err_free;
+	/* IPPROTO_RAW: send only, nothing is delivered to it */
+	if (a->core.cfg.relay_own && a->core.cfg.tor.ip) {
+		err = sock_create_kern(rn->net, PF_INET, SOCK_RAW,
+				       IPPROTO_RAW, &a->raw);
+		if (err)
+			goto err_free;
+	}
 	a->sock->sk->sk_rcvtimeo = HZ;
 	/* a window of full datagrams from every rank can land at once */
 	sock_set_rcvbuf(a->sock->sk, 8 << 20);

@@ -146,6 +146,30 @@ int rina_job_attach(struct rina_net *rn, struct rina_job *job, u16 rank)
 }
 
 /*
+ * An agent's fallback abort (its rack's ToR refused, was silent or was
+ * lost): the job ends as when a member is lost, so that its ranks,
+ * attached or attaching later, hear it from rina.ko. Called by the
+ * agent's thread, which a job deletion stops holding the lock: false if
+ * the lock is taken, to be tried again.
+ */
+bool rina_job_abort_by_agent(struct rina_net *rn, u16 id)
+{
+	struct rina_job *job;
+
+	if (!mutex_trylock(&rn->lock))
+		return false;
+	job = rina_job_find(rn, id);
+	if (job && !job->deleted && job->state != RINA_JOB_ABORTED) {
+		rina_stat_inc(rn, RINA_STAT_JOBS_ABORTED);
+		rina_job_set_state(job, RINA_JOB_ABORTED);
+		rina_genl_event(rn, job, RINA_EVENT_JOB_ABORTED, -1);
+		rina_dev_notify(job, RINA_EVENT_JOB_ABORTED, -1);
+	}
+	mutex_unlock(&rn->lock);
+	return true;
+}
+
+/*
  * Release a rank. A rank whose fd is closed without a detach first is a
  * lost member: its job aborts, and both events go to the "events" group.
  */

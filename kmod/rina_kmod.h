@@ -87,6 +87,7 @@ int rina_job_insert(struct rina_net *rn, struct rina_job *job);
 void rina_job_unlink(struct rina_net *rn, struct rina_job *job);
 void rina_jobs_flush(struct rina_net *rn);
 int rina_job_attach(struct rina_net *rn, struct rina_job *job, u16 rank);
+bool rina_job_abort_by_agent(struct rina_net *rn, u16 id);
 void rina_job_detach(struct rina_net *rn, struct rina_job *job, u16 rank,
 		     bool lost);
 void rina_obj_get(void);

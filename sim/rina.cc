@@ -904,8 +904,9 @@ static void ag_send_fn(void *ctx, const struct rina_agent_addr *to,
 }
 
 static const struct rina_agent_ops g_agent_ops = {
-	ag_zalloc, ag_free, ag_now, ag_send_fn, nullptr, nullptr, nullptr,
-	nullptr, ag_event,
+	ag_zalloc, ag_free, ag_now, ag_send_fn,
+	nullptr,	/* relay: no relay_own */
+	nullptr, nullptr, nullptr, nullptr, ag_event,
 };
 
 void RinaHost::tick()

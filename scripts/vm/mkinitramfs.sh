@@ -18,7 +18,8 @@ ln -s busybox "$stage/bin/sh"
 
 # modules and their dependencies, in load order
 : > "$stage/lib/modules/load.order"
-for m in veth sch_netem bridge; do
+# sch_ingress (clsact) and cls_bpf: rina-tor's tc program
+for m in veth sch_netem bridge sch_ingress cls_bpf; do
 	modprobe -d "$kroot" -S "$kver" --show-depends "$m" 2>/dev/null |
 	while read -r cmd path _; do
 		[ "$cmd" = insmod ] || continue
@@ -52,8 +53,14 @@ copy_bin "$(command -v tc)" usr/bin/tc
 [ -x "$top/build/bin/rinactl" ] && copy_bin "$top/build/bin/rinactl" usr/bin/rinactl
 [ -x "$top/build/bin/rina-bench" ] &&
 	copy_bin "$top/build/bin/rina-bench" usr/bin/rina-bench
+# rina-tor (its BPF programs are in the binary) and ethtool for the
+# ToR test
+[ -x "$top/build/bin/rina-tor" ] &&
+	copy_bin "$top/build/bin/rina-tor" usr/bin/rina-tor
+command -v ethtool >/dev/null &&
+	copy_bin "$(command -v ethtool)" usr/bin/ethtool
 cp "$top/selftests/vm/guest.sh" "$top/selftests/ktap.sh" "$stage/tests/"
-for t in rinactl_test.sh agent_e2e.sh events_e2e.sh; do
+for t in rinactl_test.sh agent_e2e.sh events_e2e.sh tor_agent_e2e.sh; do
 	[ -f "$top/selftests/vm/$t" ] && cp "$top/selftests/vm/$t" "$stage/tests/"
 done
 echo "root:x:0:0::/:/bin/sh" > "$stage/etc/passwd"

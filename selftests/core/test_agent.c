@@ -31,6 +31,7 @@ struct sent {
 	__u32 arg;		/* CTRL type or first payload word */
 	struct rina_ctrl_msg ctrl;	/* a CTRL as sent */
 	__u32 len;
+	struct rina_agent_addr from;	/* relayed: its sender's, else 0 */
 };
 
 static struct sent sent[MAX_SENT];
@@ -70,7 +71,19 @@ static void h_send(void *ctx, const struct rina_agent_addr *to,
 	sent[nsent].len = len;
 	if (len <= sizeof(sent[nsent].ctrl))
 		memcpy(&sent[nsent].ctrl, buf, len);
+	memset(&sent[nsent].from, 0, sizeof(sent[nsent].from));
 	nsent++;
+}
+
+static void h_relay(void *ctx, const struct rina_agent_addr *to,
+		    const struct rina_agent_addr *from, const void *buf,
+		    __u32 len)
+{
+	unsigned int n = nsent;
+
+	h_send(ctx, to, buf, len);
+	if (nsent > n)
+		sent[n].from = *from;
 }
 
 /* the wall clock of signed control messages: 2023, plus the fake clock */
@@ -93,7 +106,7 @@ static __u64 h_stamp(void *ctx)
 
 static const struct rina_agent_ops ops = {
 	.zalloc = h_zalloc, .free = h_free, .now_us = h_now, .send = h_send,
-	.mac = rina_siphash24, .wall_us = h_wall, .ctrl_stamp = h_stamp,
+	.relay = h_relay, .mac = rina_siphash24, .wall_us = h_wall, .ctrl_stamp = h_stamp,
 };
 
 static const __u8 test_secret[RINA_SECRET_LEN] = "0123456789abcdef";
@@ -904,13 +917,19 @@ static void test_tor_lost(void)
 	ktap_result(ok, "agent: after the ToR is lost the rack is added in software; a held own-chunk result is told again");
 }
 
-/* What went to the ToR's data address (ip of its control, agent port). */
+/*
+ * What went to the ToR's data address (ip of its control, agent port),
+ * relayed as from the agent's host's worker (local[0]): the ToR knows its
+ * workers by address and port.
+ */
 static unsigned int to_tor_data(const struct rina_agent_core *a, __u32 seq)
 {
 	unsigned int j, n = 0;
 
 	for (j = 0; j < nsent; j++)
 		if (sent[j].to.ip == a->cfg.tor.ip &&
+		    sent[j].from.ip == a->cfg.local[0].ip &&
+		    sent[j].from.port == a->cfg.local[0].port &&
 		    sent[j].to.port == htons(RINA_UDP_PORT_AGENT) &&
 		    (sent[j].h.ver_op & 0xf) == RINA_OP_SR_CONTRIB &&
 		    ntohl(sent[j].h.seq) == seq &&

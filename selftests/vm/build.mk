@@ -11,7 +11,7 @@ ALL_TARGETS += $(VMTEST_BIN) $(VMFORGE_BIN)
 
 .PHONY: vm-tests
 vm-tests: $(VMTEST_BIN) $(VMFORGE_BIN) $$(KMOD_KOS) $(BIN)/rinactl \
-	$(BIN)/rina-bench
+	$(BIN)/rina-bench $(BIN)/rina-tor
 
 $(VMFORGE_BIN): $(TOP)/selftests/vm/rina_forge.c \
 		$(TOP)/include/uapi/linux/rina.h

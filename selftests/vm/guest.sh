@@ -139,6 +139,20 @@ else
 	ktap_skip events_e2e "rina-bench or rinactl was not built"
 fi
 
+# rina.ko's agent in front of rina-tor: install, relay, failover, fallback
+if [ -x /tests/tor_agent_e2e.sh ] && [ -x /usr/bin/rina-bench ] &&
+   [ -x /usr/bin/rinactl ]; then
+	/tests/tor_agent_e2e.sh
+	rc=$?
+	case $rc in
+	0) ktap_ok tor_agent_e2e ;;
+	4) ktap_skip tor_agent_e2e "rina-tor or ethtool not in the guest" ;;
+	*) ktap_fail tor_agent_e2e "exit $rc" ;;
+	esac
+else
+	ktap_skip tor_agent_e2e "rina-bench or rinactl was not built"
+fi
+
 # rmmod with jobs present (the C test leaves an aborted job behind) and
 # a running agent worker: all torn down
 if rmmod rina && ! grep -q '^rina ' /proc/modules &&

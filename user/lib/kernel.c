@@ -86,6 +86,11 @@ int rina_kernel_attach(struct rina_comm *c)
 		close(fd);
 		if (!need && ret == ENOENT)
 			return RINA_OK;	/* job not in the kernel here */
+		if (ret == ESHUTDOWN)
+			return rina_fail(RINA_ERR_ABORTED,
+					 "rank %d: job %u is aborted in rina.ko (rinactl job show %u); add it again to run it",
+					 c->rank, c->job.job_id,
+					 c->job.job_id);
 		return rina_fail(ret == EBUSY ? RINA_ERR_INVALID :
 				 RINA_ERR_SYSTEM,
 				 "rank %d: attach to job %u through /dev/rina: %s",

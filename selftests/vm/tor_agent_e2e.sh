@@ -1,0 +1,350 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest test (busybox sh, rina.ko loaded): rina.ko's agent in front of
+# rina-tor. Rack 0 (hosts 0, 1) hangs off a ToR namespace whose bridge
+# br0 has ports h0, h1 and up0 (to the spine bridge), with rina-tor
+# --on-demand on it and the ToR's control address on br0; rack 1 (hosts
+# 2, 3) is plain, on the spine. The job is in rina.ko on every host, so
+# host 0's kernel agent installs it on rina-tor (TOR_INSTALL), relays its
+# own rank's contributions to it and removes the job at the end.
+# Checked:
+#  - exact results, the ToR's counters showing the rack added in the
+#    switch, rinactl job show naming the ToR "on", the job removed from
+#    rina-tor when deleted;
+#  - rina-tor SIGKILLed between two calls of a run (calls 500 ms apart,
+#    a training step's compute): every call exact, the agent says "lost";
+#    rina-tor started again: the job goes back to it (tor_returns 1,
+#    state "on", the new rina-tor adding the rack);
+#  - no ToR answering: "fallback abort" ends every rank with the agent's
+#    abort; the default (software) runs exact with the ToR "off".
+# Prints KTAP; cleans up after itself; each run bounded by a watchdog.
+. /tests/ktap.sh
+echo "TAP version 13"	# plan at the end: "1..N"
+IP=/usr/bin/ip
+BENCH=/usr/bin/rina-bench
+TOR_BIN=/usr/bin/rina-tor
+sfx=$$
+sp=rsp$sfx
+D=$(mktemp -d)
+NET=198.19.41
+WATCHDOG_S=90
+
+ns() { echo "rt$sfx-$1"; }	# host namespaces 0..3, and "tor"
+in_ns() { _n=$1; shift; $IP netns exec "$(ns $_n)" "$@"; }
+
+tor_pid=""
+cleanup() {
+	[ -n "$tor_pid" ] && kill -9 $tor_pid 2>/dev/null
+	[ -n "${wd:-}" ] && kill $wd 2>/dev/null
+	for h in 0 1 2 3; do
+		for j in 41 42 43 44; do
+			in_ns $h rinactl job del $j >/dev/null 2>&1
+		done
+	done
+	for h in 0 1 2 3 tor; do $IP netns del "$(ns $h)" 2>/dev/null; done
+	$IP link del $sp 2>/dev/null
+	rm -rf $D
+}
+trap cleanup EXIT
+
+# milliseconds since boot (busybox date may lack %N)
+now_ms() {
+	read -r up _ < /proc/uptime
+	echo $(( ${up%.*} * 1000 + 10 * $(echo "${up#*.}" | sed 's/^0//') ))
+}
+
+setup() {
+	$IP link add $sp type bridge || return 1
+	$IP link set $sp up || return 1
+	$IP netns add "$(ns tor)" || return 1
+	in_ns tor $IP link set lo up || return 1
+	in_ns tor $IP link add br0 type bridge || return 1
+	in_ns tor $IP link set br0 up || return 1
+	in_ns tor $IP addr add $NET.254/24 dev br0 || return 1
+	$IP link add rtu$sfx type veth peer name up0 netns "$(ns tor)" ||
+		return 1
+	$IP link set rtu$sfx master $sp up || return 1
+	in_ns tor $IP link set up0 master br0 up || return 1
+	for h in 0 1 2 3; do
+		$IP netns add "$(ns $h)" || return 1
+		if [ $h -lt 2 ]; then	# rack 0: behind the ToR
+			in_ns tor $IP link add h$h type veth peer name eth0 \
+				netns "$(ns $h)" || return 1
+			in_ns tor $IP link set h$h master br0 up || return 1
+			# the ToR sends the agent host's copies from the
+			# agent's own address (protocol-ina.md section 8)
+			in_ns $h sh -c 'echo 1 > /proc/sys/net/ipv4/conf/all/accept_local' ||
+				return 1
+		else
+			$IP link add rth$sfx-$h type veth peer name eth0 \
+				netns "$(ns $h)" || return 1
+			$IP link set rth$sfx-$h master $sp up || return 1
+		fi
+		in_ns $h $IP link set lo up || return 1
+		in_ns $h $IP addr add $NET.$((h + 1))/24 dev eth0 || return 1
+		in_ns $h $IP link set eth0 up || return 1
+		# a ToR sees frames as a wire carries them: no UDP GSO
+		# super-frames (librina sends runs as one)
+		in_ns $h ethtool -K eth0 tx-udp-segmentation off \
+			>/dev/null 2>&1 || return 1
+	done
+}
+
+# job ID [EXTRA LINE]: rack 0 INA with the ToR, rack 1 plain
+job() {
+	cat <<JOB
+job $1
+elements 256
+window 16
+timeout_ms 20000
+rto_us 5000
+rack 0 ina tor $NET.254
+rack 1 plain
+rank 0 $NET.1 rack 0
+rank 1 $NET.2 rack 0
+rank 2 $NET.3 rack 1
+rank 3 $NET.4 rack 1
+JOB
+	[ -n "$2" ] && echo "$2"
+}
+
+add_job() { # ID [EXTRA LINE]: in every host's namespace
+	job $1 "$2" > $D/j$1.txt
+	for h in 0 1 2 3; do
+		in_ns $h rinactl job add $D/j$1.txt >/dev/null || return 1
+	done
+}
+del_job() {
+	for h in 0 1 2 3; do in_ns $h rinactl job del $1 >/dev/null; done
+}
+
+# rina-tor in the ToR namespace with the files of jobs 41 and 42 (it
+# installs a job on its agent's TOR_INSTALL only), ready once it has
+# written its counters
+start_tor() {
+	rm -f $D/tor.json
+	$IP netns exec "$(ns tor)" $TOR_BIN --job $D/j41.txt \
+		--job $D/j42.txt --rack 0 \
+		--bridge br0 --on-demand --stats $D/tor.json \
+		> $D/tor.out.$1 2>&1 &
+	tor_pid=$!
+	i=0
+	while [ ! -s $D/tor.json ] && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	[ -s $D/tor.json ]
+}
+
+# tor_ctr JOB NAME: a counter of JOB in rina-tor's last stats (written
+# every second)
+tor_ctr() {
+	sed 's/{"job":/\n&/g' $D/tor.json | grep "^{\"job\":$1," |
+		grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2
+}
+
+# the kernel agent of host 0: its ToR state, and a counter
+agent_line() { in_ns 0 rinactl job show $1 | grep 'agent rank 0 rack 0'; }
+agent_tor() { agent_line $1 | sed 's/.* tor \([a-z]*\) .*/\1/'; }
+agent_ctr() {
+	agent_line $1 | awk -v n=$2 '{ for (i = 1; i < NF; i++)
+		if ($i == n) print $(i + 1) }'
+}
+
+# start NAME ID ARGS...: rina-bench on every rank in the background,
+# pids in $pids, a watchdog that ends them should a run hang
+start() {
+	name=$1 id=$2 pids=""
+	shift 2
+	for h in 0 1 2 3; do
+		$IP netns exec "$(ns $h)" env RINA_JOB=$D/j$id.txt \
+			RINA_RANK=$h RINA_KERNEL=1 $BENCH --transport udp \
+			--json -d int32 "$@" > $D/$name.$h 2>&1 &
+		pids="$pids $!"
+	done
+	(sleep $WATCHDOG_S; kill -9 $pids) 2>/dev/null &
+	wd=$!
+}
+# reap: $nfail ranks failed
+reap() {
+	nfail=0
+	for p in $pids; do wait $p || nfail=$((nfail + 1)); done
+	kill $wd 2>/dev/null
+	wait $wd 2>/dev/null
+	wd=""
+}
+# exact NAME ROWS: every rank printed ROWS rows, none wrong, one result
+# hash per size across ranks
+exact() {
+	rows=$(cat $D/$1.? | grep -c '^{')
+	bad=$(cat $D/$1.? | grep '^{' | grep -vc '"wrong":0,')
+	sizes=$(cat $D/$1.? | grep '^{' | grep -o '"size":[0-9]*' | sort -u |
+		wc -l)
+	hashes=$(cat $D/$1.? | grep '^{' |
+		 sed 's/.*"size":\([0-9]*\),.*"hash":"\([0-9a-f]*\)".*/\1 \2/' |
+		 sort -u | wc -l)
+	echo "# $1: $nfail ranks failed, rows $rows, wrong $bad, sizes $sizes, hashes $hashes"
+	[ $nfail = 0 ] && [ "$rows" = $(( 4 * $2 )) ] && [ "$bad" = 0 ] &&
+		[ "$hashes" = "$sizes" ]
+}
+diag() {
+	tail -3 $D/$1.? | sed 's/^/# /'
+	agent_line $2 | sed 's/^/# /'
+	cat $D/tor.out.* 2>/dev/null | tail -5 | sed 's/^/# /'
+	sed 's/^/# /' $D/tor.json 2>/dev/null
+}
+
+if [ ! -x $TOR_BIN ] || ! command -v ethtool >/dev/null; then
+	ktap_skip tor_agent_e2e "rina-tor or ethtool not in the guest"
+	echo "1..$ktap_n"
+	ktap_finish
+fi
+if ! setup; then
+	ktap_fail tor_agent_e2e_topology
+	echo "1..$ktap_n"
+	ktap_finish
+fi
+ktap_ok tor_agent_e2e_topology
+
+# 1. the rack aggregated in rina-tor, installed by rina.ko's agent
+job 41 > $D/j41.txt
+job 42 > $D/j42.txt
+start_tor 1 && add_job 41 && ktap_ok tor_agent_e2e_job_and_tor_up ||
+	ktap_fail tor_agent_e2e_job_and_tor_up
+start k41 41 -c 1 -b 4 -e 262144 -f 16 -n 3 -w 1
+reap
+if exact k41 5; then
+	ktap_ok tor_agent_e2e_kernel_agent_tor_exact
+else
+	diag k41 41
+	ktap_fail tor_agent_e2e_kernel_agent_tor_exact
+fi
+sleep 1.2	# rina-tor's stats, written every second
+ci=$(tor_ctr 41 contrib_in) sd=$(tor_ctr 41 slot_done)
+st=$(agent_tor 41) rl=$(agent_ctr 41 tor_relays)
+cp=$(agent_ctr 41 tor_copies) asd=$(agent_ctr 41 slots_done)
+echo "# ToR job 41: contrib_in $ci slot_done $sd; kernel agent: tor $st tor_relays $rl tor_copies $cp slots_done $asd"
+# the rack's two ranks' contributions reach the switch (rank 0's through
+# the kernel agent's relay), the switch completes the slots
+[ "${sd:-0}" -gt 0 ] && [ "${ci:-0}" -ge $(( 2 * sd )) ] &&
+[ "$st" = on ] && [ "${rl:-0}" -gt 0 ] &&
+	ktap_ok tor_agent_e2e_rack_added_in_the_switch ||
+	{ diag k41 41; ktap_fail tor_agent_e2e_rack_added_in_the_switch; }
+j=$(in_ns 0 rinactl -j job show 41)
+echo "$j" | grep -q '"local_agent":\[{"rank":0,"rack":0,"tor":"on","tor_status":0,' &&
+echo "$j" | grep -q '"fallback":"software"' &&
+	ktap_ok tor_agent_e2e_job_show_json ||
+	ktap_fail tor_agent_e2e_job_show_json "$j"
+# deleting the job takes it off the ToR (TOR_REMOVE)
+in_ns 0 rinactl job del 41 >/dev/null
+i=0
+while ! grep -q 'job 41 removed' $D/tor.out.1 && [ $i -lt 50 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+grep -q 'job 41 removed' $D/tor.out.1 &&
+	ktap_ok tor_agent_e2e_job_removed_from_tor ||
+	ktap_fail tor_agent_e2e_job_removed_from_tor "$(tail -2 $D/tor.out.1)"
+for h in 1 2 3; do in_ns $h rinactl job del 41 >/dev/null; done
+
+# 2. rina-tor killed between two calls, then started again: 12 calls of
+# 64 KiB, 1.5 s apart. The kill waits for a quiet agent (its relay
+# counter still for 200 ms: between calls), as in a training step's
+# compute; read from rank 0's /proc/PID/net (host 0's namespace) at no
+# cost of a process in it.
+add_job 42
+start fo 42 -c 1 -b 65536 -e 65536 -n 12 -w 0 --gap-ms 1500
+set -- $pids
+relays() {
+	awk '$2 == 42 { for (i = 1; i < NF; i++)
+		if ($i == "tor_relays") print $(i + 1) }' \
+		/proc/$1/net/rina_agents 2>/dev/null
+}
+i=0 last=x quiet=0
+while [ $i -lt 400 ]; do	# bounded: 20 s
+	v=$(relays $1)
+	if [ "${v:-0}" -gt 0 ] && [ "$v" = "$last" ]; then
+		quiet=$((quiet + 1))
+		[ $quiet -ge 4 ] && break
+	else
+		quiet=0
+	fi
+	last=$v
+	sleep 0.05; i=$((i + 1))
+done
+echo "# killing rina-tor after $v relays, quiet $quiet"
+kill -9 $tor_pid
+wait $tor_pid 2>/dev/null
+t_kill=$(now_ms)
+# lost: the next call's data reaches the agent past the dead ToR
+tor_st() {	# the agent's ToR state, 4: lost
+	awk '$2 == 42 { for (i = 1; i < NF; i++)
+		if ($i == "tor") print $(i + 1) }' /proc/$1/net/rina_agents
+}
+i=0
+while [ "$(tor_st $1)" != 4 ] && [ $i -lt 200 ]; do	# 10 s
+	sleep 0.05; i=$((i + 1))
+done
+st_lost=$(agent_tor 42) ms=$(( $(now_ms) - t_kill ))
+tl=$(agent_ctr 42 tor_lost)
+echo "# rina-tor killed: agent says $st_lost after $ms ms, tor_lost $tl"
+[ "$st_lost" = lost ] && [ "$tl" = 1 ] &&
+	ktap_ok tor_agent_e2e_tor_killed_agent_notices ||
+	ktap_fail tor_agent_e2e_tor_killed_agent_notices
+start_tor 2	# the agent asks a lost ToR once a second
+reap
+if exact fo 1; then
+	ktap_ok tor_agent_e2e_failover_every_call_exact
+else
+	diag fo 42
+	ktap_fail tor_agent_e2e_failover_every_call_exact
+fi
+slow=$(grep -o '"time_max_us":[0-9.]*' $D/fo.0 | cut -d: -f2)
+med=$(grep -o '"time_med_us":[0-9.]*' $D/fo.0 | cut -d: -f2)
+echo "# failover run, rank 0: median call $med us, slowest $slow us"
+sleep 1.2
+st=$(agent_tor 42) tr=$(agent_ctr 42 tor_returns)
+sd=$(tor_ctr 42 slot_done)
+echo "# rina-tor started again: agent says $st, tor_returns $tr; new rina-tor slot_done $sd"
+[ "$st" = on ] && [ "$tr" = 1 ] && [ "${sd:-0}" -gt 0 ] &&
+	ktap_ok tor_agent_e2e_tor_back_reinstalled ||
+	ktap_fail tor_agent_e2e_tor_back_reinstalled "$(agent_line 42)"
+del_job 42
+kill $tor_pid
+wait $tor_pid 2>/dev/null
+tor_pid=""
+
+# 3. no ToR answers (rina-tor gone; its programs stay attached but
+# unleased, so the bridge forwards): fallback abort ends every rank with
+# the agent's abort; software (the default) aggregates in the kernel
+add_job 43 "fallback abort"
+t0=$(now_ms)
+start ab 43 -c 1 -b 4096 -e 4096 -n 3 -w 0
+reap
+ms=$(( $(now_ms) - t0 ))
+# ranks 0 and 1 hear it from rina.ko (at attach, or as an event), ranks
+# 2 and 3 from the agent's ABORT
+said=$(cat $D/ab.? | grep -ci 'abort')
+st=$(in_ns 0 rinactl job show 43 | grep -o 'state [a-z]*')
+fb=$(in_ns 0 rinactl job show 43 | grep -o 'fallback [a-z]*')
+echo "# fallback abort, no ToR: $nfail of 4 failed in $ms ms, $said say aborted, host 0: $st, $fb"
+sed 's/^/#   /' $D/ab.?
+if [ $nfail = 4 ] && [ "$said" = 4 ] && [ "$st" = "state aborted" ] &&
+   [ "$fb" = "fallback abort" ] && [ $ms -lt 15000 ]; then
+	ktap_ok tor_agent_e2e_fallback_abort
+else
+	diag ab 43
+	ktap_fail tor_agent_e2e_fallback_abort
+fi
+del_job 43
+add_job 44
+start sw 44 -c 1 -b 4 -e 65536 -f 16 -n 2 -w 0
+reap
+st=$(agent_tor 44)
+if exact sw 4 && [ "$st" = off ]; then
+	ktap_ok tor_agent_e2e_fallback_software_exact
+else
+	diag sw 44
+	ktap_fail tor_agent_e2e_fallback_software_exact "tor $st"
+fi
+del_job 44
+echo "1..$ktap_n"
+ktap_finish
