@@ -59,7 +59,8 @@ copy_bin "$(command -v tc)" usr/bin/tc
 	copy_bin "$top/build/bin/rina-tor" usr/bin/rina-tor
 command -v ethtool >/dev/null &&
 	copy_bin "$(command -v ethtool)" usr/bin/ethtool
-cp "$top/selftests/vm/guest.sh" "$top/selftests/ktap.sh" "$stage/tests/"
+cp "$top/selftests/vm/guest.sh" "$top/selftests/vm/guest_lib.sh" \
+	"$top/selftests/ktap.sh" "$stage/tests/"
 for t in rinactl_test.sh agent_e2e.sh events_e2e.sh tor_agent_e2e.sh; do
 	[ -f "$top/selftests/vm/$t" ] && cp "$top/selftests/vm/$t" "$stage/tests/"
 done

@@ -16,6 +16,7 @@
 #    others: init fails with the same message.
 # Prints KTAP; cleans up after itself; bounded by a watchdog per run.
 . /tests/ktap.sh
+. /tests/guest_lib.sh
 echo "TAP version 13"	# plan at the end: "1..N"
 IP=/usr/bin/ip
 BENCH=/usr/bin/rina-bench
@@ -40,12 +41,6 @@ cleanup() {
 	rm -rf $D
 }
 trap cleanup EXIT
-
-# milliseconds since boot (busybox date may lack %N)
-now_ms() {
-	read -r up _ < /proc/uptime
-	echo $(( ${up%.*} * 1000 + 10 * $(echo "${up#*.}" | sed 's/^0//') ))
-}
 
 # topology: hosts 198.19.31.1 and .2 on one bridge (a subnet no other
 # guest test uses)

@@ -19,6 +19,7 @@
 #    abort; the default (software) runs exact with the ToR "off".
 # Prints KTAP; cleans up after itself; each run bounded by a watchdog.
 . /tests/ktap.sh
+. /tests/guest_lib.sh
 echo "TAP version 13"	# plan at the end: "1..N"
 IP=/usr/bin/ip
 BENCH=/usr/bin/rina-bench
@@ -46,12 +47,6 @@ cleanup() {
 	rm -rf $D
 }
 trap cleanup EXIT
-
-# milliseconds since boot (busybox date may lack %N)
-now_ms() {
-	read -r up _ < /proc/uptime
-	echo $(( ${up%.*} * 1000 + 10 * $(echo "${up#*.}" | sed 's/^0//') ))
-}
 
 setup() {
 	$IP link add $sp type bridge || return 1
