@@ -320,10 +320,10 @@ static void ag_send_down(struct rina_agent_core *a, struct rina_agent_ag *e,
  */
 static __u64 ag_retransmit(struct rina_agent_core *a)
 {
-	__u64 now = a->ops->now_us(a->ctx), reo = a->rtt.srtt_us / 4;
+	__u64 now = a->ops->now_us(a->ctx), reo = rina_rack_reo(&a->rtt);
 	__u32 credit = rina_cc_retx_credit(&a->cc, &a->rtt, a->cfg.rto_us,
 					   RINA_AGENT_RTO_MAX_US, now);
-	int timer_used = 0;
+	int timer_used = 0, lost;
 
 	while (a->fifo_head != a->fifo_tail) {
 		struct rina_agent_ag *e = a->fifo[a->fifo_head];
@@ -332,9 +332,10 @@ static __u64 ag_retransmit(struct rina_agent_core *a)
 			fifo_pop(a);
 			continue;
 		}
-		if (e->t_sent + reo >= a->rack_ts && e->t_sent + e->rto > now)
+		lost = rina_rack_lost(&a->rack, e->t_sent, reo);
+		if (!lost && e->t_sent + e->rto > now)
 			return e->t_sent + e->rto - now;
-		if (e->t_sent + reo >= a->rack_ts) {
+		if (!lost) {
 			/* timer: one per pass, as ring.c explains */
 			if (timer_used)
 				return 0;
@@ -768,8 +769,7 @@ static void ack_from_downstream(struct rina_agent_core *a,
 			a->timer = 0;	/* news: restart the timer */
 			if (!e->tries)
 				rina_rtt_update(&a->rtt, now - e->t_sent, now);
-			if (e->t_sent > a->rack_ts)
-				a->rack_ts = e->t_sent;
+			rina_rack_acked(&a->rack, e->t_sent);
 		}
 	}
 	/*
@@ -1344,7 +1344,7 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	rina_keymap_filter(&a->agg, NULL, drop_val, a);
 	a->fifo_head = a->fifo_tail = 0;
 	a->n_held = 0;
-	a->rack_ts = 0;
+	a->rack.ts = 0;
 	a->timer = 0;
 	a->max_round = 0;
 	if (a->active)

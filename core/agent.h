@@ -26,6 +26,7 @@
 
 #include "compat.h"
 #include "rtt.h"
+#include "rack.h"
 #include "cc.h"
 #include <linux/rina.h>
 #include "keymap.h"
@@ -211,7 +212,7 @@ struct rina_agent_core {
 	struct rina_keymap	ag;	/* (round, seq) -> AG copy */
 	struct rina_agent_ag	**fifo;	/* unACKed, send order */
 	__u32			fifo_head, fifo_tail, fifo_cap;
-	__u64			rack_ts;
+	struct rina_rack	rack;	/* downstream (rack.h) */
 	__u64			timer;	/* retransmission timer, 0: stopped */
 	__u32			backoff;
 	struct rina_rtt		rtt;		/* downstream (rtt.h) */

@@ -24,6 +24,7 @@
 #include "wire.h"
 #include "schedule.h"
 #include "bitmap.h"
+#include "rack.h"
 
 struct contrib {
 	uint32_t	seq;		/* reduce-scatter seq */
@@ -32,6 +33,7 @@ struct contrib {
 	uint64_t	rto;
 	uint64_t	deadline;
 	uint32_t	tries;
+	uint32_t	step;		/* of the member's schedule */
 	bool		sent, done;
 };
 
@@ -47,6 +49,11 @@ struct wcall {
 	uint32_t	nct, first_open, next_send;
 	uint32_t	inflight;	/* sent, not yet delivered */
 	uint32_t	retx_pos;	/* where the last resend pass stopped */
+	struct rina_rack *rack;		/* per step: see wretransmit() */
+	uint32_t	*probed;	/* per step: last probe pass that sent */
+	uint32_t	probes;		/* probe passes since a delivery */
+	uint32_t	probe_gen;	/* probe passes in all */
+	uint64_t	last_done, last_probe, last_loss;
 	bool		windowed;	/* congestion window: rina_ina_cc() */
 	uint32_t	*ct_of_seq;	/* SR seq -> index + 1 */
 	__u64		*agmap;		/* allgather seqs received */
@@ -143,9 +150,13 @@ static void contrib_done(struct wcall *k, uint32_t idx)
 	x->done = true;
 	k->got_done++;
 	k->last_progress = rina_now_us();
-	if (!x->tries && x->sent)
+	k->last_done = k->last_progress;
+	k->probes = 0;
+	if (!x->tries && x->sent) {
 		rina_path_rtt(path, k->last_progress - x->t_sent,
 			      k->last_progress);
+		rina_rack_acked(&k->rack[x->step], x->t_sent);
+	}
 	if (x->sent) {
 		k->inflight--;
 		/*
@@ -203,15 +214,91 @@ static int wpump(struct wcall *k)
 	return wflush(k);
 }
 
+/*
+ * The probe timeout. Normally the smoothed round trip: a contribution's
+ * delivery waits for the ring (queues, plain members), and a mixed ring
+ * at 25 Mbit/s went 17 ms between deliveries with nothing lost; 2 x the
+ * base RTT there made 862 needless probes in 4 calls. But while losses
+ * are being found (RACK or a timer in the last 8 SRTT) twice the base
+ * round trip: the SRTT then grows with the very stalls the probe is
+ * there to end (10 ms at 10% loss, and the call took 3x as long as with
+ * 2 ms). At least RINA_PTO_MIN_US (a descheduled process), doubled on
+ * every probe pass that brought no delivery, within the contribution
+ * timer's cap.
+ */
+static uint64_t wpto(const struct wcall *k, uint64_t now)
+{
+	const struct rina_rtt *rtt = &k->c->to_agg.rtt;
+	uint64_t pto = rtt->srtt_us;
+
+	if (k->last_loss && now - k->last_loss < 8 * rtt->srtt_us)
+		pto = 2 * rtt->base_us;
+	if (pto < RINA_PTO_MIN_US)
+		pto = RINA_PTO_MIN_US;
+	pto <<= k->probes < 8 ? k->probes : 8;
+	return pto > RINA_RTO_SLOT_MAX_US ? RINA_RTO_SLOT_MAX_US : pto;
+}
+
 /* Retransmissions of one pass at most: the rest wait for the next. */
 #define WRETX_MAX	64
+
+/*
+ * A probe, as RFC 8985's tail loss probe: nothing was delivered for a PTO
+ * while contributions are out, and RACK cannot tell what is lost, since
+ * nothing sent after it completed. That is how racks at the window's
+ * floor stall (protocol.md 6.1: they advance in lock-step, each waiting
+ * on the other's next ordinal), and where the one slot everything waits
+ * on is lost, only a timer, 40 ms and more, would find it. The slot is
+ * the oldest undelivered one of some step, of this rack or of the next
+ * member that acknowledges it: resend the oldest undelivered contribution
+ * of each step (every worker of the rack probes; the ToR drops the copies
+ * it holds and re-emits a completed slot's result). Not a loss signal:
+ * the window stays.
+ */
+static int wprobe(struct wcall *k, uint64_t now, uint32_t credit,
+		  uint32_t *n, uint64_t *next)
+{
+	uint64_t pto = wpto(k, now), since = k->last_done > k->last_probe ?
+					k->last_done : k->last_probe;
+	uint32_t j;
+	int ret;
+
+	if (!k->inflight)
+		return 0;
+	if (now < since + pto) {
+		if (since + pto < *next)
+			*next = since + pto;
+		return 0;
+	}
+	k->probes++;
+	k->probe_gen++;
+	k->last_probe = now;
+	for (j = k->first_open; j < k->next_send && *n < credit; j++) {
+		struct contrib *x = &k->ct[j];
+
+		if (x->done || k->probed[x->step] == k->probe_gen)
+			continue;
+		k->probed[x->step] = k->probe_gen;
+		if (now - x->t_sent < pto)	/* just sent or resent */
+			continue;
+		k->c->st.timeouts++;
+		ret = send_contrib(k, x, true);
+		if (ret)
+			return ret;
+		(*n)++;
+	}
+	if (now + wpto(k, now) < *next)
+		*next = now + wpto(k, now);
+	return 0;
+}
 
 static int wretransmit(struct wcall *k, uint64_t *wait_us)
 {
 	struct rina_path *path = &k->c->to_agg;
 	uint64_t now = rina_now_us(), next = UINT64_MAX;
 	uint32_t i, j, n = 0, span = k->next_send - k->first_open, credit;
-	bool held = false;
+	uint32_t probes;
+	bool held = false, lost;
 	int ret;
 
 	contrib_dest(k->c);
@@ -222,18 +309,36 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 		credit = WRETX_MAX;
 
 	/*
-	 * Delivery is seen out of send order (a first-step slot completes at
-	 * once, a later step's waits for the ring), so no RACK here: each
-	 * contribution has its own timer, well above the pipeline delay and
-	 * backed off on every retry. Every overdue one goes again, not only
-	 * the oldest: the one a stalled slot lacks may be a young one (the
-	 * downstream rack's window can wait on it while our oldest waits on
-	 * that rack), and resending the oldest ones first would reach it
-	 * only after hundreds of timer periods. They go within the
-	 * congestion window's retransmission credit (cwnd per round trip),
-	 * each pass starting where the last one stopped, so that every
-	 * overdue one gets its turn however small the credit.
+	 * A contribution is lost (ours, another worker's, upstream's partial
+	 * or an ACK: the slot did not complete) once one of the same step
+	 * sent after it was delivered (RACK, core/rack.h). Within a step
+	 * the slots complete in send order: every sender of the rack and
+	 * upstream sends them in that order, and each completes when its
+	 * last contribution arrives. Across steps they do not (a first-step
+	 * slot completes at once, a later step's waits for the ring), hence
+	 * one rina_rack per step. No reordering allowance: a window is sent
+	 * in one burst, and a slot of that burst completing before an older
+	 * one is the whole evidence there is (with RFC 8985's srtt / 4 the
+	 * stalled slot waited for its timer, measured). Every worker of the
+	 * rack sees the stalled slot and resends; the ToR drops the copies
+	 * it has (protocol-ina.md section 4) or re-emits a completed slot's
+	 * result.
+	 *
+	 * Behind it, each contribution has its own timer, well above the
+	 * pipeline delay and backed off on every retry, for the tail of a
+	 * step. Every overdue one goes again, not only the oldest: the one a
+	 * stalled slot lacks may be a young one (the downstream rack's
+	 * window can wait on it while our oldest waits on that rack), and
+	 * resending the oldest ones first would reach it only after hundreds
+	 * of timer periods. They go within the congestion window's
+	 * retransmission credit (cwnd per round trip), each pass starting
+	 * where the last one stopped, so that every overdue one gets its
+	 * turn however small the credit.
 	 */
+	ret = wprobe(k, now, credit, &n, &next);
+	if (ret)
+		return ret;
+	probes = n;
 	if (!k->windowed || k->retx_pos < k->first_open ||
 	    k->retx_pos >= k->next_send)
 		k->retx_pos = k->first_open;	/* unwindowed: oldest first */
@@ -246,12 +351,17 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 		x = &k->ct[j];
 		if (x->done)
 			continue;
-		if (x->deadline <= now) {
+		lost = rina_rack_lost(&k->rack[x->step], x->t_sent, 0);
+		if (lost || x->deadline <= now) {
 			if (n >= credit) {
 				held = true;
 				continue;
 			}
-			k->c->st.timeouts++;
+			if (lost)
+				k->c->st.fast_retransmits++;
+			else
+				k->c->st.timeouts++;
+			k->last_loss = now;
 			ret = send_contrib(k, x, true);
 			if (ret)
 				return ret;
@@ -277,7 +387,7 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 	 * one packet: a contribution also waits for the rack and upstream,
 	 * so a second timeout is no proof of a path that lost everything.
 	 */
-	if (n && k->windowed)
+	if (n > probes && k->windowed)
 		rina_cc_on_loss(&path->cc, &path->rtt, now);
 	*wait_us = next == UINT64_MAX ? UINT64_MAX :
 		   next > now ? next - now : 0;
@@ -450,7 +560,10 @@ static int wsetup(struct wcall *k, size_t count)
 	k->ct_of_seq = calloc((size_t)s->seqs + 1, sizeof(uint32_t));
 	k->agmap = calloc(RINA_BITMAP_WORDS(s->seqs) + 1, 8);
 	k->ovfmap = calloc(RINA_BITMAP_WORDS(count / s->E + 1), 8);
-	if (!k->ct || !k->ct_of_seq || !k->agmap || !k->ovfmap)
+	k->rack = calloc(L, sizeof(*k->rack));
+	k->probed = calloc(L, sizeof(*k->probed));
+	if (!k->ct || !k->ct_of_seq || !k->agmap || !k->ovfmap || !k->rack ||
+	    !k->probed)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
 	for (b = 0; b < s->nblocks; b++)
 		for (t = 0; t < L; t++) {
@@ -462,6 +575,7 @@ static int wsetup(struct wcall *k, size_t count)
 					continue;
 				x->seq = rina_seq(s, b, c, p, 0);
 				x->ordinal = rina_ordinal(s, k->i, b, c, p);
+				x->step = t;
 				k->ct_of_seq[x->seq] = ++k->nct;
 				k->expect_ag++;
 			}
@@ -559,6 +673,7 @@ int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 	ret = wsetup(k, count);
 	if (!ret) {
 		k->last_progress = rina_now_us();
+		k->last_done = k->last_progress;
 		ret = wloop(k);
 	}
 	if (!ret)
@@ -574,6 +689,8 @@ int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 	free(k->ct_of_seq);
 	free(k->agmap);
 	free(k->ovfmap);
+	free(k->rack);
+	free(k->probed);
 	free(k);
 	return ret;
 }

@@ -39,6 +39,8 @@
  * either way.
  */
 #define RINA_RTO_SLOT_MAX_US	100000
+/* An INA worker's probe timeout: 2 x SRTT, at least this (ina_worker.c) */
+#define RINA_PTO_MIN_US		2000
 
 struct rina_stash_ent {
 	uint32_t	len;

@@ -21,6 +21,7 @@
 #include "wire.h"
 #include "schedule.h"
 #include "bitmap.h"
+#include "rack.h"
 
 struct out_ent {
 	uint32_t	seq;
@@ -63,7 +64,7 @@ struct call {
 	uint32_t	nout, W;
 	uint32_t	cwnd;		/* what may be in flight now: <= W */
 
-	uint64_t	rack_ts;	/* latest send time of an acked packet */
+	struct rina_rack rack;		/* downstream's ACKs (core/rack.h) */
 	uint64_t	expect_rx, got_rx;
 	uint64_t	expect_ack, got_ack;
 	uint64_t	last_progress;
@@ -348,7 +349,7 @@ static int retransmit(struct call *k, uint64_t *wait_us)
 {
 	uint64_t now = rina_now_us(), next = UINT64_MAX;
 	struct rina_path *path = &k->c->to_next;
-	uint64_t reo = path->rtt.srtt_us / 4;
+	uint64_t reo = rina_rack_reo(&path->rtt);
 	struct out_ent *oldest = NULL;
 	uint32_t j;
 	int ret;
@@ -357,7 +358,7 @@ static int retransmit(struct call *k, uint64_t *wait_us)
 		struct out_ent *e = &k->out[j];
 
 		/* an INA member acks at slot completion, out of order */
-		if (!k->ordwin && e->t_sent + reo < k->rack_ts) {
+		if (!k->ordwin && rina_rack_lost(&k->rack, e->t_sent, reo)) {
 			k->c->st.fast_retransmits++;
 			rina_cc_on_loss(&path->cc, &path->rtt, now);
 			ret = resend(k, e, now);
@@ -514,8 +515,7 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 			if (!sample || rtt < sample)
 				sample = rtt;
 		}
-		if (e->t_sent > k->rack_ts)
-			k->rack_ts = e->t_sent;
+		rina_rack_acked(&k->rack, e->t_sent);
 		out_remove(k, seq);
 		rina_bit_test_and_set(k->ackmap, seq);
 		if (k->ordwin && seq % (2 * k->s.L * k->s.P) <
