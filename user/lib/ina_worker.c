@@ -222,16 +222,19 @@ static int wpump(struct wcall *k)
  * are being found (RACK or a timer in the last 8 SRTT) twice the base
  * round trip: the SRTT then grows with the very stalls the probe is
  * there to end (10 ms at 10% loss, and the call took 3x as long as with
- * 2 ms). At least RINA_PTO_MIN_US (a descheduled process), doubled on
- * every probe pass that brought no delivery, within the contribution
- * timer's cap.
+ * 2 ms). Before the first sample the job's timer (at 2 ms, a first
+ * 4 KB call through a plain member was probed 6 times). At least
+ * RINA_PTO_MIN_US (a descheduled process), doubled on every probe pass
+ * that brought no delivery, within the contribution timer's cap.
  */
 static uint64_t wpto(const struct wcall *k, uint64_t now)
 {
 	const struct rina_rtt *rtt = &k->c->to_agg.rtt;
 	uint64_t pto = rtt->srtt_us;
 
-	if (k->last_loss && now - k->last_loss < 8 * rtt->srtt_us)
+	if (!pto)	/* no sample yet: the job's timer (RFC 8985: 1 s) */
+		pto = k->c->rto_us;
+	else if (k->last_loss && now - k->last_loss < 8 * rtt->srtt_us)
 		pto = 2 * rtt->base_us;
 	if (pto < RINA_PTO_MIN_US)
 		pto = RINA_PTO_MIN_US;

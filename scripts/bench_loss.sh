@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+# make bench, part 4: INA under loss (issue 14 section 5). Every rack INA
+# behind the software ToR ("tor"), every rack INA with software agents
+# ("agents", --tor off) and plain RAR ("rar") at librina's drop knob
+# (RINA_FAULT_DROP_PPM: each rank drops that share of what it sends),
+# runs interleaved in one sweep on the unshaped emulation. Prints per
+# variant and loss the slowest rank's median call time as median
+# [min..max] over repetitions, and the ratio of each repetition's time to
+# the same variant's lossless time in that repetition (median
+# [min..max]); rows go to BENCH_OUT/loss.jsonl.
+#
+#   BENCH_LOSS_TOPO [2x3]  BENCH_LOSS_SIZE [1M]  BENCH_LOSS_PPM ["0 10000
+#   100000"]  BENCH_LOSS_VARIANTS ["tor agents rar"]  BENCH_REPS [3]
+#   BENCH_ITERS [5]
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+RUN=$top/build/bin/rina-run
+BENCH=$top/build/bin/rina-bench
+out=${BENCH_OUT:-$top/build/bench}
+reps=${BENCH_REPS:-3}
+iters=${BENCH_ITERS:-5}
+topo=${BENCH_LOSS_TOPO:-2x3}
+size=${BENCH_LOSS_SIZE:-1M}
+mkdir -p "$out"
+rows=$out/loss.jsonl
+: >"$rows"
+
+for ((rep = 0; rep < reps; rep++)); do
+	for ppm in ${BENCH_LOSS_PPM:-0 10000 100000}; do
+		for v in ${BENCH_LOSS_VARIANTS:-tor agents rar}; do
+			case $v in
+			tor) args=(--ina all --tor on) ;;
+			agents) args=(--ina all --tor off) ;;
+			*) args=() ;;
+			esac
+			timeout 600 "$RUN" --topo "$topo" "${args[@]}" -- \
+				env RINA_FAULT_DROP_PPM="$ppm" "$BENCH" \
+				-b "$size" -e "$size" -n "$iters" -w 1 \
+				-d float32 --json 2>/dev/null |
+			sed -n 's/^\[rank [0-9]*\] \({.*}\)$/\1/p' |
+			/usr/bin/python3 -c '
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    r.update(variant=sys.argv[1], ppm=int(sys.argv[2]), rep=int(sys.argv[3]))
+    print(json.dumps(r))' "$v" "$ppm" "$rep" >>"$rows"
+		done
+	done
+done
+
+/usr/bin/python3 - "$rows" "$topo" "$size" <<'PY'
+import collections, json, statistics, sys
+
+# a run's time: its slowest rank's median call (the call ends when the
+# last rank has the result); retransmissions summed over the ranks
+runs = collections.defaultdict(float)
+retx = collections.defaultdict(int)
+wrong = collections.defaultdict(int)
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    k = (r["variant"], r["ppm"], r["rep"])
+    runs[k] = max(runs[k], r["time_med_us"] / 1000)
+    retx[k] += r["retransmits"]
+    wrong[k] += r["wrong"]
+
+def fmt(v, f="%.1f"):
+    return (f + " [" + f + ".." + f + "]") % (statistics.median(v), min(v),
+                                              max(v))
+
+print("# INA under loss, %s, %s float32: call time ms median [min..max];"
+      " ratio to the variant's lossless time in the same repetition"
+      % (sys.argv[2], sys.argv[3]))
+print("%-8s %6s %26s %24s %10s %6s" % ("variant", "loss", "time_ms",
+                                      "x_lossless", "retx/run", "wrong"))
+for v, ppm in sorted({k[:2] for k in runs}, key=lambda k: (k[0], k[1])):
+    reps = sorted(k[2] for k in runs if k[:2] == (v, ppm))
+    t = [runs[(v, ppm, r)] for r in reps]
+    x = [runs[(v, ppm, r)] / runs[(v, 0, r)] for r in reps
+         if (v, 0, r) in runs and runs[(v, 0, r)] > 0]
+    print("%-8s %5.1f%% %26s %24s %10d %6d" % (
+        v, ppm / 1e4, fmt(t), fmt(x, "%.2f") if x else "-",
+        statistics.median([retx[(v, ppm, r)] for r in reps]),
+        sum(wrong[(v, ppm, r)] for r in reps)))
+PY
