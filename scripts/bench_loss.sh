@@ -12,7 +12,10 @@
 #
 #   BENCH_LOSS_TOPO [2x3]  BENCH_LOSS_SIZE [1M]  BENCH_LOSS_PPM ["0 10000
 #   100000"]  BENCH_LOSS_VARIANTS ["tor agents rar"]  BENCH_REPS [3]
-#   BENCH_ITERS [5]
+#   BENCH_ITERS [5]  BENCH_LOSS_BASE [unset]: another tree's build/bin
+#   (e.g. a worktree of an older commit); its rina-bench, with the librina
+#   it links, runs every variant too, interleaved ("tor@base" ...), for a
+#   before/after in one run
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 RUN=$top/build/bin/rina-run
@@ -28,14 +31,20 @@ rows=$out/loss.jsonl
 
 for ((rep = 0; rep < reps; rep++)); do
 	for ppm in ${BENCH_LOSS_PPM:-0 10000 100000}; do
-		for v in ${BENCH_LOSS_VARIANTS:-tor agents rar}; do
-			case $v in
+		vs=${BENCH_LOSS_VARIANTS:-tor agents rar}
+		for v in $vs; do
+			[ -n "${BENCH_LOSS_BASE:-}" ] && vs+=" $v@base"
+		done
+		for v in $vs; do
+			bench=$BENCH
+			[ "${v#*@}" = base ] && bench=$BENCH_LOSS_BASE/rina-bench
+			case ${v%@*} in
 			tor) args=(--ina all --tor on) ;;
 			agents) args=(--ina all --tor off) ;;
 			*) args=() ;;
 			esac
 			timeout 600 "$RUN" --topo "$topo" "${args[@]}" -- \
-				env RINA_FAULT_DROP_PPM="$ppm" "$BENCH" \
+				env RINA_FAULT_DROP_PPM="$ppm" "$bench" \
 				-b "$size" -e "$size" -n "$iters" -w 1 \
 				-d float32 --json 2>/dev/null |
 			sed -n 's/^\[rank [0-9]*\] \({.*}\)$/\1/p' |

@@ -230,7 +230,7 @@ static int wpump(struct wcall *k)
 static uint64_t wpto(const struct wcall *k, uint64_t now)
 {
 	const struct rina_rtt *rtt = &k->c->to_agg.rtt;
-	uint64_t pto = rtt->srtt_us;
+	uint64_t pto = 2 * rtt->srtt_us;
 
 	if (!pto)	/* no sample yet: the job's timer (RFC 8985: 1 s) */
 		pto = k->c->rto_us;
@@ -360,11 +360,12 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 				held = true;
 				continue;
 			}
-			if (lost)
+			if (lost) {
 				k->c->st.fast_retransmits++;
-			else
+				k->last_loss = now;
+			} else {
 				k->c->st.timeouts++;
-			k->last_loss = now;
+			}
 			ret = send_contrib(k, x, true);
 			if (ret)
 				return ret;
