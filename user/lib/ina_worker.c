@@ -215,17 +215,19 @@ static int wpump(struct wcall *k)
 }
 
 /*
- * The probe timeout. Normally the smoothed round trip: a contribution's
- * delivery waits for the ring (queues, plain members), and a mixed ring
- * at 25 Mbit/s went 17 ms between deliveries with nothing lost; 2 x the
- * base RTT there made 862 needless probes in 4 calls. But while losses
- * are being found (RACK or a timer in the last 8 SRTT) twice the base
- * round trip: the SRTT then grows with the very stalls the probe is
+ * The probe timeout. Normally twice the smoothed round trip (RFC 8985):
+ * a contribution's delivery waits for the ring (queues, plain members),
+ * and a mixed ring at 25 Mbit/s went 17 ms between deliveries with
+ * nothing lost; 2 x the base RTT there made 862 needless probes in 4
+ * calls. But while RACK finds losses (one in the last 8 SRTT) twice the
+ * base round trip: the SRTT then grows with the very stalls the probe is
  * there to end (10 ms at 10% loss, and the call took 3x as long as with
- * 2 ms). Before the first sample the job's timer (at 2 ms, a first
- * 4 KB call through a plain member was probed 6 times). At least
- * RINA_PTO_MIN_US (a descheduled process), doubled on every probe pass
- * that brought no delivery, within the contribution timer's cap.
+ * 2 ms). Not after timer expiries: on a shaped 4x2 ring they are mostly
+ * waits, and eager probes there resent 5x as much. Before the first
+ * sample the job's timer (at 2 ms, a first 4 KB call through a plain
+ * member was probed 6 times). At least RINA_PTO_MIN_US (a descheduled
+ * process), doubled on every probe pass that brought no delivery, within
+ * the contribution timer's cap.
  */
 static uint64_t wpto(const struct wcall *k, uint64_t now)
 {
