@@ -147,6 +147,19 @@ struct rina_stats {
 	 * worker on its own host (which the ToR does not send them to)
 	 */
 	uint64_t	agent_host_relays;
+	/*
+	 * who runs this rank's rack's agent, as far as this rank can tell
+	 * (enum rina_rack_agent): this rank's thread, rina.ko on this host
+	 * (which has its counters: rinactl job show, rinactl stats), or
+	 * neither that it knows of
+	 */
+	uint64_t	rack_agent;
+};
+
+enum rina_rack_agent {
+	RINA_RACK_AGENT_UNKNOWN	= 0,	/* a plain member, or another host's */
+	RINA_RACK_AGENT_LIBRINA	= 1,	/* this rank's agent thread */
+	RINA_RACK_AGENT_KERNEL	= 2,	/* rina.ko on this host */
 };
 
 /*

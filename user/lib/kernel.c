@@ -67,6 +67,7 @@ int rina_kernel_attach(struct rina_comm *c)
 	c->kfd = -1;
 	c->kev_next = 0;
 	c->kernel_agent = false;
+	c->kernel_rack_agent = false;
 	if ((env && !strcmp(env, "0")) || !strcmp(c->tp->ops->name, "inproc") ||
 	    (getenv("RINA_NO_INA") && strcmp(getenv("RINA_NO_INA"), "0")))
 		return RINA_OK;
@@ -131,6 +132,7 @@ int rina_kernel_attach(struct rina_comm *c)
 	 */
 	c->kernel_agent = p.is_agent && p.agent == c->rank &&
 			  (p.flags & RINA_PLAN_F_KERNEL_AGENT);
+	c->kernel_rack_agent = !!(p.flags & RINA_PLAN_F_KERNEL_AGENT);
 	return RINA_OK;
 err:
 	free(m);
