@@ -35,7 +35,7 @@ enum rina_result {
 	RINA_ERR_SYSTEM		= 3,	/* a system call failed */
 	RINA_ERR_NOMEM		= 4,
 	RINA_ERR_TIMEOUT	= 5,	/* a peer stopped answering */
-	RINA_ERR_ABORTED	= 6,	/* another rank failed and said so */
+	RINA_ERR_ABORTED	= 6,	/* a rank, or rina.ko, ended the job */
 	RINA_ERR_MISMATCH	= 7,	/* ranks disagree on the job */
 	RINA_ERR_OVERFLOW	= 8,	/* int32 sum wrapped around */
 	RINA_ERR_NONFINITE	= 9,	/* NaN or Inf in a float32 input */

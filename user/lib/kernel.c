@@ -180,9 +180,10 @@ int rina_kernel_events(struct rina_comm *c)
 		return rina_fail(RINA_ERR_ABORTED,
 				 "rank %d: rina.ko aborted job %u: rank %d was lost (its /dev/rina fd closed without a detach)",
 				 c->rank, c->job.job_id, lost);
+	/* aborted without a lost member: its agent gave up on the ToR */
 	if (aborted)
 		return rina_fail(RINA_ERR_ABORTED,
-				 "rank %d: rina.ko aborted job %u",
+				 "rank %d: rina.ko's agent aborted job %u (its rack's ToR failed and the job says fallback abort; dmesg)",
 				 c->rank, c->job.job_id);
 	return rina_fail(RINA_ERR_ABORTED,
 			 "rank %d: job %u was deleted from rina.ko (rinactl job del)",
