@@ -255,7 +255,7 @@ struct rina_agent_core {
 	__u64			tor_last;	/* last request sent */
 	__u64			tor_heard;	/* last packet from it */
 	__u64			tor_passed;	/* last data it let through */
-	int			tor_back;	/* lost or unheard, answering now */
+	int			tor_back;	/* lost/unheard, answers now */
 	int			tor_returning;	/* installing a lost one */
 	int			tor_reinstall;	/* TOR_REMOVE, then INSTALL */
 	__u64			last_data;	/* SR or AG data came */

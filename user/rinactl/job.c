@@ -410,7 +410,7 @@ int rinactl_agents_cb(const struct nlmsghdr *nlh, void *data)
 		    mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
 			job = mnl_attr_get_u16(a);
 	if (!job)
-		return MNL_CB_OK;	/* not a job: nothing to name them by */
+		return MNL_CB_OK;	/* no job id to name them by */
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		if (mnl_attr_get_type(a) != RINA_A_JOB_LOCAL_AGENT)
 			continue;
