@@ -66,6 +66,17 @@ static void afree(struct rina_agent_core *a, void *p)
 		a->ops->free(a->ctx, p);
 }
 
+/*
+ * A ToR that never answered TOR_INSTALL, with cfg.tor_retry: asked again
+ * as a lost one is (tor_release()), since it may only have started
+ * after the agent (rina-tor started late, a switch rebooting).
+ */
+static int tor_unheard(const struct rina_agent_core *a)
+{
+	return a->cfg.tor_retry && a->tor_state == RINA_AGENT_TOR_OFF &&
+	       a->tor_status == RINA_AGENT_TOR_SILENT;
+}
+
 /* The ToR spoke: it is there (tor_watch()). */
 static void tor_heard(struct rina_agent_core *a)
 {
@@ -917,6 +928,12 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 				a->tor_back = 1;
 			return;
 		}
+		if (tor_unheard(a) &&
+		    rina_ntohl(m->arg) == RINA_TOR_ST_UNKNOWN_JOB) {
+			/* there now, holding nothing: as a lost one back */
+			a->tor_back = 1;
+			return;
+		}
 		if (a->tor_state == RINA_AGENT_TOR_OFF &&
 		    a->tor_status == RINA_AGENT_TOR_SILENT &&
 		    rina_ntohl(m->arg) == RINA_TOR_ST_OK) {
@@ -1142,7 +1159,8 @@ void rina_agent_core_tor_install(struct rina_agent_core *a)
 {
 	if (!a->cfg.tor.ip)
 		return;
-	a->tor_returning = a->tor_state == RINA_AGENT_TOR_LOST;
+	a->tor_returning = a->tor_state == RINA_AGENT_TOR_LOST ||
+			   tor_unheard(a);
 	a->tor_reinstall = 0;
 	a->tor_state = RINA_AGENT_TOR_WAIT;
 	a->tor_back = 0;
@@ -1157,7 +1175,8 @@ int rina_agent_core_tor_may_return(const struct rina_agent_core *a,
 	__u64 now = a->ops->now_us(a->ctx);
 	__u32 j;
 
-	if (a->tor_state != RINA_AGENT_TOR_LOST || !a->tor_back ||
+	if ((a->tor_state != RINA_AGENT_TOR_LOST && !tor_unheard(a)) ||
+	    !a->tor_back ||
 	    now - a->last_data < quiet_us || !ag_drained(a) || a->n_held)
 		return 0;
 	for (j = 0; j < a->agg.cap; j++) {
@@ -1238,7 +1257,8 @@ static __u64 tor_watch(struct rina_agent_core *a, __u64 now)
 /*
  * TOR_REMOVE to a lost ToR until it says "not installed", or give up;
  * then once a second (RINA_AGENT_TOR_BACK_US), a question that changes
- * nothing there, until it answers: it is back (tor_back).
+ * nothing there, until it answers: it is back (tor_back). An unheard
+ * one (tor_unheard()) is asked once a second from the start.
  */
 static __u64 tor_release(struct rina_agent_core *a, __u64 now)
 {
@@ -1261,7 +1281,7 @@ static __u64 tor_tick(struct rina_agent_core *a, __u64 now)
 {
 	if (a->tor_state == RINA_AGENT_TOR_ON)
 		return tor_watch(a, now);
-	if (a->tor_state == RINA_AGENT_TOR_LOST)
+	if (a->tor_state == RINA_AGENT_TOR_LOST || tor_unheard(a))
 		return tor_release(a, now);
 	if (a->tor_state != RINA_AGENT_TOR_WAIT)
 		return RINA_AGENT_NO_WAIT;
@@ -1270,9 +1290,12 @@ static __u64 tor_tick(struct rina_agent_core *a, __u64 now)
 			a->tor_state = RINA_AGENT_TOR_OFF;
 			a->tor_status = RINA_AGENT_TOR_SILENT;
 			a->tor_reinstall = 0;
+			/* tor_retry: the next question a second from now */
+			a->tor_last = now;
 			ev(a, RINA_AGENT_EV_TOR, RINA_AGENT_TOR_SILENT);
 			answer_workers(a);
-			return RINA_AGENT_NO_WAIT;
+			return a->cfg.tor_retry ? RINA_AGENT_TOR_BACK_US :
+			       RINA_AGENT_NO_WAIT;
 		}
 		a->tor_tries++;
 		a->tor_last = now;

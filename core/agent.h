@@ -60,7 +60,8 @@
  *  NONE: no ToR address, software only;
  *  WAIT: TOR_INSTALL sent, no reply yet;
  *  ON:   the ToR aggregates the rack;
- *  OFF:  refused or silent, software;
+ *  OFF:  refused or silent, software (a silent one asked again with
+ *        cfg.tor_retry);
  *  LOST: went silent while it aggregated; software since (TOR_REMOVE
  *        resent until the ToR says it holds none).
  */
@@ -180,6 +181,13 @@ struct rina_agent_cfg {
 	 * never leaves it); pass them on to the ToR while it aggregates.
 	 */
 	__u32	relay_own;
+	/*
+	 * tor_retry (fallback software): a ToR that never answered
+	 * TOR_INSTALL is asked again once a second, as a lost one is
+	 * (tor_release()), and may take the job at a call boundary
+	 * (rina_agent_core_tor_may_return()). Without it, it stays off.
+	 */
+	__u32	tor_retry;
 	struct rina_agent_addr local[RINA_AGENT_MAX_LOCAL];
 	/* the job secret: control messages signed and checked with it */
 	__u32	has_secret;
@@ -247,7 +255,7 @@ struct rina_agent_core {
 	__u64			tor_last;	/* last request sent */
 	__u64			tor_heard;	/* last packet from it */
 	__u64			tor_passed;	/* last data it let through */
-	int			tor_back;	/* lost, and answering again */
+	int			tor_back;	/* lost/unheard, answers now */
 	int			tor_returning;	/* installing a lost one */
 	int			tor_reinstall;	/* TOR_REMOVE, then INSTALL */
 	__u64			last_data;	/* SR or AG data came */
@@ -289,8 +297,9 @@ __u64 rina_agent_core_tick(struct rina_agent_core *a);
  */
 void rina_agent_core_tor_install(struct rina_agent_core *a);
 /*
- * A lost ToR answers again (it holds no job: restarted, or it forgot
- * them) and the rack is between calls as far as the agent can tell: no
+ * A lost ToR, or with cfg.tor_retry one that never answered, answers
+ * again (it holds no job: restarted, started late, or it forgot them)
+ * and the rack is between calls as far as the agent can tell: no
  * data for quiet_us, every slot it adds complete, everything it owes
  * downstream acknowledged. The host then re-installs the job
  * (rina_agent_core_tor_install()) when its own rank is between calls.

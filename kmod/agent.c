@@ -206,6 +206,9 @@ static void rina_agent_event(void *ctx, enum rina_agent_event ev, __u32 arg)
 				    "refused the job",
 				    a->fallback == RINA_FALLBACK_ABORT ?
 				    "aborting the job (fallback 0)" :
+				    a->core.cfg.tor_retry &&
+				    arg == RINA_AGENT_TOR_SILENT ?
+				    "the agent aggregates the rack in software and asks it again every second" :
 				    "the agent aggregates the rack in software");
 	else if (ev == RINA_AGENT_EV_TOR && a->core.tor_returning)
 		pr_info_ratelimited("rina: job %u rack %u: the ToR %pI4 is back and aggregates the rack again\n",
@@ -330,8 +333,9 @@ static void rina_agent_silent_check(struct rina_agent *a)
 /*
  * What the job's fallback says about the ToR: abort the job when it
  * refused, did not answer or went silent (0); otherwise aggregate in
- * software and give a lost ToR that answers again the job back when the
- * rack is quiet. (2, the plain ring, is refused at JOB_ADD.)
+ * software and give a lost ToR, or one that did not answer at the start,
+ * the job when it answers and the rack is quiet (tor_returns). (2, the
+ * plain ring, is refused at JOB_ADD.)
  */
 static void rina_agent_tor_policy(struct rina_agent *a)
 {
@@ -352,8 +356,7 @@ static void rina_agent_tor_policy(struct rina_agent *a)
 			a->tor_aborted = 2;
 		return;
 	}
-	if (st == RINA_AGENT_TOR_LOST &&
-	    rina_agent_core_tor_may_return(&a->core,
+	if (rina_agent_core_tor_may_return(&a->core,
 					   RINA_AGENT_TOR_RETURN_QUIET_US))
 		rina_agent_core_tor_install(&a->core);
 }
@@ -484,6 +487,8 @@ static int rina_agent_cfg(const struct rina_job *job, unsigned int i,
 	}
 	/* our rank's worker cannot send to the ToR itself: relay_to_tor() */
 	cfg->relay_own = 1;
+	/* a ToR started after the job is asked again, as a lost one */
+	cfg->tor_retry = job->fallback == RINA_FALLBACK_SOFTWARE;
 	rina_member_addr(job, rina_ring_next(ring, i), &cfg->next);
 	rina_member_addr(job, rina_ring_prev(ring, i), &cfg->prev);
 	/* signed control messages name their destination: this socket */

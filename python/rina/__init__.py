@@ -21,7 +21,7 @@ import weakref
 from . import _lib
 
 __all__ = ["Communicator", "Request", "RinaError", "Result", "DType", "Op",
-           "Role", "library_path"]
+           "Role", "RackAgent", "library_path"]
 
 
 class Result(enum.IntEnum):
@@ -57,6 +57,13 @@ class Role(enum.IntEnum):
     MEMBER = 0
     INA_WORKER = 1
     INA_AGENT = 2
+
+
+class RackAgent(enum.IntEnum):
+    """stats()["rack_agent"]: who runs the rank's rack's agent."""
+    UNKNOWN = 0		# a plain member, or another host's
+    LIBRINA = 1		# this rank's agent thread
+    KERNEL = 2		# rina.ko on this host
 
 
 _ITEMSIZE = {DType.INT32: 4, DType.FLOAT32: 4, DType.BFLOAT16: 2,

@@ -2,7 +2,8 @@
 /*
  * Unit tests of the agent core's ToR mode (core/agent.c) on a fake host
  * that records every datagram and owns the clock: the TOR_INSTALL
- * handshake (accepted, refused, silent, installed too late), the ToR's
+ * handshake (accepted, refused, silent, installed too late; with
+ * tor_retry a ToR that starts after the agent takes the job), the ToR's
  * allgather copies (ACKed upstream, kept as sender of record, never
  * re-sent to the workers), and workers' HELLO answered only once the
  * downstream member answered and the ToR decided; data dropped while
@@ -124,6 +125,7 @@ static struct rina_agent_addr addr(unsigned int host, unsigned int port)
  */
 static struct rina_cc_params setup_cc;	/* zero: no congestion control */
 static bool setup_relay;		/* cfg.relay_own: rina.ko's agent */
+static bool setup_retry;		/* cfg.tor_retry: fallback software */
 
 static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
 {
@@ -139,6 +141,7 @@ static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
 	cfg.rto_us = 20000;
 	cfg.cc = setup_cc;
 	cfg.relay_own = setup_relay;
+	cfg.tor_retry = setup_retry;
 	cfg.job_hash = 0x1122334455667788ULL;
 	cfg.self = addr(1, RINA_UDP_PORT_AGENT);
 	cfg.local[0] = addr(1, RINA_UDP_PORT_MIN);
@@ -1015,9 +1018,117 @@ static void test_relay_own(void)
 	ktap_result(ok, "agent: a new session of a many-session agent removes the job from the ToR and installs it again");
 }
 
+/* Ask the ToR and get no answer: given up on after the tries. */
+static bool install_unanswered(struct rina_agent_core *a)
+{
+	setup(a, true);
+	rina_agent_core_tor_install(a);
+	while (a->tor_state == RINA_AGENT_TOR_WAIT && now_us < 100000000) {
+		now_us += 10000;
+		rina_agent_core_tick(a);
+	}
+	return a->tor_state == RINA_AGENT_TOR_OFF &&
+	       a->tor_status == RINA_AGENT_TOR_SILENT &&
+	       count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, &a->cfg.tor) ==
+	       RINA_AGENT_TOR_TRIES;
+}
+
+/*
+ * A ToR that did not answer at the start (not running yet) is, with
+ * tor_retry (fallback software), asked once a second like a lost one,
+ * and takes the job at a call boundary once it says it holds nothing;
+ * one that refused stays refused, and without tor_retry a silent one
+ * is not asked again.
+ */
+static void test_tor_late(void)
+{
+	struct rina_agent_core a;
+	bool ok;
+
+	setup_retry = true;
+	ok = install_unanswered(&a);
+	nsent = 0;
+	run_for(&a, 3 * RINA_AGENT_TOR_BACK_US, 100000);
+	ok &= a.tor_state == RINA_AGENT_TOR_OFF && !a.tor_back &&
+	      count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, &a.cfg.tor) == 3 &&
+	      count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, NULL) == 0 &&
+	      !rina_agent_core_tor_may_return(&a, 500000);
+	/* a call in software: slot 10 waits for two more contributions */
+	rx_data(&a, 0, 10, &a.cfg.local[0]);
+	ok &= a.st.contrib_in == 1 && a.st.tor_held == 0;
+	/* the ToR starts: "not installed" says it is there */
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_UNKNOWN_JOB,
+		a.cfg.job_hash, a.cfg.tor);
+	nsent = 0;
+	run_for(&a, 600000, 10000);
+	ok &= a.tor_back && count(RINA_OP_CTRL, ~0U, &a.cfg.tor) == 0 &&
+	      !rina_agent_core_tor_may_return(&a, 500000);
+	rx_data(&a, 0, 10, &a.cfg.local[1]);
+	rx_data(&a, 0, 10, &a.cfg.prev);
+	run_for(&a, 400000, 10000);	/* complete, not quiet yet */
+	ok &= a.st.slots_done == 1 &&
+	      !rina_agent_core_tor_may_return(&a, 500000);
+	run_for(&a, 200000, 10000);
+	ok &= rina_agent_core_tor_may_return(&a, 500000);
+	nsent = 0;
+	rina_agent_core_tor_install(&a);
+	ok &= a.tor_state == RINA_AGENT_TOR_WAIT && a.tor_returning &&
+	      count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, &a.cfg.tor) == 1;
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
+	ok &= a.tor_state == RINA_AGENT_TOR_ON && a.st.tor_returns == 1 &&
+	      a.st.tor_lost == 0 && a.tor_status == RINA_TOR_ST_OK;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent, fallback software: a ToR that did not answer at the start is asked once a second and takes the job at a call boundary once it answers (tor_returns)");
+
+	/* installed late: undone at once, then asked on until it is back */
+	ok = install_unanswered(&a);
+	nsent = 0;
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
+	ok &= count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, &a.cfg.tor) == 1 &&
+	      !a.tor_back;
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_UNKNOWN_JOB,
+		a.cfg.job_hash, a.cfg.tor);
+	run_for(&a, 600000, 10000);
+	ok &= a.tor_back && rina_agent_core_tor_may_return(&a, 500000);
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent, fallback software: a late install of an unanswered ToR is undone, its \"not installed\" then marks it back");
+
+	/* refused: stays refused, nothing more is asked */
+	setup(&a, true);
+	rina_agent_core_tor_install(&a);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_NO_SLOTS, a.cfg.job_hash,
+		a.cfg.tor);
+	nsent = 0;
+	run_for(&a, 3 * RINA_AGENT_TOR_BACK_US, 100000);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_UNKNOWN_JOB,
+		a.cfg.job_hash, a.cfg.tor);
+	run_for(&a, 600000, 10000);
+	ok = a.tor_state == RINA_AGENT_TOR_OFF &&
+	     a.tor_status == RINA_TOR_ST_NO_SLOTS && !a.tor_back &&
+	     count(RINA_OP_CTRL, ~0U, &a.cfg.tor) == 0 &&
+	     !rina_agent_core_tor_may_return(&a, 500000);
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent, fallback software: a ToR that refused the job stays refused");
+
+	/* without tor_retry (fallback abort): given up for good */
+	setup_retry = false;
+	ok = install_unanswered(&a);
+	nsent = 0;
+	run_for(&a, 3 * RINA_AGENT_TOR_BACK_US, 100000);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_UNKNOWN_JOB,
+		a.cfg.job_hash, a.cfg.tor);
+	run_for(&a, 600000, 10000);
+	ok &= count(RINA_OP_CTRL, ~0U, &a.cfg.tor) == 0 && !a.tor_back &&
+	      !rina_agent_core_tor_may_return(&a, 500000);
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent without tor_retry: a ToR that did not answer is not asked again");
+}
+
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 5 + 3);
+	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 5 + 3 + 4);
 	test_install();
 	test_tor_copies();
 	test_hello_gate();
@@ -1028,5 +1139,6 @@ int main(void)
 	test_repair_window();
 	test_tor_lost();
 	test_relay_own();
+	test_tor_late();
 	return ktap_finish();
 }

@@ -176,6 +176,19 @@ class Async(unittest.TestCase):
                 np.testing.assert_array_equal(a, ref)
 
 
+    def test_rack_agent(self):
+        def fn(comm):
+            comm.allreduce(values(comm.rank, 100))
+            return comm.role, comm.stats()["rack_agent"]
+        # two INA racks of two: ranks 0 and 2 run their rack's agent
+        self.assertEqual(run_ranks(4, fn, ina=True), [
+            (rina.Role.INA_AGENT, rina.RackAgent.LIBRINA),
+            (rina.Role.INA_WORKER, rina.RackAgent.UNKNOWN),
+            (rina.Role.INA_AGENT, rina.RackAgent.LIBRINA),
+            (rina.Role.INA_WORKER, rina.RackAgent.UNKNOWN)])
+        self.assertEqual([r for _, r in run_ranks(2, fn)],
+                         [rina.RackAgent.UNKNOWN] * 2)
+
     def test_eventfd_counts_completions(self):
         def fn(comm):
             fd = comm.eventfd()

@@ -143,8 +143,9 @@ kill -9 $2
 t0=$(now_ms)
 reap $1 $3 $4
 wait $2
-lost=$(grep -c 'rank 0: rina.ko aborted job 31: rank 1 was lost (its /dev/rina fd closed without a detach)' $D/kill.0)
-told=$(cat $D/kill.2 $D/kill.3 | grep -c 'rank 0 aborted the job')
+lost=$(grep -c 'job aborted: rank 0: rina.ko aborted job 31: rank 1 was lost (its /dev/rina fd closed without a detach)' $D/kill.0)
+told=$(cat $D/kill.2 $D/kill.3 |
+       grep -c 'job aborted: rank 0 aborted the job: the job ended there (rina.ko on its host')
 echo "# rank 1 killed: $nfail of 3 failed in $ms ms; rank 0 named it: $lost, host 1's ranks told: $told, host 0: $(state 0 31)"
 if [ $nfail = 3 ] && [ $ms -lt $FAST_MS ] && [ "$lost" = 1 ]; then
 	ktap_ok events_e2e_member_lost_ends_calls
@@ -169,8 +170,9 @@ t0=$(now_ms)
 in_ns 0 rinactl job del 32 >/dev/null
 reap $1 $2 $3 $4
 said=$(cat $D/del.0 $D/del.1 |
-       grep -c 'rank [01]: job 32 was deleted from rina.ko (rinactl job del)')
-told=$(cat $D/del.2 $D/del.3 | grep -c 'rank [01] aborted the job')
+       grep -c 'job aborted: rank [01]: job 32 was deleted from rina.ko (rinactl job del)')
+told=$(cat $D/del.2 $D/del.3 |
+       grep -c 'job aborted: rank [01] aborted the job: the job ended there')
 echo "# job 32 deleted on host 0: $nfail of 4 failed in $ms ms; host 0's ranks said so: $said, host 1's told: $told"
 if [ $nfail = 4 ] && [ $ms -lt $FAST_MS ] && [ "$said" = 2 ] &&
    [ "$told" = 2 ]; then
@@ -194,7 +196,7 @@ sleep 0.5
 t0=$(now_ms)
 in_ns 0 rinactl job del 33 >/dev/null
 reap $1
-said=$(grep -c 'rank 0: job 33 was deleted from rina.ko' $D/init.0)
+said=$(grep -c 'job aborted: rank 0: job 33 was deleted from rina.ko' $D/init.0)
 echo "# job 33 deleted during rank 0's init: failed $nfail in $ms ms, said so: $said"
 if [ $nfail = 1 ] && [ $ms -lt $FAST_MS ] && [ "$said" = 1 ]; then
 	ktap_ok events_e2e_job_deleted_during_init

@@ -15,8 +15,15 @@
 #    a training step's compute): every call exact, the agent says "lost";
 #    rina-tor started again: the job goes back to it (tor_returns 1,
 #    state "on", the new rina-tor adding the rack);
+#  - rinactl stats (-j "agents") lists the kernel agent with job show's
+#    counters; rina-bench on rank 0 says its rack's agent is rina.ko
+#    ("agent":"kernel");
 #  - no ToR answering: "fallback abort" ends every rank with the agent's
-#    abort; the default (software) runs exact with the ToR "off".
+#    abort ("job aborted: ..."); the default (software) runs exact with
+#    the ToR "off";
+#  - rina-tor started only after the job: a call in software, then the
+#    agent, asking once a second, installs the job on it between calls
+#    (tor_returns 1, state "on") and the next calls are added in it.
 # Prints KTAP; cleans up after itself; each run bounded by a watchdog.
 . /tests/ktap.sh
 . /tests/guest_lib.sh
@@ -38,7 +45,7 @@ cleanup() {
 	[ -n "$tor_pid" ] && kill -9 $tor_pid 2>/dev/null
 	[ -n "${wd:-}" ] && kill $wd 2>/dev/null
 	for h in 0 1 2 3; do
-		for j in 41 42 43 44; do
+		for j in 41 42 43 44 45; do
 			in_ns $h rinactl job del $j >/dev/null 2>&1
 		done
 	done
@@ -113,15 +120,17 @@ del_job() {
 	for h in 0 1 2 3; do in_ns $h rinactl job del $1 >/dev/null; done
 }
 
-# rina-tor in the ToR namespace with the files of jobs 41 and 42 (it
-# installs a job on its agent's TOR_INSTALL only), ready once it has
-# written its counters
+# start_tor N ID...: rina-tor in the ToR namespace with the files of
+# jobs ID... (it installs a job on its agent's TOR_INSTALL only), ready
+# once it has written its counters
 start_tor() {
+	_out=$D/tor.out.$1 _jobs=""
+	shift
+	for _j in "$@"; do _jobs="$_jobs --job $D/j$_j.txt"; done
 	rm -f $D/tor.json
-	$IP netns exec "$(ns tor)" $TOR_BIN --job $D/j41.txt \
-		--job $D/j42.txt --rack 0 \
+	$IP netns exec "$(ns tor)" $TOR_BIN $_jobs --rack 0 \
 		--bridge br0 --on-demand --stats $D/tor.json \
-		> $D/tor.out.$1 2>&1 &
+		> $_out 2>&1 &
 	tor_pid=$!
 	i=0
 	while [ ! -s $D/tor.json ] && [ $i -lt 100 ]; do
@@ -203,7 +212,7 @@ ktap_ok tor_agent_e2e_topology
 # 1. the rack aggregated in rina-tor, installed by rina.ko's agent
 job 41 > $D/j41.txt
 job 42 > $D/j42.txt
-start_tor 1 && add_job 41 && ktap_ok tor_agent_e2e_job_and_tor_up ||
+start_tor 1 41 42 && add_job 41 && ktap_ok tor_agent_e2e_job_and_tor_up ||
 	ktap_fail tor_agent_e2e_job_and_tor_up
 start k41 41 -c 1 -b 4 -e 262144 -f 16 -n 3 -w 1
 reap
@@ -229,6 +238,48 @@ echo "$j" | grep -q '"local_agent":\[{"rank":0,"rack":0,"tor":"on","tor_status":
 echo "$j" | grep -q '"fallback":"software"' &&
 	ktap_ok tor_agent_e2e_job_show_json ||
 	ktap_fail tor_agent_e2e_job_show_json "$j"
+# rank 0's agent is rina.ko's: rina-bench says so, rank 1 (host 1) cannot
+grep -q '"role":"ina-worker","agent":"kernel",' $D/k41.0 &&
+grep -q '"role":"ina-worker",' $D/k41.1 && ! grep -q '"agent":' $D/k41.1 &&
+	ktap_ok tor_agent_e2e_bench_rack_agent_kernel ||
+	ktap_fail tor_agent_e2e_bench_rack_agent_kernel \
+		"$(grep -o '"role":"[a-z-]*"[^,]*' $D/k41.0 | head -1)"
+
+# rinactl stats: the same agent, its counters those of job show, read
+# before and after (a quiet ToR's probes go on counting: in between)
+kv() { echo "$1" | tr ',' '\n' | tr -d '"' | tr ':' ' '; }
+j1=$(in_ns 0 rinactl -j job show 41)
+sj=$(in_ns 0 rinactl -j stats)
+st_txt=$(in_ns 0 rinactl stats)
+j2=$(in_ns 0 rinactl -j job show 41)
+kv "$(echo "$j1" | sed -n 's/.*"local_agent":\[{\([^]]*\)}\].*/\1/p')" > $D/a1
+kv "$(echo "$sj" | sed -n 's/.*"agents":\[{"job":41,\([^]]*\)}\].*/\1/p')" > $D/as
+kv "$(echo "$j2" | sed -n 's/.*"local_agent":\[{\([^]]*\)}\].*/\1/p')" > $D/a2
+cmp=$(awk 'FNR == 1 { f++ } { k[f, FNR] = $1; v[f, FNR] = $2; n[f] = FNR }
+	END {
+		bad = n[1] < 20 || n[1] != n[2] || n[2] != n[3]
+		for (i = 1; i <= n[1]; i++) {
+			if (k[1, i] != k[2, i] || k[2, i] != k[3, i])
+				bad++
+			else if (v[1, i] ~ /^[0-9]+$/) {
+				if (v[2, i] + 0 < v[1, i] + 0 ||
+				    v[2, i] + 0 > v[3, i] + 0)
+					bad++
+			} else if (v[1, i] != v[2, i] || v[2, i] != v[3, i])
+				bad++
+			if (k[2, i] == "tor_relays") relays = v[2, i]
+			if (k[2, i] == "tor") tor = v[2, i]
+		}
+		print bad + 0, n[2] + 0, relays + 0, tor
+	}' $D/a1 $D/as $D/a2)
+echo "# rinactl -j stats, agent of job 41 (bad, fields, tor_relays, tor): $cmp"
+none=$(in_ns 2 rinactl -j stats | grep -c '"agents":\[\]}$')
+set -- $cmp
+[ "$1" = 0 ] && [ "$3" -gt 0 ] && [ "$4" = on ] && [ "$none" = 1 ] &&
+echo "$st_txt" | grep -q '^agent job 41 rank 0 rack 0 tor on contrib_in ' &&
+	ktap_ok tor_agent_e2e_stats_agents_as_job_show ||
+	{ sed 's/^/# /' $D/as; echo "$st_txt" | grep agent | sed 's/^/# /'
+	  ktap_fail tor_agent_e2e_stats_agents_as_job_show "$cmp"; }
 # deleting the job takes it off the ToR (TOR_REMOVE)
 in_ns 0 rinactl job del 41 >/dev/null
 i=0
@@ -284,7 +335,7 @@ echo "# rina-tor killed: agent says $st_lost after $ms ms, tor_lost $tl"
 [ "$st_lost" = lost ] && [ "$tl" = 1 ] &&
 	ktap_ok tor_agent_e2e_tor_killed_agent_notices ||
 	ktap_fail tor_agent_e2e_tor_killed_agent_notices
-start_tor 2	# the agent asks a lost ToR once a second
+start_tor 2 41 42	# the agent asks a lost ToR once a second
 reap
 if exact fo 1; then
 	ktap_ok tor_agent_e2e_failover_every_call_exact
@@ -317,7 +368,7 @@ reap
 ms=$(( $(now_ms) - t0 ))
 # ranks 0 and 1 hear it from rina.ko (at attach, or as an event), ranks
 # 2 and 3 from the agent's ABORT
-said=$(cat $D/ab.? | grep -ci 'abort')
+said=$(cat $D/ab.? | grep -c 'job aborted: ')
 st=$(in_ns 0 rinactl job show 43 | grep -o 'state [a-z]*')
 fb=$(in_ns 0 rinactl job show 43 | grep -o 'fallback [a-z]*')
 echo "# fallback abort, no ToR: $nfail of 4 failed in $ms ms, $said say aborted, host 0: $st, $fb"
@@ -341,5 +392,55 @@ else
 	ktap_fail tor_agent_e2e_fallback_software_exact "tor $st"
 fi
 del_job 44
+
+# 4. rina-tor started after the job was added: the agent gives up on it
+# (8 tries) and aggregates the first call in software; then, asking once
+# a second, it finds the new rina-tor and installs the job between calls
+add_job 45
+i=0
+while [ "$(agent_tor 45)" != off ] && [ $i -lt 100 ]; do	# 10 s
+	sleep 0.1; i=$((i + 1))
+done
+start late1 45 -c 1 -b 65536 -e 65536 -n 1 -w 0
+reap
+st=$(agent_tor 45) asd=$(agent_ctr 45 slots_done)
+echo "# job 45, no rina-tor yet: agent says $st, slots_done $asd"
+if exact late1 1 && [ "$st" = off ] && [ "${asd:-0}" -gt 0 ] &&
+   grep -q '"agent":"kernel"' $D/late1.0; then
+	ktap_ok tor_agent_e2e_late_tor_first_call_in_software
+else
+	diag late1 45
+	ktap_fail tor_agent_e2e_late_tor_first_call_in_software "tor $st"
+fi
+start_tor 3 45
+t0=$(now_ms) i=0
+while [ "$(agent_tor 45)" != on ] && [ $i -lt 100 ]; do	# 10 s
+	sleep 0.1; i=$((i + 1))
+done
+ms=$(( $(now_ms) - t0 ))
+st=$(agent_tor 45) tr=$(agent_ctr 45 tor_returns)
+said=$(dmesg | grep -c 'job 45 rack 0: the ToR .* is back and aggregates the rack again')
+echo "# rina-tor started: agent says $st after $ms ms, tor_returns $tr, logged $said"
+[ "$st" = on ] && [ "$tr" = 1 ] && [ "$said" = 1 ] &&
+grep -q 'job 45 installed' $D/tor.out.3 &&
+	ktap_ok tor_agent_e2e_late_tor_takes_the_job ||
+	ktap_fail tor_agent_e2e_late_tor_takes_the_job "$(agent_line 45)"
+start late2 45 -c 1 -b 65536 -e 65536 -n 3 -w 0
+reap
+sleep 1.2	# rina-tor's stats, written every second
+sd=$(tor_ctr 45 slot_done) ci=$(tor_ctr 45 contrib_in)
+st=$(agent_tor 45) rl=$(agent_ctr 45 tor_relays)
+echo "# job 45 after rina-tor came: ToR contrib_in $ci slot_done $sd; agent: tor $st tor_relays $rl"
+if exact late2 1 && [ "${sd:-0}" -gt 0 ] && [ "${ci:-0}" -ge $(( 2 * sd )) ] &&
+   [ "$st" = on ] && [ "${rl:-0}" -gt 0 ]; then
+	ktap_ok tor_agent_e2e_late_tor_aggregates_next_calls
+else
+	diag late2 45
+	ktap_fail tor_agent_e2e_late_tor_aggregates_next_calls
+fi
+del_job 45
+kill $tor_pid
+wait $tor_pid 2>/dev/null
+tor_pid=""
 echo "1..$ktap_n"
 ktap_finish

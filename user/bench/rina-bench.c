@@ -324,6 +324,13 @@ static const char *role_name(int role)
 	       role == RINA_ROLE_INA_WORKER ? "ina-worker" : "member";
 }
 
+/* Who runs this rank's rack's agent, when the rank knows: JSON "agent" */
+static const char *rack_agent_json(uint64_t who)
+{
+	return who == RINA_RACK_AGENT_KERNEL ? ",\"agent\":\"kernel\"" :
+	       who == RINA_RACK_AGENT_LIBRINA ? ",\"agent\":\"librina\"" : "";
+}
+
 static const char *tor_name(uint64_t state)
 {
 	return state == RINA_TOR_ON ? "on" : state == RINA_TOR_OFF ? "off" :
@@ -377,6 +384,7 @@ int main(int argc, char **argv)
 	double sum_busbw = 0, *times;
 	size_t bytes, total_wrong = 0;
 	int rank, n, L, role, rows = 0, i, ret;
+	uint64_t who;
 	const char *tname;
 	void *buf;
 
@@ -395,6 +403,9 @@ int main(int argc, char **argv)
 	n = rina_comm_size(comm);
 	L = rina_comm_ring_len(comm);
 	role = rina_comm_role(comm);
+	/* an agent rank whose agent is rina.ko's is an ina-worker here */
+	rina_comm_get_stats(comm, &s0);
+	who = s0.rack_agent;
 	o.elems = rina_comm_elems(comm);
 	buf = malloc(o.max_bytes ? o.max_bytes : 4);
 	times = calloc((size_t)o.iters, sizeof(*times));
@@ -403,8 +414,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (rank == 0 && !o.json) {
-		printf("# rina-bench: %d ranks, ring of %d, rank 0 is %s, transport %s, %s %s\n",
-		       n, L, role_name(role), rina_comm_transport(comm), tname,
+		printf("# rina-bench: %d ranks, ring of %d, rank 0 is %s%s, transport %s, %s %s\n",
+		       n, L, role_name(role),
+		       who == RINA_RACK_AGENT_KERNEL ?
+		       " (its rack's agent is rina.ko)" : "",
+		       rina_comm_transport(comm), tname,
 		       o.op == RINA_SUM ? "sum" : o.op == RINA_AVG ? "avg" :
 		       "max");
 		if (o.link_rate)
@@ -513,11 +527,11 @@ int main(int argc, char **argv)
 		sum_busbw += busbw;
 		rows++;
 		if (o.json) {
-			printf("{\"rank\":%d,\"size\":%zu,\"count\":%zu,\"dtype\":\"%s\",\"op\":\"%s\",\"n_ranks\":%d,\"ring_len\":%d,\"role\":\"%s\",\"transport\":\"%s\",\"time_us\":%.2f,\"time_min_us\":%.2f,\"time_med_us\":%.2f,\"time_max_us\":%.2f,\"algbw_GBps\":%.4f,\"busbw_GBps\":%.4f,\"wrong\":%zu,\"tx_bytes\":%.0f,\"rx_bytes\":%.0f,\"ack_tx_bytes\":%.0f,\"ack_rx_bytes\":%.0f,\"theory_bytes\":%.0f,\"retransmits\":%llu,\"fast_retransmits\":%llu,\"timeouts\":%llu,\"duplicates\":%llu,\"agent_retransmits\":%llu,\"hash\":\"%016llx\"",
+			printf("{\"rank\":%d,\"size\":%zu,\"count\":%zu,\"dtype\":\"%s\",\"op\":\"%s\",\"n_ranks\":%d,\"ring_len\":%d,\"role\":\"%s\"%s,\"transport\":\"%s\",\"time_us\":%.2f,\"time_min_us\":%.2f,\"time_med_us\":%.2f,\"time_max_us\":%.2f,\"algbw_GBps\":%.4f,\"busbw_GBps\":%.4f,\"wrong\":%zu,\"tx_bytes\":%.0f,\"rx_bytes\":%.0f,\"ack_tx_bytes\":%.0f,\"ack_rx_bytes\":%.0f,\"theory_bytes\":%.0f,\"retransmits\":%llu,\"fast_retransmits\":%llu,\"timeouts\":%llu,\"duplicates\":%llu,\"agent_retransmits\":%llu,\"hash\":\"%016llx\"",
 			       rank, count * 4, count, tname,
 			       o.op == RINA_SUM ? "sum" : o.op == RINA_AVG ?
 			       "avg" : "max", n, L, role_name(role),
-			       rina_comm_transport(comm),
+			       rack_agent_json(who), rina_comm_transport(comm),
 			       t * 1e6, times[0] * 1e6,
 			       times[o.iters / 2] * 1e6,
 			       times[o.iters - 1] * 1e6, algbw, busbw, wrong,
@@ -608,6 +622,9 @@ int main(int argc, char **argv)
 			       (unsigned long long)s1.xdp_invalid_descs);
 		if (role == RINA_ROLE_INA_AGENT)
 			print_tor(rank, &s1);
+		else if (who == RINA_RACK_AGENT_KERNEL)
+			printf("# rank %d tor: in rina.ko (rinactl job show)\n",
+			       rank);
 		if (role == RINA_ROLE_INA_AGENT)
 			printf("# rank %d agent: contributions %llu partials in %llu out %llu slots done %llu allgather in %llu out %llu retransmitted %llu repairs %llu re-emitted %llu duplicates %llu stale %llu bad %llu far-round %llu\n",
 			       rank, (unsigned long long)s1.agent_contrib_in,

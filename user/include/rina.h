@@ -35,7 +35,7 @@ enum rina_result {
 	RINA_ERR_SYSTEM		= 3,	/* a system call failed */
 	RINA_ERR_NOMEM		= 4,
 	RINA_ERR_TIMEOUT	= 5,	/* a peer stopped answering */
-	RINA_ERR_ABORTED	= 6,	/* another rank failed and said so */
+	RINA_ERR_ABORTED	= 6,	/* a rank or rina.ko ended the job */
 	RINA_ERR_MISMATCH	= 7,	/* ranks disagree on the job */
 	RINA_ERR_OVERFLOW	= 8,	/* int32 sum wrapped around */
 	RINA_ERR_NONFINITE	= 9,	/* NaN or Inf in a float32 input */
@@ -147,6 +147,19 @@ struct rina_stats {
 	 * worker on its own host (which the ToR does not send them to)
 	 */
 	uint64_t	agent_host_relays;
+	/*
+	 * who runs this rank's rack's agent, as far as this rank can tell
+	 * (enum rina_rack_agent): this rank's thread, rina.ko on this host
+	 * (which has its counters: rinactl job show, rinactl stats), or
+	 * neither that it knows of
+	 */
+	uint64_t	rack_agent;
+};
+
+enum rina_rack_agent {
+	RINA_RACK_AGENT_UNKNOWN	= 0,	/* plain, or another host's */
+	RINA_RACK_AGENT_LIBRINA	= 1,	/* this rank's own thread */
+	RINA_RACK_AGENT_KERNEL	= 2,	/* rina.ko on this host */
 };
 
 /*

@@ -53,6 +53,11 @@ int rina_abort_fail(const struct rina_comm *c, unsigned int src,
 	uint32_t silent = rina_abort_silent(arg);
 	char who[256];
 
+	/* it was itself told, by its rina.ko, or left with calls pending */
+	if (!silent && rina_abort_result(arg) == RINA_ERR_ABORTED)
+		return rina_fail(RINA_ERR_ABORTED,
+				 "rank %u aborted the job: the job ended there (rina.ko on its host, or it left with calls pending)",
+				 src);
 	if (!silent)
 		return rina_fail(RINA_ERR_ABORTED,
 				 "rank %u aborted the job: %s", src,

@@ -351,11 +351,20 @@ static int agent_tor_install(struct rina_agent *a, struct rina_comm *c)
 				 c->ring.m[c->member].rack, ip,
 				 a->core.tor_status);
 	}
-	if (a->core.tor_state != RINA_AGENT_TOR_ON)
+	/*
+	 * A ToR that refused stays refused; one that did not answer may
+	 * take the job later (cfg.tor_retry), and the worker then follows
+	 * rina_agent_tor_on() to it.
+	 */
+	if (a->core.tor_state != RINA_AGENT_TOR_ON &&
+	    !(a->core.cfg.tor_retry &&
+	      a->core.tor_status == RINA_AGENT_TOR_SILENT))
 		return RINA_OK;
 	c->tor_to.ip = a->core.cfg.tor.ip;
 	c->tor_to.port = htons(RINA_UDP_PORT_AGENT);
 	memset(c->tor_to.mac, 0, sizeof(c->tor_to.mac));
+	if (a->core.tor_state != RINA_AGENT_TOR_ON)
+		return RINA_OK;
 	c->contrib_to = c->tor_to;
 	a->tor_on = 1;
 	return RINA_OK;
@@ -403,6 +412,8 @@ static void rina_agent_cfg_fill(const struct rina_comm *c,
 		cfg->tor.port = r->tor_port ? r->tor_port :
 				htons(RINA_UDP_PORT_AGENT);
 	}
+	/* a ToR that starts after us is asked again, as a lost one */
+	cfg->tor_retry = c->job.fallback == RINA_FALLBACK_SOFTWARE;
 	for (k = 0; k < mb->n_local && k < RINA_AGENT_MAX_LOCAL; k++) {
 		int r = c->ring.order[mb->first + k];
 

@@ -430,6 +430,10 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 	tmp.xdp_prog_passed = ts.prog_passed;
 	tmp.xdp_prog_dropped = ts.prog_dropped;
 	tmp.xdp_prog_fault_dropped = ts.prog_fault_dropped;
+	if (c->ina_local)
+		tmp.rack_agent = c->agent ? RINA_RACK_AGENT_LIBRINA :
+				 c->kernel_rack_agent ? RINA_RACK_AGENT_KERNEL :
+				 RINA_RACK_AGENT_UNKNOWN;
 	if (c->agent) {
 		struct rina_agent_stats as;
 

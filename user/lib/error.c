@@ -32,7 +32,8 @@ static const char *const result_names[__RINA_RESULT_MAX] = {
 	[RINA_ERR_SYSTEM]	= "system call failed",
 	[RINA_ERR_NOMEM]	= "out of memory",
 	[RINA_ERR_TIMEOUT]	= "timed out waiting for a peer",
-	[RINA_ERR_ABORTED]	= "aborted by another rank",
+	/* rina_last_error() says by whom: a rank, rina.ko, its agent */
+	[RINA_ERR_ABORTED]	= "job aborted",
 	[RINA_ERR_MISMATCH]	= "ranks disagree on the job or the call",
 	[RINA_ERR_OVERFLOW]	= "int32 sum overflowed",
 	[RINA_ERR_NONFINITE]	= "NaN or infinity in the input",

@@ -67,6 +67,7 @@ int rina_kernel_attach(struct rina_comm *c)
 	c->kfd = -1;
 	c->kev_next = 0;
 	c->kernel_agent = false;
+	c->kernel_rack_agent = false;
 	if ((env && !strcmp(env, "0")) || !strcmp(c->tp->ops->name, "inproc") ||
 	    (getenv("RINA_NO_INA") && strcmp(getenv("RINA_NO_INA"), "0")))
 		return RINA_OK;
@@ -131,6 +132,7 @@ int rina_kernel_attach(struct rina_comm *c)
 	 */
 	c->kernel_agent = p.is_agent && p.agent == c->rank &&
 			  (p.flags & RINA_PLAN_F_KERNEL_AGENT);
+	c->kernel_rack_agent = !!(p.flags & RINA_PLAN_F_KERNEL_AGENT);
 	return RINA_OK;
 err:
 	free(m);
@@ -178,9 +180,10 @@ int rina_kernel_events(struct rina_comm *c)
 		return rina_fail(RINA_ERR_ABORTED,
 				 "rank %d: rina.ko aborted job %u: rank %d was lost (its /dev/rina fd closed without a detach)",
 				 c->rank, c->job.job_id, lost);
+	/* aborted without a lost member: its agent gave up on the ToR */
 	if (aborted)
 		return rina_fail(RINA_ERR_ABORTED,
-				 "rank %d: rina.ko aborted job %u",
+				 "rank %d: rina.ko's agent aborted job %u (its rack's ToR failed and the job says fallback abort; dmesg)",
 				 c->rank, c->job.job_id);
 	return rina_fail(RINA_ERR_ABORTED,
 			 "rank %d: job %u was deleted from rina.ko (rinactl job del)",

@@ -85,6 +85,8 @@ struct rina_comm {
 	int			kfd;		/* /dev/rina attached, or -1 */
 	uint64_t		kev_next;	/* rina_kernel_poll(): next read */
 	bool			kernel_agent;	/* rina.ko runs our rack's agent */
+	/* ... and any rank of the rack on its host: RINA_PLAN_F_KERNEL_AGENT */
+	bool			kernel_rack_agent;
 	uint32_t		contrib_before[RINA_MAX_RANKS];	/* see ring.c */
 
 	struct rina_transport	*tp;

@@ -331,42 +331,93 @@ static const char *const agent_counters[RINA_A_AGENT_MAX + 1] = {
 	[RINA_A_AGENT_SEND_ERRORS] = "send_errors",
 };
 
-/* A local agent worker: its ToR and counters. */
-static void show_agent(const struct nlattr *e, bool json, bool first)
-{
-	uint64_t c[RINA_A_AGENT_MAX + 1] = { 0 };
-	unsigned int rank = 0, rack = 0, tor = 0, i;
-	uint32_t status = 0;
-	const struct nlattr *a;
-	const char *st;
+/* A local agent worker as JOB_GET reports it (RINA_A_JOB_LOCAL_AGENT). */
+struct agent_nl {
+	unsigned int	rank, rack, tor;
+	uint32_t	status;
+	uint64_t	c[RINA_A_AGENT_MAX + 1];
+};
 
+/* Attributes of the wrong size are left out, as unknown ones are. */
+static void parse_agent(const struct nlattr *e, struct agent_nl *ag)
+{
+	const struct nlattr *a;
+
+	memset(ag, 0, sizeof(*ag));
 	mnl_attr_for_each_nested(a, e) {
 		int t = mnl_attr_get_type(a);
 
-		if (t == RINA_A_AGENT_RANK)
-			rank = mnl_attr_get_u16(a);
-		else if (t == RINA_A_AGENT_RACK)
-			rack = mnl_attr_get_u16(a);
-		else if (t == RINA_A_AGENT_TOR)
-			tor = mnl_attr_get_u8(a);
-		else if (t == RINA_A_AGENT_TOR_STATUS)
-			status = mnl_attr_get_u32(a);
+		if (t == RINA_A_AGENT_RANK &&
+		    mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
+			ag->rank = mnl_attr_get_u16(a);
+		else if (t == RINA_A_AGENT_RACK &&
+			 mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
+			ag->rack = mnl_attr_get_u16(a);
+		else if (t == RINA_A_AGENT_TOR &&
+			 mnl_attr_validate(a, MNL_TYPE_U8) >= 0)
+			ag->tor = mnl_attr_get_u8(a);
+		else if (t == RINA_A_AGENT_TOR_STATUS &&
+			 mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			ag->status = mnl_attr_get_u32(a);
 		else if (t > 0 && t <= RINA_A_AGENT_MAX && agent_counters[t] &&
 			 mnl_attr_get_payload_len(a) == 8)
-			c[t] = mnl_attr_get_u64(a);
+			ag->c[t] = mnl_attr_get_u64(a);
 	}
-	st = tor <= RINA_AGENT_TOR_ST_LOST ? tor_states[tor] : "unknown";
-	if (json)
-		fprintf(OUT, "%s{\"rank\":%u,\"rack\":%u,\"tor\":\"%s\","
-			     "\"tor_status\":%u", first ? "" : ",", rank,
-			     rack, st, status);
-	else
-		fprintf(OUT, "\tagent rank %u rack %u tor %s", rank, rack, st);
+}
+
+/*
+ * A local agent worker: its ToR and counters. job 0: inside its job
+ * (job show); else with its job id first (stats).
+ */
+static void show_agent(const struct nlattr *e, unsigned int job, bool json,
+		       bool first)
+{
+	struct agent_nl ag;
+	const char *st;
+	unsigned int i;
+
+	parse_agent(e, &ag);
+	st = ag.tor <= RINA_AGENT_TOR_ST_LOST ? tor_states[ag.tor] : "unknown";
+	if (json) {
+		fprintf(OUT, "%s{", first ? "" : ",");
+		if (job)
+			fprintf(OUT, "\"job\":%u,", job);
+		fprintf(OUT, "\"rank\":%u,\"rack\":%u,\"tor\":\"%s\","
+			     "\"tor_status\":%u", ag.rank, ag.rack, st,
+			     ag.status);
+	} else if (job) {
+		fprintf(OUT, "agent job %u rank %u rack %u tor %s", job,
+			     ag.rank, ag.rack, st);
+	} else {
+		fprintf(OUT, "\tagent rank %u rack %u tor %s", ag.rank, ag.rack,
+			     st);
+	}
 	for (i = 0; i <= RINA_A_AGENT_MAX; i++)
 		if (agent_counters[i])
 			fprintf(OUT, json ? ",\"%s\":%llu" : " %s %llu",
-				agent_counters[i], (unsigned long long)c[i]);
+				agent_counters[i], (unsigned long long)ag.c[i]);
 	fprintf(OUT, json ? "}" : "\n");
+}
+
+int rinactl_agents_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *a;
+	unsigned int job = 0;
+	int *n = data;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == RINA_A_JOB_ID &&
+		    mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
+			job = mnl_attr_get_u16(a);
+	if (!job)
+		return MNL_CB_OK;	/* no job id to name them by */
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) != RINA_A_JOB_LOCAL_AGENT)
+			continue;
+		show_agent(a, job, rinactl_opts.json, !*n);
+		(*n)++;
+	}
+	return MNL_CB_OK;
 }
 
 static int show_cb(const struct nlmsghdr *nlh, void *data)
@@ -464,7 +515,7 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 		mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 			if (mnl_attr_get_type(a) != RINA_A_JOB_LOCAL_AGENT)
 				continue;
-			show_agent(a, json, first);
+			show_agent(a, 0, json, first);
 			first = false;
 		}
 	if (json)

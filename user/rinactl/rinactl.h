@@ -37,6 +37,14 @@ struct rinactl_cmd {
 #define RINACTL_EXIT_FAIL	1
 #define RINACTL_EXIT_USAGE	2
 
+struct nlmsghdr;
+
+/*
+ * A JOB_GET reply's local agents (job.c), one line or JSON object each
+ * with the job id first; *(int *)data counts them (rinactl stats).
+ */
+int rinactl_agents_cb(const struct nlmsghdr *nlh, void *data);
+
 /* True when argv[i] is a prefix of word, iproute2 style ("sh" = "show"). */
 bool rinactl_matches(const char *arg, const char *word);
 

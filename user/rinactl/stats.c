@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * rinactl stats [percpu]: rina.ko's counters of this network namespace,
- * totals or one row per CPU.
+ * totals or one row per CPU; with the totals, the local agents of its
+ * jobs (their ToR and counters, as job show prints them).
  */
 #include <string.h>
 
@@ -34,14 +35,19 @@ static const char *const stat_names[RINA_A_STATS_MAX + 1] = {
 	[RINA_A_STATS_AGENT_DROP_UNKNOWN_JOB] = "agent_drop_unknown_job",
 };
 
+struct stats_ctx {
+	int	rows;
+	bool	percpu;
+};
+
 static int stats_cb(const struct nlmsghdr *nlh, void *data)
 {
-	int *rows = data;
+	struct stats_ctx *ctx = data;
 	const struct nlattr *a;
 	bool first = true;
 
 	if (rinactl_opts.json)
-		fprintf(OUT, "%s{", *rows ? "," : "");
+		fprintf(OUT, "%s{", ctx->rows ? "," : "");
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		unsigned int t = mnl_attr_get_type(a);
 		unsigned long long v;
@@ -61,20 +67,39 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 			fprintf(OUT, "  %-16s %llu\n", stat_names[t], v);
 		first = false;
 	}
-	if (rinactl_opts.json)
+	/* the totals' object stays open for the agents: cmd_stats() */
+	if (rinactl_opts.json && ctx->percpu)
 		fprintf(OUT, "}");
-	(*rows)++;
+	ctx->rows++;
 	return MNL_CB_OK;
+}
+
+/*
+ * The agents are per job, in JOB_GET (a dump of the namespace's jobs):
+ * text lines "agent job J rank R ...", JSON "agents":[...] in the
+ * totals' object.
+ */
+static int stats_agents(struct rgenl *g)
+{
+	int n = 0, ret;
+
+	if (rinactl_opts.json)
+		fprintf(OUT, ",\"agents\":[");
+	ret = rgenl_talk(g, rgenl_msg(g, RINA_CMD_JOB_GET, NLM_F_DUMP),
+			 rinactl_agents_cb, &n);
+	if (rinactl_opts.json)
+		fprintf(OUT, "]}");
+	return ret;
 }
 
 static int cmd_stats(int argc, char **argv)
 {
-	bool percpu = false;
+	struct stats_ctx ctx = { 0 };
 	struct rgenl g;
-	int ret, rows = 0;
+	int ret;
 
-	if (argc > 2 || (argc == 2 && !(percpu = rinactl_matches(argv[1],
-							 "percpu")))) {
+	if (argc > 2 || (argc == 2 && !(ctx.percpu =
+					rinactl_matches(argv[1], "percpu")))) {
 		fprintf(stderr, "Usage: rinactl stats [percpu]\n");
 		return RINACTL_EXIT_USAGE;
 	}
@@ -83,13 +108,19 @@ static int cmd_stats(int argc, char **argv)
 		return rinactl_genl_error("stats", &g, ret);
 	if (rinactl_opts.json)
 		rgenl_json_begin(rinactl_opts.pretty);
-	if (rinactl_opts.json && percpu)
+	if (rinactl_opts.json && ctx.percpu)
 		fprintf(OUT, "[");
 	ret = rgenl_talk(&g, rgenl_msg(&g, RINA_CMD_STATS_GET,
-				       percpu ? NLM_F_DUMP : 0),
-			 stats_cb, &rows);
+				       ctx.percpu ? NLM_F_DUMP : 0),
+			 stats_cb, &ctx);
+	if (!ctx.percpu && ctx.rows) {
+		if (!ret)
+			ret = stats_agents(&g);
+		else if (rinactl_opts.json)
+			fprintf(OUT, "}");
+	}
 	if (rinactl_opts.json) {
-		fprintf(OUT, percpu ? "]\n" : "\n");
+		fprintf(OUT, ctx.percpu ? "]\n" : "\n");
 		rgenl_json_end();
 	}
 	if (ret)
