@@ -58,7 +58,7 @@ for line in sys.stdin:
 	done
 done
 
-/usr/bin/python3 - "$rows" "$topo" "$size" <<'PY'
+/usr/bin/python3 - "$rows" "$topo" "$size" "$out/loss.png" <<'PY'
 import collections, json, statistics, sys
 
 # a run's time: its slowest rank's median call (the call ends when the
@@ -91,4 +91,41 @@ for v, ppm in sorted({k[:2] for k in runs}, key=lambda k: (k[0], k[1])):
         v, ppm / 1e4, fmt(t), fmt(x, "%.2f") if x else "-",
         statistics.median([retx[(v, ppm, r)] for r in reps]),
         sum(wrong[(v, ppm, r)] for r in reps)))
+
+# the figure: time / lossless time per variant and loss, median with
+# min..max as error bars, log scale (the ratios span 1 to 100)
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    sys.exit(0)
+variants = sorted({k[0] for k in runs})
+losses = sorted({k[1] for k in runs if k[1]})
+fig, ax = plt.subplots(figsize=(7, 4))
+width = 0.8 / max(len(variants), 1)
+for i, v in enumerate(variants):
+    med, lo, hi = [], [], []
+    for ppm in losses:
+        x = [runs[(v, ppm, r)] / runs[(v, 0, r)] for r in
+             sorted(k[2] for k in runs if k[:2] == (v, ppm))
+             if runs.get((v, 0, r))]
+        m = statistics.median(x) if x else float("nan")
+        med.append(m)
+        lo.append(m - min(x) if x else 0)
+        hi.append(max(x) - m if x else 0)
+    ax.bar([j + i * width for j in range(len(losses))], med, width,
+           yerr=[lo, hi], capsize=3, label=v)
+ax.set_xticks([j + width * (len(variants) - 1) / 2
+               for j in range(len(losses))])
+ax.set_xticklabels(["%g%% loss" % (p / 1e4) for p in losses])
+ax.set_yscale("log")
+ax.set_ylabel("call time / lossless time")
+ax.axhline(2, color="grey", lw=0.5, ls="--")
+ax.axhline(5, color="grey", lw=0.5, ls="--")
+ax.set_title("INA under loss, %s, %s float32" % (sys.argv[2], sys.argv[3]))
+ax.legend(fontsize=8)
+fig.tight_layout()
+fig.savefig(sys.argv[4])
+print("# figure:", sys.argv[4])
 PY
