@@ -44,6 +44,18 @@ public:
 	void Print(std::ostream &) const override {}
 };
 
+/* --trace: what a queue dropped (the frame starts after PPP's 2 bytes) */
+static void trace_drop(Ptr<Packet> p, int cls)
+{
+	uint8_t f[kPay + 2];
+
+	if (p->CopyData(f, sizeof(f)) < sizeof(f))
+		return;
+	fprintf(stderr, "%.3f drop class %d op %u fl %02x %08x -> %08x seq %u "
+		"slot %u\n", now_us_f(), cls, f_op(f + 2), f_flags(f + 2),
+		f_sip(f + 2), f_dip(f + 2), f_seq(f + 2), get16(f + 2 + 58));
+}
+
 class EcnQueue : public Queue<Packet> {
 public:
 	static TypeId GetTypeId()
@@ -68,6 +80,8 @@ public:
 		if (!DoEnqueue(GetContainer().end(), p)) {
 			g_st.drops++;
 			g_st.drops_cls[cls]++;
+			if (g_cfg.trace)
+				trace_drop(p, cls);
 			return false;
 		}
 		return true;
@@ -952,8 +966,10 @@ static void report(double wall_s, uint64_t events)
 		printf("%s%" PRIu64, c ? "," : "", g_st.rack_down_retx[c]);
 	printf("]},\"drops\":%" PRIu64 ",\"ecn_marks\":%" PRIu64
 	       ",\"retransmissions\":%" PRIu64 ",\"timeouts\":%" PRIu64
+	       ",\"fast_retransmits\":%" PRIu64 ",\"probes\":%" PRIu64
 	       ",\"agent_port_rx\":%" PRIu64 ",", g_st.drops, g_st.ecn_marks,
-	       g_st.retx, g_st.timeouts, g_st.agent_rx);
+	       g_st.retx, g_st.timeouts, g_st.fast_retx, g_st.probes,
+	       g_st.agent_rx);
 	printf("\"tor_slots_done\":%" PRIu64 ",\"tor_collisions\":%" PRIu64
 	       ",\"agent_sw_slots\":%" PRIu64 ",\"atp_fallback\":%" PRIu64
 	       ",", g_st.tor_slots_done, g_st.tor_collisions,

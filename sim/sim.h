@@ -27,6 +27,7 @@ extern "C" {
 #include "slot.h"
 #include "wire.h"
 #include "rtt.h"
+#include "rack.h"
 #include "cc.h"
 #include "agent.h"
 #include "rina_tor_model.h"
@@ -86,6 +87,8 @@ struct Stats {
 	std::vector<uint64_t> rack_up_retx, rack_down_retx;
 	uint64_t drops_cls[LC_MAX] = {};
 	uint64_t drops = 0, ecn_marks = 0, retx = 0, timeouts = 0;
+	/* of retx: found lost by RACK, resent by an INA worker's probe */
+	uint64_t fast_retx = 0, probes = 0;
 	uint64_t agent_rx = 0;		/* payload to agent ports */
 	uint64_t done = 0;		/* ranks holding the whole result */
 	double t_start_us = 0, t_done_us = 0;
@@ -244,10 +247,11 @@ struct Flow {
 };
 
 /*
- * A sender's retransmission timer (PS, ATP and SwitchML workers, a ring
- * member's reduce-scatter and its allgather): the packets in the order of
- * their last transmission, one ns-3 timer on the oldest still unACKed.
- * The owner keeps the per-packet state and says, through the callbacks,
+ * A sender's retransmission timer (PS, ATP and SwitchML workers; Rina's
+ * ring members and INA workers repair as librina, in rina.cc): the
+ * packets in the order of
+ * their last transmission, one ns-3 timer on the oldest still
+ * unACKed. The owner keeps the per-packet state and says, through the callbacks,
  * which packets are unACKed, when each went out, the timeout, and how to
  * resend one; its send path calls sent() and then arm().
  */
