@@ -9,7 +9,9 @@
  *     run per packet by the rack's ToR node;
  *   - the agent: core/agent.c behind a struct rina_agent_ops whose send
  *     and clock are the simulator's;
- *   - every sender's window: core/cc.c with core/rtt.h.
+ *   - every sender's window: core/cc.c with core/rtt.h; loss detection:
+ *     core/rack.h (RACK, RFC 8985), applied as librina's ring.c and
+ *     ina_worker.c apply it.
  * Re-implemented here, after Documentation/protocol.md and
  * protocol-ina.md section 8 (librina's ring.c and ina_worker.c are tied
  * to sockets and threads): the autonomous ring member and the INA rack's
@@ -77,6 +79,27 @@ static void member_addr(const Ring *R, unsigned k, uint32_t *ip,
 static uint8_t g_tx[RINA_TOR_FRAME_MAX];
 static void local_deliver(unsigned rank, const uint8_t *f, unsigned len);
 
+/*
+ * librina's repair constants (user/lib/rina_int.h, endpoint.h), the same
+ * here: an INA worker's probe timeout at least kPtoMinUs and, like its
+ * contribution timer, at most kSlotMaxUs, which starts at 2 RTO, at
+ * least kSlotMinUs; at most kRetxMax resends a pass; a ring member's
+ * timer backed off to 4 RTO within kRtoMaxUs .. kRtoCeilUs, kRtoMaxUs
+ * towards an INA member.
+ */
+constexpr uint64_t kPtoMinUs = 2000;
+constexpr uint64_t kSlotMinUs = 10000;
+constexpr uint64_t kSlotMaxUs = 100000;
+constexpr uint32_t kRetxMax = 64;
+constexpr uint64_t kRtoMaxUs = 50000;
+constexpr uint64_t kRtoCeilUs = 2000000;
+
+/* A ring member's packet on its way downstream, in send order. */
+struct SentEnt {
+	uint64_t t;		/* when it went out */
+	uint32_t key;		/* ordinal, or nord + allgather seq */
+};
+
 /* ---- a ring member or an INA rack's worker ------------------------------ */
 
 struct RingPart {
@@ -95,15 +118,38 @@ struct RingPart {
 	std::vector<uint8_t> ost;
 	std::vector<uint64_t> tsent;
 	std::vector<uint8_t> tries;
+	std::vector<uint64_t> dl, orto;	/* per ordinal: deadline, timeout */
 	std::vector<uint32_t> odata;	/* upstream partials (verify) */
 	std::vector<uint16_t> onc;
 	std::vector<uint8_t> sr_have, ag_have, agst, aghop;
-	std::vector<uint64_t> agsent;
+	std::vector<uint64_t> agsent, agdl, agrto;
 	std::vector<uint8_t> agtries;
 	struct rina_rtt agrtt = {};	/* allgather hop: its own estimator */
 	uint32_t lo = 0, scanned = 0, acked = 0, nsend = 0;
-	RetxTimer rt, agrt;	/* reduce-scatter ordinals, allgather seqs */
 	EventId nack_timer;
+	/* one repair timer: the member's or the worker's next deadline */
+	EventId tmr;
+	uint64_t tmr_at = ~0ULL;
+
+	/*
+	 * A ring member (ring.c): its reduce-scatter partials and allgather
+	 * forwards in send order (stale entries, of packets since ACKed or
+	 * resent, dropped on the way), for RACK on the downstream member's
+	 * ACKs (not towards an INA member: its ACKs come as slots complete,
+	 * out of order) and for the timer, which resends only the oldest.
+	 */
+	std::deque<SentEnt> sendq;
+	struct rina_rack rack = {};
+	bool rack_on = false;
+
+	/*
+	 * An INA worker (ina_worker.c): one rina_rack per step of the
+	 * member's schedule, the probe's state, the resend pass's position.
+	 */
+	std::vector<struct rina_rack> wrack;
+	std::vector<uint32_t> probed;	/* per step: last probe pass */
+	uint32_t probes = 0, probe_gen = 0, retx_pos = 0, inflight = 0;
+	uint64_t last_done = 0, last_probe = 0, last_loss = 0;
 	Flow fl;
 	uint64_t got = 0, target = 0;
 	std::vector<std::vector<uint8_t>> early;	/* before start */
@@ -127,21 +173,27 @@ struct RingPart {
 
 		return w < f ? f : w;
 	}
+	/* Are our packets ACKed as slots complete (an INA member's)? */
+	bool to_slots() const { return inaw || R->ring.m[next].ina; }
 	/*
-	 * The retransmission timer. An INA worker's contribution completes
-	 * only when the whole slot and the downstream member's slot did,
-	 * which depends on every contributor's window: librina gives them
-	 * 2 x RTO, at least 10 ms (protocol-ina.md section 8); here at
-	 * least ten path floors, since the simulated paths are faster.
+	 * The retransmission timer at a first transmission. A packet ACKed
+	 * at slot completion (an INA worker's contribution, a partial to an
+	 * INA member) waits for every contributor of the slot and of the
+	 * downstream member's slot: as librina (ina_worker.c, ring.c's
+	 * ordwin), 2 x the RTO within the job's timer .. 50 ms, at least
+	 * 10 ms. Its probe and RACK find losses; this is the last resort.
+	 * (Ten path floors before, which at 25 Mbit/s was 1.85 s: the
+	 * 2x2 mixed ring at a 60-packet queue then repaired lost ACKs
+	 * upstream of the INA member one per 1.85 s and did not finish.)
 	 */
 	uint64_t rto() const
 	{
-		uint64_t r = fl.rto();
+		uint64_t r;
 
-		if (!R->ina)
-			return r;
-		r *= 2;
-		return r < 10 * R->jd->rto_us ? 10 * R->jd->rto_us : r;
+		if (!to_slots())
+			return fl.rto();
+		r = 2 * rina_rtt_rto(&fl.rtt, R->jd->rto_us, kRtoMaxUs);
+		return r < kSlotMinUs ? kSlotMinUs : r;
 	}
 	/*
 	 * Allgather data are forwarded as they come (not windowed) and wait
@@ -152,12 +204,22 @@ struct RingPart {
 	{
 		return Flow::rto_of(&agrtt, fl.floor_us);
 	}
+	uint32_t step_of(uint32_t o) const { return (o / R->s.P) % R->s.L; }
 	void init();
 	void start();
 	void rx(const uint8_t *f, unsigned len, bool ce);
 	void pump();
 	void send_ord(uint32_t o, bool retx);
-	void on_timeout(uint32_t o, bool first);
+	void arm(uint64_t at);
+	void on_timer();
+	bool m_current(const SentEnt &e) const;
+	void m_resend(uint32_t key, bool timeout);
+	void m_rack();
+	void m_timer();
+	uint64_t w_pto(uint64_t now) const;
+	void w_probe(uint64_t now, uint32_t credit, uint32_t *n,
+		     uint64_t *next);
+	void w_repair();
 	void ag_send(uint32_t seq, bool retx);
 	void ack_add(uint32_t seq, bool ag, uint32_t ip, unsigned port,
 		     bool ce);
@@ -192,6 +254,8 @@ void RingPart::init()
 	ost.assign(R->nord, O_NONE);
 	tsent.assign(R->nord, 0);
 	tries.assign(R->nord, 0);
+	dl.assign(R->nord, 0);
+	orto.assign(R->nord, 0);
 	onc.assign(R->nord, 0);
 	if (g_cfg.verify && !inaw)
 		odata.assign((uint64_t)R->nord * s->E, 0);
@@ -200,17 +264,16 @@ void RingPart::init()
 	agst.assign(s->seqs, 0);
 	aghop.assign(s->seqs, 0);
 	agsent.assign(s->seqs, 0);
+	agdl.assign(s->seqs, 0);
+	agrto.assign(s->seqs, 0);
 	agtries.assign(s->seqs, 0);
 	fl.init(R->jd->window, R->jd->rto_us);
-	rt.unacked = [this](uint32_t i) { return ost[i] == O_SENT; };
-	rt.sent_us = [this](uint32_t i) { return tsent[i]; };
-	rt.rto = [this]() { return rto(); };
-	rt.resend = [this](uint32_t i, bool first) { on_timeout(i, first); };
-	/* no cc on an allgather timeout: the data are not windowed */
-	agrt.unacked = [this](uint32_t i) { return agst[i] == 1; };
-	agrt.sent_us = [this](uint32_t i) { return agsent[i]; };
-	agrt.rto = [this]() { return ag_rto(); };
-	agrt.resend = [this](uint32_t i, bool) { ag_send(i, true); };
+	/* ring.c: no RACK towards an INA member (k->ordwin) */
+	rack_on = !inaw && !R->ring.m[next].ina;
+	if (inaw) {
+		wrack.assign(L, rina_rack{});
+		probed.assign(L, 0);
+	}
 	for (o = 0; o < R->nord; o++) {
 		b = o / ((uint64_t)L * s->P);
 		t = (o / s->P) % L;
@@ -270,7 +333,10 @@ void RingPart::start()
 				ag_send(seq, false);
 			}
 	}
+	last_done = now_us();
 	pump();
+	if (inaw)
+		w_repair();	/* arms the probe */
 	for (auto &f : early)
 		rx(f.data(), (unsigned)f.size(), false);
 	early.clear();
@@ -324,15 +390,38 @@ void RingPart::send_ord(uint32_t o, bool retx)
 	}
 	len = build_frame(g_tx, h->ip, RINA_UDP_PORT_WORKER, dip, dport, r,
 			  g_cfg.verify ? words : nullptr);
+	tsent[o] = now_us();
+	/*
+	 * The timer, backed off on every resend as librina's: a worker's to
+	 * 100 ms, a member's towards an INA member to 50 ms, another's to 4
+	 * RTO within 50 ms .. 2 s, but there never below its first timeout:
+	 * the simulator's timer floor (path_floor_us()) scales with the
+	 * path and exceeds that cap on slow links (185 ms at 25 Mbit/s).
+	 */
 	if (retx) {
+		uint64_t first = rto(), cap = inaw ? kSlotMaxUs : kRtoMaxUs;
+
+		if (!to_slots()) {
+			cap = 4 * first;
+			cap = cap < kRtoMaxUs ? kRtoMaxUs :
+			      cap > kRtoCeilUs ? kRtoCeilUs : cap;
+			if (cap < first)
+				cap = first;
+		}
 		g_st.retx++;
 		if (tries[o] < 255)
 			tries[o]++;
+		orto[o] = 2 * orto[o] > cap ? cap : 2 * orto[o];
+	} else {
+		orto[o] = rto();
+		if (inaw)
+			inflight++;
 	}
-	tsent[o] = now_us();
-	rt.sent(o);
+	dl[o] = tsent[o] + orto[o];
+	if (!inaw)
+		sendq.push_back(SentEnt{tsent[o], o});
 	host_send(*h, g_tx, len);
-	rt.arm();
+	arm(dl[o]);
 }
 
 void RingPart::pump()
@@ -351,23 +440,270 @@ void RingPart::pump()
 		}
 }
 
-void RingPart::on_timeout(uint32_t o, bool first)
+/* The repair timer runs at "at" at the latest. */
+void RingPart::arm(uint64_t at)
+{
+	uint64_t now = now_us();
+
+	if (tmr.IsRunning() && tmr_at <= at)
+		return;
+	if (tmr.IsRunning())
+		tmr.Cancel();
+	tmr_at = at > now ? at : now;
+	tmr = Simulator::Schedule(MicroSeconds(tmr_at - now),
+				  &RingPart::on_timer, this);
+}
+
+void RingPart::on_timer()
+{
+	tmr_at = ~0ULL;
+	if (inaw)
+		w_repair();
+	else
+		m_timer();
+}
+
+/* Is e the latest transmission of a packet not yet ACKed? */
+bool RingPart::m_current(const SentEnt &e) const
+{
+	if (e.key < R->nord)
+		return ost[e.key] == O_SENT && tsent[e.key] == e.t;
+	return agst[e.key - R->nord] == 1 && agsent[e.key - R->nord] == e.t;
+}
+
+void RingPart::m_resend(uint32_t key, bool timeout)
 {
 	uint64_t now = now_us();
 
 	if (g_cfg.trace)
-		fprintf(stderr, "%.3f rank %u timeout ordinal %u (lo %u "
-			"scanned %u win %u rto %lu srtt %lu age %lu st %u) "
-			"chunk %u\n", now_us_f(), g,
-			o, lo, scanned, win(), (unsigned long)rto(),
-			(unsigned long)fl.rtt.srtt_us,
-			(unsigned long)(now - tsent[o]), ost[o],
-			rina_sr_chunk(sm, (o / R->s.P) % R->s.L, R->s.L));
-	if (first) {
-		rina_cc_on_timeout(&fl.cc, tries[o] + 1, &fl.rtt, now);
+		fprintf(stderr, "%.3f rank %u %s %s %u (lo %u scanned %u "
+			"win %u srtt %lu)\n", now_us_f(), g,
+			timeout ? "timeout" : "rack", key < R->nord ?
+			"ordinal" : "ag seq", key < R->nord ? key :
+			key - R->nord, lo, scanned, win(),
+			(unsigned long)fl.rtt.srtt_us);
+	if (!timeout) {
+		g_st.fast_retx++;
+		rina_cc_on_loss(&fl.cc, &fl.rtt, now);
+	} else {
 		g_st.timeouts++;
+		/*
+		 * Not for allgather data, which the simulator's member
+		 * forwards unwindowed (librina: in the same window): they
+		 * wait in the NIC behind the reduce-scatter window, and a
+		 * timeout there is no sign of a path that lost everything.
+		 */
+		if (key < R->nord)
+			rina_cc_on_timeout(&fl.cc, tries[key] + 1, &fl.rtt,
+					   now);
 	}
-	send_ord(o, true);
+	if (key < R->nord)
+		send_ord(key, true);
+	else
+		ag_send(key - R->nord, true);
+}
+
+/*
+ * RACK (ring.c's retransmit()): a packet is lost once one sent after it,
+ * by more than srtt / 4, has been ACKed; the paths are FIFO. Resent at
+ * once; core/cc.c cuts once per round trip however many are lost. The
+ * send queue is in send order, so the lost ones are at its head.
+ */
+void RingPart::m_rack()
+{
+	uint64_t reo = rina_rack_reo(&fl.rtt);
+
+	while (!sendq.empty()) {
+		SentEnt e = sendq.front();
+
+		if (!m_current(e)) {
+			sendq.pop_front();
+			continue;
+		}
+		if (!rack_on || !rina_rack_lost(&rack, e.t, reo))
+			break;
+		sendq.pop_front();
+		m_resend(e.key, false);
+	}
+}
+
+/*
+ * The timer resends only the oldest overdue packet, as TCP's RTO does
+ * (ring.c): were the others lost too, RACK finds them as soon as this
+ * one is ACKed. The other overdue ones wait one more timeout.
+ */
+void RingPart::m_timer()
+{
+	uint64_t now = now_us(), next = ~0ULL;
+	std::deque<SentEnt> keep;
+	uint32_t oldest = 0;
+	bool any = false;
+
+	for (const SentEnt &e : sendq) {
+		uint64_t *d, r;
+
+		if (!m_current(e))
+			continue;
+		keep.push_back(e);
+		d = e.key < R->nord ? &dl[e.key] : &agdl[e.key - R->nord];
+		r = e.key < R->nord ? orto[e.key] : agrto[e.key - R->nord];
+		if (*d <= now) {
+			if (!any) {
+				oldest = e.key;
+				any = true;
+				continue;
+			}
+			*d = now + r;
+		}
+		if (*d < next)
+			next = *d;
+	}
+	sendq.swap(keep);
+	if (any)
+		m_resend(oldest, true);	/* arms its own deadline */
+	if (next != ~0ULL)
+		arm(next);
+}
+
+/*
+ * The probe timeout (ina_worker.c's wpto()): twice the smoothed RTT, or
+ * twice the base RTT while RACK found a loss in the last 8 SRTT, the
+ * job's timer before any sample; at least kPtoMinUs, doubled per probe
+ * pass without a delivery, at most kSlotMaxUs.
+ */
+uint64_t RingPart::w_pto(uint64_t now) const
+{
+	const struct rina_rtt *rt = &fl.rtt;
+	uint64_t pto = 2 * rt->srtt_us;
+
+	if (!pto)
+		pto = R->jd->rto_us;
+	else if (last_loss && now - last_loss < 8 * rt->srtt_us)
+		pto = 2 * rt->base_us;
+	if (pto < kPtoMinUs)
+		pto = kPtoMinUs;
+	pto <<= probes < 8 ? probes : 8;
+	return pto > kSlotMaxUs ? kSlotMaxUs : pto;
+}
+
+/*
+ * The probe (ina_worker.c's wprobe(), RFC 8985's tail loss probe):
+ * nothing was delivered for a PTO while contributions are out, and RACK
+ * cannot tell what is lost since nothing sent after it completed (racks
+ * at the window's floor advance in lock-step, each waiting on the
+ * other's next ordinal). Resend the oldest undelivered contribution of
+ * each step; not a loss signal, the window stays.
+ */
+void RingPart::w_probe(uint64_t now, uint32_t credit, uint32_t *n,
+		       uint64_t *next)
+{
+	uint64_t pto = w_pto(now), since = last_done > last_probe ?
+					   last_done : last_probe;
+	uint32_t j, t;
+
+	if (!inflight)
+		return;
+	if (now < since + pto) {
+		if (since + pto < *next)
+			*next = since + pto;
+		return;
+	}
+	probes++;
+	probe_gen++;
+	last_probe = now;
+	for (j = lo; j < scanned && *n < credit; j++) {
+		if (ost[j] != O_SENT)
+			continue;
+		t = step_of(j);
+		if (probed[t] == probe_gen)
+			continue;
+		probed[t] = probe_gen;
+		if (now - tsent[j] < pto)	/* just sent or resent */
+			continue;
+		if (g_cfg.trace)
+			fprintf(stderr, "%.3f rank %u probe ordinal %u step %u "
+				"(lo %u scanned %u pto %lu)\n", now_us_f(), g,
+				j, t, lo, scanned, (unsigned long)pto);
+		g_st.probes++;
+		send_ord(j, true);
+		(*n)++;
+	}
+	if (now + w_pto(now) < *next)
+		*next = now + w_pto(now);
+}
+
+/*
+ * An INA worker's repair (ina_worker.c's wretransmit()), run after each
+ * ACK and at the next deadline. A contribution is lost (ours, another
+ * worker's, upstream's partial or an ACK: the slot did not complete) once
+ * one of the same step sent after it was delivered: within a step the
+ * slots complete in send order, across steps they do not, hence one
+ * rina_rack per step, and no reordering allowance (a window goes out in
+ * one burst). Behind it the probe, and behind both each contribution's
+ * timer; every overdue one goes, within the congestion window's
+ * retransmission credit (cwnd per round trip), each pass starting where
+ * the last one stopped.
+ */
+void RingPart::w_repair()
+{
+	uint64_t now = now_us(), next = ~0ULL;
+	uint32_t credit, n = 0, nprobe, span = scanned - lo, i, j;
+	bool held = false, windowed = fl.cc.p.flags != 0, lost;
+
+	/* the job's timer as the credit's shortest round trip, as librina */
+	credit = rina_cc_retx_credit_floor(&fl.cc, &fl.rtt, R->jd->rto_us,
+					   kSlotMaxUs, now, R->s.P + 1);
+	if (!windowed || credit > kRetxMax)
+		credit = kRetxMax;
+	w_probe(now, credit, &n, &next);
+	nprobe = n;
+	if (!windowed || retx_pos < lo || retx_pos >= scanned)
+		retx_pos = lo;
+	for (i = 0; i < span; i++) {
+		j = retx_pos + i;
+		if (j >= scanned)
+			j -= span;
+		if (ost[j] != O_SENT)
+			continue;
+		lost = rina_rack_lost(&wrack[step_of(j)], tsent[j], 0);
+		if (lost || dl[j] <= now) {
+			if (n >= credit) {
+				held = true;
+				continue;
+			}
+			if (lost) {
+				g_st.fast_retx++;
+				last_loss = now;
+			} else {
+				g_st.timeouts++;
+			}
+			if (g_cfg.trace)
+				fprintf(stderr, "%.3f rank %u %s ordinal %u "
+					"(lo %u scanned %u win %u srtt %lu)\n",
+					now_us_f(), g, lost ? "rack" :
+					"timeout", j, lo, scanned, win(),
+					(unsigned long)fl.rtt.srtt_us);
+			send_ord(j, true);
+			n++;
+			retx_pos = j + 1;
+		}
+		if (dl[j] < next)
+			next = dl[j];
+	}
+	rina_cc_retx_spend(&fl.cc, n);
+	if (held && !windowed)
+		next = now;
+	else if (held && rina_cc_retx_refill_at(&fl.cc) < next)
+		next = rina_cc_retx_refill_at(&fl.cc);
+	/*
+	 * Lost or overdue contributions are a loss: the window halves, at
+	 * most once per round trip. Not a timeout's restart from one
+	 * packet: a contribution also waits for the rack and upstream.
+	 */
+	if (n > nprobe && windowed)
+		rina_cc_on_loss(&fl.cc, &fl.rtt, now);
+	if (next != ~0ULL)
+		arm(next);
 }
 
 void RingPart::sr_acked(uint32_t seq, bool ce, uint64_t now)
@@ -383,6 +719,17 @@ void RingPart::sr_acked(uint32_t seq, bool ce, uint64_t now)
 		return;
 	ost[o] = O_ACKED;
 	acked++;
+	if (inaw) {
+		/* delivered: ina_worker.c's contrib_done() */
+		inflight--;
+		last_done = now;
+		probes = 0;
+		if (!tries[o])
+			rina_rack_acked(&wrack[step_of((uint32_t)o)], tsent[o]);
+	} else {
+		/* the latest transmission's time, as ring.c */
+		rina_rack_acked(&rack, tsent[o]);
+	}
 	if (!tries[o]) {
 		rina_rtt_update(&fl.rtt, now - tsent[o], now);
 		rina_cc_on_ack(&fl.cc, 1, ce, now - tsent[o], &fl.rtt, now);
@@ -421,15 +768,25 @@ void RingPart::ag_send(uint32_t seq, bool retx)
 	member_addr(R, next, &dip, &dport);
 	len = build_frame(g_tx, h->ip, RINA_UDP_PORT_WORKER, dip, dport, r,
 			  g_cfg.verify ? words : nullptr);
+	agsent[seq] = now_us();
 	if (retx) {
+		uint64_t first = ag_rto(), cap = 4 * first;
+
+		cap = cap < kRtoMaxUs ? kRtoMaxUs : cap > kRtoCeilUs ?
+		      kRtoCeilUs : cap;
+		if (cap < first)
+			cap = first;
 		g_st.retx++;
 		if (agtries[seq] < 255)
 			agtries[seq]++;
+		agrto[seq] = 2 * agrto[seq] > cap ? cap : 2 * agrto[seq];
+	} else {
+		agrto[seq] = ag_rto();
 	}
-	agsent[seq] = now_us();
-	agrt.sent(seq);
+	agdl[seq] = agsent[seq] + agrto[seq];
+	sendq.push_back(SentEnt{agsent[seq], R->nord + seq});
 	host_send(*h, g_tx, len);
-	agrt.arm();
+	arm(agdl[seq]);
 }
 
 void RingPart::ack_add(uint32_t seq, bool ag, uint32_t ip, unsigned port,
@@ -581,6 +938,7 @@ void RingPart::rx(const uint8_t *f, unsigned len, bool ce)
 					}
 				} else if (sq < s->seqs && agst[sq] == 1) {
 					agst[sq] = 2;
+					rina_rack_acked(&rack, agsent[sq]);
 					if (!agtries[sq])
 						rina_rtt_update(&agrtt,
 							now - agsent[sq], now);
@@ -594,7 +952,11 @@ void RingPart::rx(const uint8_t *f, unsigned len, bool ce)
 			lo++;
 		if (scanned < lo)
 			scanned = lo;
+		if (!inaw)
+			m_rack();
 		pump();
+		if (inaw)
+			w_repair();
 		if (inaw && lo >= R->nord && got < target &&
 		    !nack_timer.IsRunning())
 			nack_timer = Simulator::Schedule(
