@@ -864,7 +864,9 @@ static void report(double wall_s, uint64_t events)
 		"host_up", "host_down", "rack_up", "rack_down", "ps_up",
 		"ps_down" };
 	double t = g_st.t_done_us - g_st.t_start_us, S = (double)g_cfg.size;
-	double algbw = t > 0 ? S / (t * 1e-6) / 1e9 : 0;
+	/* a run cut off at --limit has no completion time (null in JSON) */
+	bool fin = g_st.done == g_N;
+	double algbw = fin && t > 0 ? S / (t * 1e-6) / 1e9 : 0;
 	double N = g_N, busbw = algbw * 2 * (N - 1) / N;
 	unsigned x = 0, c;
 	uint64_t mn, mx;
@@ -889,10 +891,14 @@ static void report(double wall_s, uint64_t events)
 		       rate_str(g_cfg.B).c_str(),
 		       rate_str(g_cfg.U ? g_cfg.U : g_cfg.B).c_str(),
 		       g_cfg.delay_us, g_cfg.E);
-		printf("time %.1f us  algbw %.3f GB/s  busbw %.3f GB/s  "
-		       "done %" PRIu64 "/%u  drops %" PRIu64 "  retx %" PRIu64
-		       "%s\n", t, algbw, busbw, g_st.done, g_N, g_st.drops,
-		       g_st.retx, g_cfg.verify ? (g_st.verify_errors ?
+		if (fin)
+			printf("time %.1f us  algbw %.3f GB/s  busbw %.3f GB/s"
+			       "  ", t, algbw, busbw);
+		else
+			printf("time - (unfinished at %g s)  ", g_cfg.limit_s);
+		printf("done %" PRIu64 "/%u  drops %" PRIu64 "  retx %" PRIu64
+		       "%s\n", g_st.done, g_N, g_st.drops,
+		       g_st.retx, !fin ? "" : g_cfg.verify ? (g_st.verify_errors ?
 		       "  RESULT WRONG" : "  result exact") : "");
 		for (c = 0; c < LC_MAX; c++)
 			if (g_st.pkts[c])
@@ -915,9 +921,13 @@ static void report(double wall_s, uint64_t events)
 	       rate_str(g_cfg.U ? g_cfg.U : g_cfg.B).c_str(), g_cfg.delay_us,
 	       g_cfg.ps,
 	       g_cfg.two_level ? "true" : "false");
-	printf("\"time_us\":%.3f,\"algbw_GBps\":%.6f,\"busbw_GBps\":%.6f,"
-	       "\"done\":%" PRIu64 ",\"ranks\":%u,", t, algbw, busbw,
-	       g_st.done, g_N);
+	if (fin)
+		printf("\"time_us\":%.3f,\"algbw_GBps\":%.6f,"
+		       "\"busbw_GBps\":%.6f,", t, algbw, busbw);
+	else
+		printf("\"time_us\":null,\"algbw_GBps\":null,"
+		       "\"busbw_GBps\":null,");
+	printf("\"done\":%" PRIu64 ",\"ranks\":%u,", g_st.done, g_N);
 	printf("\"bytes\":{");
 	for (c = 0; c < LC_MAX; c++)
 		printf("%s\"%s\":%" PRIu64, c ? "," : "", cls[c],
@@ -1045,7 +1055,7 @@ int main(int argc, char **argv)
 	Simulator::Destroy();
 	if (g_st.done != g_N) {
 		fprintf(stderr, "rina-sim: %" PRIu64 " of %u ranks finished "
-			"within %.0f s of simulated time\n", g_st.done, g_N,
+			"within %g s of simulated time\n", g_st.done, g_N,
 			g_cfg.limit_s);
 		return 1;
 	}

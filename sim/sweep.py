@@ -54,6 +54,10 @@ def run(args):
     except (ValueError, IndexError):
         sys.stderr.write("rina-sim %s failed: %s\n" % (k, p.stderr))
         return None
+    if d.get("time_us") is None:
+        sys.stderr.write("rina-sim %s did not finish: %d of %d ranks\n"
+                         % (k, d.get("done", 0), d.get("ranks", 0)))
+        return None
     d["_key"] = k
     d["_rc"] = p.returncode
     cache[k] = d

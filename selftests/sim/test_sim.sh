@@ -39,7 +39,7 @@ lossy=(
 	"rina 2x2 all 2M 256 20 4"
 	"rina 2x2 0 2M 256 60 10"
 )
-ktap_plan $(( ${#cases[@]} * 2 + ${#lossy[@]} + 4 ))
+ktap_plan $(( ${#cases[@]} * 2 + ${#lossy[@]} + 5 ))
 if [ ! -x "$SIM" ]; then
 	for i in $(seq $(( ${#cases[@]} * 2 + ${#lossy[@]} + 4 ))); do
 		ktap_skip "sim_$i" "build/bin/rina-sim not built (no ns-3: install libns3-dev)"
@@ -112,6 +112,23 @@ assert set(d["bytes"]) >= {"host_up", "host_down", "rack_up", "rack_down"}
 	ktap_ok json_fields
 else
 	ktap_fail json_fields
+fi
+
+# a run cut off by --limit: exit 1, no completion time (null, not a
+# negative number a sweep would take for one), the ranks that finished
+"$SIM" --topo 2x2 --scheme rar --size 2M --link-rate 25mbit --limit 0.1 \
+	--json >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "0 of 4 ranks finished" "$T/err" &&
+	/usr/bin/python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert d["time_us"] is None and d["busbw_GBps"] is None, d["time_us"]
+assert d["done"] == 0 and d["ranks"] == 4
+' "$T/out"; then
+	ktap_ok unfinished_run_has_no_time
+else
+	ktap_fail unfinished_run_has_no_time "rc $rc: $(tail -c 300 "$T/err")"
 fi
 
 # bad input: a clear error, exit 2, no run
