@@ -71,7 +71,7 @@ static void afree(struct rina_agent_core *a, void *p)
  * as a lost one is (tor_release()), since it may only have started
  * after the agent (rina-tor started late, a switch rebooting).
  */
-static int tor_unheard(const struct rina_agent_core *a)
+int rina_agent_core_tor_unheard(const struct rina_agent_core *a)
 {
 	return a->cfg.tor_retry && a->tor_state == RINA_AGENT_TOR_OFF &&
 	       a->tor_status == RINA_AGENT_TOR_SILENT;
@@ -928,7 +928,7 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 				a->tor_back = 1;
 			return;
 		}
-		if (tor_unheard(a) &&
+		if (rina_agent_core_tor_unheard(a) &&
 		    rina_ntohl(m->arg) == RINA_TOR_ST_UNKNOWN_JOB) {
 			/* there now, holding nothing: as a lost one back */
 			a->tor_back = 1;
@@ -1160,7 +1160,7 @@ void rina_agent_core_tor_install(struct rina_agent_core *a)
 	if (!a->cfg.tor.ip)
 		return;
 	a->tor_returning = a->tor_state == RINA_AGENT_TOR_LOST ||
-			   tor_unheard(a);
+			   rina_agent_core_tor_unheard(a);
 	a->tor_reinstall = 0;
 	a->tor_state = RINA_AGENT_TOR_WAIT;
 	a->tor_back = 0;
@@ -1175,7 +1175,8 @@ int rina_agent_core_tor_may_return(const struct rina_agent_core *a,
 	__u64 now = a->ops->now_us(a->ctx);
 	__u32 j;
 
-	if ((a->tor_state != RINA_AGENT_TOR_LOST && !tor_unheard(a)) ||
+	if ((a->tor_state != RINA_AGENT_TOR_LOST &&
+	     !rina_agent_core_tor_unheard(a)) ||
 	    !a->tor_back ||
 	    now - a->last_data < quiet_us || !ag_drained(a) || a->n_held)
 		return 0;
@@ -1258,7 +1259,8 @@ static __u64 tor_watch(struct rina_agent_core *a, __u64 now)
  * TOR_REMOVE to a lost ToR until it says "not installed", or give up;
  * then once a second (RINA_AGENT_TOR_BACK_US), a question that changes
  * nothing there, until it answers: it is back (tor_back). An unheard
- * one (tor_unheard()) is asked once a second from the start.
+ * one (rina_agent_core_tor_unheard()) is asked once a second from the
+ * start.
  */
 static __u64 tor_release(struct rina_agent_core *a, __u64 now)
 {
@@ -1281,7 +1283,8 @@ static __u64 tor_tick(struct rina_agent_core *a, __u64 now)
 {
 	if (a->tor_state == RINA_AGENT_TOR_ON)
 		return tor_watch(a, now);
-	if (a->tor_state == RINA_AGENT_TOR_LOST || tor_unheard(a))
+	if (a->tor_state == RINA_AGENT_TOR_LOST ||
+	    rina_agent_core_tor_unheard(a))
 		return tor_release(a, now);
 	if (a->tor_state != RINA_AGENT_TOR_WAIT)
 		return RINA_AGENT_NO_WAIT;

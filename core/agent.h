@@ -296,6 +296,8 @@ __u64 rina_agent_core_tick(struct rina_agent_core *a);
  * address the state stays RINA_AGENT_TOR_NONE.
  */
 void rina_agent_core_tor_install(struct rina_agent_core *a);
+/* A ToR that never answered, to be asked again (cfg.tor_retry). */
+int rina_agent_core_tor_unheard(const struct rina_agent_core *a);
 /*
  * A lost ToR, or with cfg.tor_retry one that never answered, answers
  * again (it holds no job: restarted, started late, or it forgot them)

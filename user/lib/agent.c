@@ -357,8 +357,7 @@ static int agent_tor_install(struct rina_agent *a, struct rina_comm *c)
 	 * rina_agent_tor_on() to it.
 	 */
 	if (a->core.tor_state != RINA_AGENT_TOR_ON &&
-	    !(a->core.cfg.tor_retry &&
-	      a->core.tor_status == RINA_AGENT_TOR_SILENT))
+	    !rina_agent_core_tor_unheard(&a->core))
 		return RINA_OK;
 	c->tor_to.ip = a->core.cfg.tor.ip;
 	c->tor_to.port = htons(RINA_UDP_PORT_AGENT);
