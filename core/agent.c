@@ -18,6 +18,7 @@
 struct rina_agent_agg {
 	struct rina_slot s;
 	__u64	t_claim;	/* its first contribution came */
+	__u64	t_asked;	/* neighbours last asked again: ask_again() */
 	__u16	chunk, p_chunk, n_elem, step;
 	__u8	dtype_op, flags;
 	__s32	vals[];
@@ -450,6 +451,63 @@ static void emit_result(struct rina_agent_core *a, struct rina_agent_agg *sl,
 
 static void held_push(struct rina_agent_core *a, __u16 round, __u32 seq);
 
+/*
+ * A lost ToR may have completed a slot, ACKed the upstream partial at DONE
+ * and died before the rack heard of the result: the downstream ACK it
+ * would have fanned out, the partial itself or, for the own chunk, the
+ * result it would have sent the workers and us went with it. Upstream
+ * never sends that partial again, so the slot the workers' retries now
+ * build here would wait for it forever. When a local worker retries a
+ * slot that waits for upstream's part, ask again, once per RTO per slot:
+ * upstream for its partial (a NACK of the reduce-scatter seq, no
+ * AG_PHASE; its agent re-emits it, or has its workers retry so that their
+ * ToR re-emits what it holds done: ask_from_downstream()); and, for the
+ * own chunk, downstream for the result, which it may hold when upstream
+ * is done with the call (a NACK of the allgather seq to its agent:
+ * ask_from_upstream(), answered into own_from_downstream()). Other
+ * chunks' results reach the workers as allgather data, which completes
+ * their contributions too (user/lib/ina_worker.c).
+ */
+static void ask_again(struct rina_agent_core *a, struct rina_agent_agg *sl,
+		      int k, const struct rina_hdr *h, __u32 exp_mask)
+{
+	struct {
+		struct rina_hdr h;
+		__be32 seq;
+	} __attribute__((packed)) p;
+	int own = sl->chunk == rina_own_chunk(a->cfg.member, a->cfg.L);
+	__u64 now;
+
+	if (k < 0 || !(h->flags & RINA_F_RETX) ||
+	    a->tor_state != RINA_AGENT_TOR_LOST ||
+	    !(exp_mask & a->up_bit))
+		return;
+	now = a->ops->now_us(a->ctx);
+	if (sl->t_asked && now - sl->t_asked < rto(a))
+		return;
+	sl->t_asked = now;
+	hdr_init(a, &p.h, RINA_OP_NACK, sl->s.round);
+	p.h.chunk = rina_htons(sl->chunk);
+	p.h.seq = rina_htonl(sl->s.seq);
+	p.h.n_elem = rina_htons(1);
+	p.seq = p.h.seq;
+	if (!(sl->s.bitmap & a->up_bit)) {
+		xmit(a, &a->cfg.prev, &p, sizeof(p));
+		a->st.asks_out++;
+	}
+	/*
+	 * The own chunk's slot may also lack a local worker that the ToR's
+	 * result already completed (it missed nothing, and sends no more)
+	 */
+	if (!own || a->cfg.L < 2)
+		return;
+	p.h.flags = RINA_F_AG_PHASE;
+	p.h.seq = rina_htonl(ag_seq(a, sl->s.seq, sl->p_chunk));
+	p.seq = p.h.seq;
+	xmit(a, &a->cfg.next, &p, sizeof(p));
+	a->st.asks_out++;
+}
+
 static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 		      const struct rina_agent_addr *from)
 {
@@ -499,13 +557,15 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 	}
 	sl = rina_keymap_get(&a->agg, key.round, key.seq);
 	agseq = ag_seq(a, key.seq, rina_ntohs(h->p_chunk));
-	if (!sl && k >= 0 && chunk == rina_own_chunk(a->cfg.member, a->cfg.L) &&
+	if ((!sl || !(sl->s.bitmap & a->up_bit)) && k >= 0 &&
+	    chunk == rina_own_chunk(a->cfg.member, a->cfg.L) &&
 	    rina_keymap_get(&a->ag, key.round, agseq)) {
 		/*
-		 * A result the ToR completed and we hold, retried by a worker
-		 * that missed our word on it (held_flush()) before the ToR
-		 * went: only that word completes it, a slot of ours never
-		 * would (the other workers are done with it).
+		 * A result the ToR completed and we hold (or downstream gave
+		 * us: own_from_downstream()), retried by a worker that missed
+		 * our word on it (held_flush()) before the ToR went: only
+		 * that word completes it, a slot of ours never would (the
+		 * other workers, or upstream, are done with it).
 		 */
 		held_push(a, key.round, agseq);
 		a->st.reemit++;
@@ -553,6 +613,7 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 		break;
 	case RINA_SLOT_DUP:
 		a->st.dup++;
+		ask_again(a, sl, k, h, exp_mask);
 		return;
 	case RINA_SLOT_DUP_DONE:
 		a->st.reemit++;
@@ -572,8 +633,10 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 	if (h->flags & RINA_F_OVERFLOW)
 		ovf = 1;
 	if (!rina_slot_join(&sl->s, bit, h->exp, rina_ntohs(h->num_contrib),
-			    ovf, exp_mask))
+			    ovf, exp_mask)) {
+		ask_again(a, sl, k, h, exp_mask);
 		return;
+	}
 	a->st.slots_done++;
 	if (exp_mask & a->up_bit)	/* ACK at completion */
 		send_ack(a, &a->cfg.prev, sl->s.round, sl->s.seq, 0);
@@ -715,6 +778,40 @@ static void ag_from_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 	}
 }
 
+/*
+ * Our own chunk's result from downstream, which we asked for after the
+ * ToR went (ask_again()): keep it as the ToR's copy would have been kept
+ * (downstream has it: nothing to send there), give it to the workers
+ * that may lack it and tell them we hold it.
+ */
+static void own_from_downstream(struct rina_agent_core *a,
+				const struct rina_hdr *h, __u32 len)
+{
+	__u16 round = rina_ntohs(h->round);
+	__u32 seq = rina_ntohl(h->seq);
+	struct rina_hdr *r;
+
+	if (len > a->max_msg) {
+		a->st.bad++;
+		return;
+	}
+	if (round_admit(a, round))
+		return;
+	if (rina_keymap_get(&a->ag, round, seq)) {
+		a->st.dup++;
+		held_push(a, round, seq);
+		return;
+	}
+	if (!ag_store(a, h, len, 0, 1))
+		return;
+	a->st.ag_in++;
+	r = (struct rina_hdr *)a->scratch;
+	rina_memcpy(r, h, len);
+	r->flags &= (__u8)~RINA_F_FROM_SWITCH;	/* the agent's, not the ToR's */
+	to_workers(a, r, len);
+	held_push(a, round, seq);
+}
+
 static void ag_from_upstream(struct rina_agent_core *a,
 			     const struct rina_hdr *h, __u32 len,
 			     const struct rina_agent_addr *from)
@@ -727,6 +824,12 @@ static void ag_from_upstream(struct rina_agent_core *a,
 	if ((h->flags & RINA_F_FROM_SWITCH) && addr_eq(from, &a->cfg.self) &&
 	    a->tor_state == RINA_AGENT_TOR_ON) {
 		ag_from_tor(a, h, len);
+		return;
+	}
+	if (a->tor_state == RINA_AGENT_TOR_LOST && addr_eq(from, &a->cfg.next) &&
+	    rina_ntohs(h->chunk) == rina_own_chunk(a->cfg.member, a->cfg.L) &&
+	    a->cfg.L > 1) {
+		own_from_downstream(a, h, len);
 		return;
 	}
 	if (!addr_eq(from, &a->cfg.prev) || len > a->max_msg) {
@@ -763,7 +866,7 @@ static void ack_from_downstream(struct rina_agent_core *a,
 		return;
 	}
 	if (!(h->flags & RINA_F_AG_PHASE)) {
-		/* advances the local workers' windows */
+			/* advances the local workers' windows */
 		to_workers(a, h, len);
 		return;
 	}
@@ -790,26 +893,29 @@ static void ack_from_downstream(struct rina_agent_core *a,
 	rina_cc_on_ack(&a->cc, acked, 0, 0, &a->rtt, now);
 }
 
-static void nack_from_worker(struct rina_agent_core *a,
-			     const struct rina_hdr *h,
-			     const struct rina_agent_addr *from)
+/*
+ * Repairs come from the allgather cache: rounds max_round - 1 and
+ * max_round. 0 when the NACK's round is there, else -1 (far_round).
+ */
+static int repair_round(struct rina_agent_core *a, const struct rina_hdr *h)
+{
+	int d = rina_round_cmp(rina_ntohs(h->round), a->max_round);
+
+	if (d > 0 || d < -1) {
+		a->st.far_round++;
+		return -1;
+	}
+	return 0;
+}
+
+/* Send "from" again every allgather packet of the NACK that we hold. */
+static void repair_from_cache(struct rina_agent_core *a,
+			      const struct rina_hdr *h,
+			      const struct rina_agent_addr *from)
 {
 	const __be32 *seqs = (const __be32 *)(h + 1);
 	__u32 j, n = rina_ntohs(h->n_elem);
-	int d = rina_round_cmp(rina_ntohs(h->round), a->max_round);
-	int k = local_index(a, from);
 
-	if (k < 0) {
-		a->st.bad++;
-		return;
-	}
-	/* repairs come from the cache: rounds max_round - 1 and max_round */
-	if (d > 0 || d < -1) {
-		a->st.far_round++;
-		return;
-	}
-	a->heard[k] = a->ops->now_us(a->ctx);
-	a->st.nacks_in++;
 	for (j = 0; j < n; j++) {
 		struct rina_agent_ag *e;
 		struct rina_hdr *r;
@@ -824,6 +930,71 @@ static void nack_from_worker(struct rina_agent_core *a,
 		xmit(a, from, r, e->len);
 		a->st.repairs++;
 	}
+}
+
+static void nack_from_worker(struct rina_agent_core *a,
+			     const struct rina_hdr *h,
+			     const struct rina_agent_addr *from)
+{
+	int k = local_index(a, from);
+
+	if (k < 0) {
+		a->st.bad++;
+		return;
+	}
+	if (repair_round(a, h))
+		return;
+	a->heard[k] = a->ops->now_us(a->ctx);
+	a->st.nacks_in++;
+	repair_from_cache(a, h, from);
+}
+
+/*
+ * Downstream asks again for partials of ours (ask_again()): re-emit
+ * those we completed here; for the others, which our ToR completed (or
+ * nobody yet), have the rack's workers send their contributions again,
+ * so that a slot the ToR still holds done is re-emitted from there
+ * (protocol-ina.md 4) and one it lacks gets them. A worker resends only
+ * what it sent, at most once per 2 ms (user/lib/ina_worker.c).
+ */
+static void ask_from_downstream(struct rina_agent_core *a,
+				const struct rina_hdr *h, __u32 len)
+{
+	const __be32 *seqs = (const __be32 *)(h + 1);
+	__u32 j, n = rina_ntohs(h->n_elem), own, relay = 0;
+
+	own = rina_own_chunk(a->cfg.member, a->cfg.L);
+	a->st.asks_in++;
+	for (j = 0; j < n; j++) {
+		struct rina_agent_agg *sl;
+
+		sl = rina_keymap_get(&a->agg, rina_ntohs(h->round),
+				     rina_ntohl(seqs[j]));
+		if (sl && (sl->s.state & RINA_SLOT_ST_DONE) &&
+		    sl->chunk != own) {
+			emit_result(a, sl, NULL, 1);
+			a->st.reemit++;
+		} else {
+			relay = 1;
+		}
+	}
+	if (relay)
+		to_workers(a, h, len);
+}
+
+/*
+ * Upstream's agent lost its ToR with its own chunk's result and asks for
+ * it (ask_again()): we hold every allgather packet that passed us, for
+ * the rounds in the cache. A NACK from upstream is checked as one from a
+ * local worker is (nack_from_worker()), and answered the same way.
+ */
+static void ask_from_upstream(struct rina_agent_core *a,
+			      const struct rina_hdr *h,
+			      const struct rina_agent_addr *from)
+{
+	a->st.asks_in++;
+	if (!repair_round(a, h))
+		repair_from_cache(a, h, from);
 }
 
 /* The rack's workers may send data: see ctrl(). */
@@ -1122,7 +1293,13 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 		ack_from_downstream(a, h, len, from);
 		break;
 	case RINA_OP_NACK:
-		nack_from_worker(a, h, from);
+		if (!(h->flags & RINA_F_AG_PHASE) &&
+		    addr_eq(from, &a->cfg.next))
+			ask_from_downstream(a, h, len);
+		else if (addr_eq(from, &a->cfg.prev))
+			ask_from_upstream(a, h, from);
+		else
+			nack_from_worker(a, h, from);
 		break;
 	case RINA_OP_CTRL:
 		ctrl(a, h, from);

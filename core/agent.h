@@ -98,6 +98,8 @@ struct rina_agent_counters {
 	__u64 tor_lost;		/* times the ToR went silent while on */
 	__u64 tor_relays;	/* own-rank contributions passed to the ToR */
 	__u64 tor_returns;	/* a lost ToR took the job again */
+	/* partials asked of upstream again, and asked of us: ask_upstream() */
+	__u64 asks_out, asks_in;
 	__u64 sessions;		/* sessions ended (all said BYE) */
 	__u64 aborts;		/* jobs aborted by the host (member lost) */
 };

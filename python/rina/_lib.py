@@ -90,7 +90,7 @@ STATS_FIELDS = (
     "agent_tor_status", "agent_tor_copies", "ack_tx_bytes", "ack_rx_bytes",
     "fault_rx_dropped", "ctrl_forged", "ctrl_replayed", "rx_bad_tag",
     "agent_far_round", "agent_ack_tx_bytes", "agent_host_relays",
-    "rack_agent",
+    "rack_agent", "resent_asked", "agent_asks_out", "agent_asks_in",
 )
 
 

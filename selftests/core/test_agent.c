@@ -10,7 +10,9 @@
  * the ToR is asked. Software aggregation: NACKs and data of rounds
  * outside the window of rounds are counted and purge nothing; a silent
  * worker is named, a worker that is heard from or a slot that waits only
- * on upstream is not.
+ * on upstream is not. A ToR lost in full flight of a call: retried slots
+ * ask upstream (and, for the own chunk, downstream) again, and the
+ * neighbours' requests are answered.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -505,9 +507,19 @@ static void test_signed(void)
  * and upstream, then sent downstream), round "round", seq "seq", from
  * "from": a worker's contribution, or upstream's partial.
  */
+static void rx_sr(struct rina_agent_core *a, __u16 round, __u16 chunk,
+		  __u32 seq, const struct rina_agent_addr *from, __u8 flags);
+
 static void rx_data_chunk(struct rina_agent_core *a, __u16 round,
 			  __u16 chunk, __u32 seq,
 			  const struct rina_agent_addr *from)
+{
+	rx_sr(a, round, chunk, seq, from, 0);
+}
+
+/* A contribution (or, from prev, a partial) with "flags" (RINA_F_RETX). */
+static void rx_sr(struct rina_agent_core *a, __u16 round, __u16 chunk,
+		  __u32 seq, const struct rina_agent_addr *from, __u8 flags)
 {
 	struct {
 		struct rina_hdr h;
@@ -523,6 +535,7 @@ static void rx_data_chunk(struct rina_agent_core *a, __u16 round,
 	p.h.slot = htons((__u16)seq);
 	p.h.p_chunk = htons(1);
 	p.h.num_contrib = htons(1);
+	p.h.flags = flags;
 	for (j = 0; j < 4; j++)
 		p.w[j] = htonl((__u32)(j + 1));
 	rina_agent_core_rx(a, &p, sizeof(p), from);
@@ -1126,9 +1139,164 @@ static void test_tor_late(void)
 	ktap_result(ok, "agent without tor_retry: a ToR that did not answer is not asked again");
 }
 
+/* The ToR of setup_on() lost: the rack's data came past it, unanswered. */
+static void setup_lost(struct rina_agent_core *a)
+{
+	setup_on(a);
+	run_for(a, RINA_AGENT_TOR_PROBE_US +
+		RINA_AGENT_TOR_TRIES * RINA_AGENT_TOR_RETRY_US, 10000);
+	rx_data(a, 0, 10, &a->cfg.local[1]);
+	while (a->tor_state == RINA_AGENT_TOR_ON && now_us < 100000000) {
+		now_us += 10000;
+		rina_agent_core_tick(a);
+	}
+	nsent = 0;
+}
+
+/* An allgather packet from "from" (not the ToR's copy). */
+static void rx_ag(struct rina_agent_core *a, __u16 round, __u16 chunk,
+		  __u32 seq, __u8 hop, const struct rina_agent_addr *from)
+{
+	struct {
+		struct rina_hdr h;
+		__be32 w[4];
+	} __attribute__((packed)) p;
+
+	hdr(&p.h, RINA_OP_AG_DATA, 4);
+	p.h.round = htons(round);
+	p.h.flags = RINA_F_AG_PHASE | RINA_F_FROM_SWITCH;
+	p.h.chunk = htons(chunk);
+	p.h.seq = htonl(seq);
+	p.h.hop = hop;
+	p.h.p_chunk = htons(1);
+	p.h.num_contrib = htons(4);
+	memset(p.w, 0, sizeof(p.w));
+	rina_agent_core_rx(a, &p, sizeof(p), from);
+}
+
+/* Datagrams of "op" to "to" for "seq" with (flags & mask) == want. */
+static unsigned int count_f(unsigned int op, __u32 seq, __u8 mask, __u8 want,
+			    const struct rina_agent_addr *to)
+{
+	unsigned int j, n = 0;
+
+	for (j = 0; j < nsent; j++)
+		if ((sent[j].h.ver_op & 0xf) == op &&
+		    ntohl(sent[j].h.seq) == seq &&
+		    (sent[j].h.flags & mask) == want &&
+		    sent[j].to.ip == to->ip && sent[j].to.port == to->port)
+			n++;
+	return n;
+}
+
+/*
+ * A ToR killed in full flight of a call (protocol-ina.md 8, "A ToR that
+ * goes away"): it may have ACKed upstream's partial at DONE and lost the
+ * result, so the slot the workers' retries build in software would wait
+ * for upstream forever; the agent asks again (ask_again()), and serves
+ * such requests of its neighbours.
+ */
+static void test_lost_mid_call(void)
+{
+	struct rina_agent_core a;
+	__u32 own = rina_own_chunk(0, 3), agseq = 30 + 3;
+	bool ok;
+
+	/* a retried slot waiting for upstream: asked once per RTO */
+	setup_lost(&a);
+	rx_sr(&a, 1, 2, 20, &a.cfg.local[0], 0);	/* first sends: no */
+	ok = a.st.asks_out == 0;
+	rx_sr(&a, 1, 2, 20, &a.cfg.local[1], RINA_F_RETX);
+	rx_sr(&a, 1, 2, 20, &a.cfg.local[0], RINA_F_RETX);
+	ok &= a.st.asks_out == 1 &&
+	      count_f(RINA_OP_NACK, 20, RINA_F_AG_PHASE, 0, &a.cfg.prev) == 1;
+	now_us += 200000;
+	rx_sr(&a, 1, 2, 20, &a.cfg.local[1], RINA_F_RETX);
+	ok &= a.st.asks_out == 2 &&
+	      count_f(RINA_OP_NACK, 20, RINA_F_AG_PHASE, 0, &a.cfg.prev) == 2;
+	rx_data_chunk(&a, 1, 2, 20, &a.cfg.prev);	/* it came again */
+	ok &= partials_out(&a, 1, 20) == 1;
+	rina_agent_core_fini(&a);
+	/* with the ToR on, a retry is the ToR's business: nothing asked */
+	setup_on(&a);
+	rx_sr(&a, 1, 2, 21, &a.cfg.local[1], RINA_F_RETX);
+	ok &= a.st.asks_out == 0 && count(RINA_OP_NACK, ~0U, NULL) == 0;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent, ToR lost mid-call: a retried slot that waits for upstream's partial asks upstream again, once per RTO");
+
+	/* downstream asks us: re-emit what we added, relay the rest */
+	setup_lost(&a);
+	rx_data_chunk(&a, 1, 2, 22, &a.cfg.local[0]);
+	rx_data_chunk(&a, 1, 2, 22, &a.cfg.local[1]);
+	rx_data_chunk(&a, 1, 2, 22, &a.cfg.prev);
+	ok = partials_out(&a, 1, 22) == 1;
+	nsent = 0;
+	rx_nack(&a, 1, 22, &a.cfg.next);	/* AG_PHASE: not an ask */
+	ok &= partials_out(&a, 1, 22) == 0 && a.st.asks_in == 0 &&
+	      a.st.bad == 1;
+	{
+		struct {
+			struct rina_hdr h;
+			__be32 seq[2];
+		} __attribute__((packed)) p;
+
+		hdr(&p.h, RINA_OP_NACK, 2);
+		p.h.round = htons(1);
+		p.h.seq = htonl(22);
+		p.seq[0] = htonl(22);
+		p.seq[1] = htonl(23);	/* the ToR's: our workers resend */
+		rina_agent_core_rx(&a, &p, sizeof(p), &a.cfg.next);
+		ok &= a.st.asks_in == 1 && partials_out(&a, 1, 22) == 1 &&
+		      count_f(RINA_OP_NACK, 22, 0xff, 0, &a.cfg.local[0]) == 1 &&
+		      count_f(RINA_OP_NACK, 22, 0xff, 0, &a.cfg.local[1]) == 1;
+		nsent = 0;
+		rina_agent_core_rx(&a, &p, sizeof(p), &a.cfg.local[0]);
+		ok &= a.st.asks_in == 1 && nsent == 0;
+	}
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: downstream's request for a partial re-emits one added here and has the rack's workers resend the others; not from a worker");
+
+	/* the own chunk: ask upstream for the partial, downstream for the result */
+	setup_lost(&a);
+	rx_sr(&a, 1, (__u16)own, 30, &a.cfg.local[0], RINA_F_RETX);
+	ok = count_f(RINA_OP_NACK, 30, RINA_F_AG_PHASE, 0, &a.cfg.prev) == 1 &&
+	     count_f(RINA_OP_NACK, agseq, RINA_F_AG_PHASE, RINA_F_AG_PHASE,
+		     &a.cfg.next) == 1 && a.st.asks_out == 2;
+	nsent = 0;
+	rx_ag(&a, 1, (__u16)own, agseq, 1, &a.cfg.next);	/* the answer */
+	run_for(&a, 20000, 10000);
+	ok &= count_f(RINA_OP_AG_DATA, agseq, RINA_F_FROM_SWITCH, 0,
+		      &a.cfg.local[0]) == 1 &&
+	      count_f(RINA_OP_AG_DATA, agseq, RINA_F_FROM_SWITCH, 0,
+		      &a.cfg.local[1]) == 1 &&
+	      held_acks(&a.cfg.local[0], agseq, 1) == 1 &&
+	      held_acks(&a.cfg.local[1], agseq, 1) == 1 &&
+	      count(RINA_OP_AG_DATA, ~0U, &a.cfg.next) == 0;
+	nsent = 0;
+	rx_sr(&a, 1, (__u16)own, 30, &a.cfg.local[1], RINA_F_RETX);
+	run_for(&a, 20000, 10000);
+	ok &= held_acks(&a.cfg.local[0], agseq, 1) == 1 &&
+	      count(RINA_OP_NACK, ~0U, NULL) == 0;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent, ToR lost mid-call: a retried own-chunk slot asks upstream for the partial and downstream for the result, which it then gives the workers and holds");
+
+	/* upstream asks us for its own chunk's result that passed us */
+	setup_lost(&a);
+	rx_ag(&a, 1, 2, 100, 1, &a.cfg.prev);
+	nsent = 0;
+	rx_nack(&a, 1, 100, &a.cfg.prev);
+	ok = a.st.asks_in == 1 &&
+	     count_f(RINA_OP_AG_DATA, 100, RINA_F_RETX, RINA_F_RETX,
+		     &a.cfg.prev) == 1;
+	rx_nack(&a, 1, 101, &a.cfg.prev);	/* not held: nothing */
+	ok &= count(RINA_OP_AG_DATA, ~0U, &a.cfg.prev) == 1;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: upstream's request for a result that passed us is answered from the cache");
+}
+
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 5 + 3 + 4);
+	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 5 + 3 + 4 + 4);
 	test_install();
 	test_tor_copies();
 	test_hello_gate();
@@ -1140,5 +1308,6 @@ int main(void)
 	test_tor_lost();
 	test_relay_own();
 	test_tor_late();
+	test_lost_mid_call();
 	return ktap_finish();
 }

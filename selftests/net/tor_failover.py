@@ -2,17 +2,20 @@
 """One rank of test_tor_failover.sh: CALLS allreduces of 1 MiB of int32,
 GAP seconds apart (a training step's compute), each result checked
 exactly. Rank 0 sends SIGNAL to its rack's rina-tor in the gap after
-call KILL_AT (and SIGCONT 2 s later for SIGSTOP), then goes on. Prints
+call KILL_AT (and SIGCONT 2 s later for SIGSTOP), then goes on; with
+INTO_MS, INTO_MS milliseconds into call KILL_AT + 1 instead, from a
+thread, while the call is in full flight. Prints
 one line per rank: "rank R ok CALLS slowest MS median MS tor STATE" or
 the error; with TOR_FAILOVER_TIMES set, every call's time and the
 counters too.
 
-Usage: tor_failover.py CALLS GAP KILL_AT SIGNAL
+Usage: tor_failover.py CALLS GAP KILL_AT SIGNAL [INTO_MS]
 """
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -35,6 +38,7 @@ def signal_tor(sig):
 def main():
     calls, gap, kill_at, sig = (int(sys.argv[1]), float(sys.argv[2]),
                                 int(sys.argv[3]), sys.argv[4])
+    into_ms = float(sys.argv[5]) if len(sys.argv) > 5 else None
     comm = rina.Communicator.from_env()
     rank, size = comm.rank, comm.size
     slowest, times = 0.0, []
@@ -52,10 +56,16 @@ def main():
                 print("rank %d wrong call %d: %d elements" % (rank, i, bad))
                 return 1
             if rank == 0 and i == kill_at:
-                signal_tor(sig)
+                if into_ms is None:
+                    signal_tor(sig)
+                else:
+                    threading.Timer(into_ms / 1000, signal_tor,
+                                    (sig,)).start()
             time.sleep(gap)
     except rina.RinaError as e:
         print("rank %d error: %s" % (rank, e))
+        if os.environ.get("TOR_FAILOVER_TIMES"):
+            print_stats(comm, rank)
         return 1
     print("rank %d ok %d slowest %.0f median %.0f tor %s" %
           (rank, calls, slowest * 1000,
@@ -64,11 +74,16 @@ def main():
     if os.environ.get("TOR_FAILOVER_TIMES"):
         print("rank %d times %s" % (rank, " ".join("%.0f" % (t * 1000)
                                                    for t in times)))
-        st = comm.stats()
-        print("rank %d stats %s" % (rank, " ".join(
-            "%s=%d" % (k, v) for k, v in st.items() if v and k not in (
-                "size", "pad"))))
+        print_stats(comm, rank)
     return 0
+
+
+def print_stats(comm, rank):
+    """The rank's nonzero counters on one line."""
+    st = comm.stats()
+    print("rank %d stats %s" % (rank, " ".join(
+        "%s=%d" % (k, v) for k, v in st.items() if v and k not in (
+            "size", "pad"))))
 
 
 if __name__ == "__main__":

@@ -154,6 +154,13 @@ struct rina_stats {
 	 * neither that it knows of
 	 */
 	uint64_t	rack_agent;
+	/*
+	 * After a ToR went (protocol-ina.md 8, "A ToR that goes away"):
+	 * contributions this rank resent because its agent asked, and the
+	 * agent's requests for partials to upstream and from downstream
+	 */
+	uint64_t	resent_asked;
+	uint64_t	agent_asks_out, agent_asks_in;
 };
 
 enum rina_rack_agent {

@@ -552,6 +552,8 @@ void rina_agent_get_stats(const struct rina_agent *a,
 	st->bad_tag = s->bad_tag;
 	st->far_round = s->far_round;
 	st->ack_tx_bytes = a->c.st.ack_tx_bytes;
+	st->asks_out = s->asks_out;
+	st->asks_in = s->asks_in;
 	st->tor_state = a->core.tor_state;
 	st->tor_status = a->core.tor_status;
 }

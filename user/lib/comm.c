@@ -460,6 +460,8 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 		tmp.rx_bad_tag += as.bad_tag;
 		tmp.agent_far_round = as.far_round;
 		tmp.agent_ack_tx_bytes = as.ack_tx_bytes;
+		tmp.agent_asks_out = as.asks_out;
+		tmp.agent_asks_in = as.asks_in;
 	}
 	tmp.size = size;
 	memcpy(st, &tmp, size);

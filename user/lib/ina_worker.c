@@ -8,9 +8,10 @@
  * ToR multicasts: it sends S bytes and receives S bytes.
  *
  * A contribution counts as delivered when the downstream member's ACK is
- * fanned out to the rack (chunks that leave the rack) or, for the member's
- * own chunk, when its allgather data arrives from the agent, or when the
- * agent says it holds what the ToR sent (wrx_ack()). Lost contributions are
+ * fanned out to the rack (chunks that leave the rack) or the chunk's final
+ * result arrives, or, for the member's own chunk, when its allgather data
+ * arrives from the agent, or when the agent says it holds what the ToR
+ * sent (wrx_ack()). Lost contributions are
  * retransmitted (the ToR re-emits a completed slot's result); missing
  * allgather data is asked for from the agent with a NACK.
  */
@@ -435,9 +436,9 @@ static void wnack(struct wcall *k)
 	c->st.nacks++;
 }
 
-/* The own-chunk contribution of allgather packet "id" is delivered. */
-static void own_done(struct wcall *k, const struct rina_sched *s,
-		     const struct rina_pkt_id *id)
+/* Our contribution to allgather packet "id" is delivered. */
+static void ag_done(struct wcall *k, const struct rina_sched *s,
+		    const struct rina_pkt_id *id)
 {
 	uint32_t sr = rina_seq(s, id->block, id->chunk, id->pkt, 0);
 
@@ -471,8 +472,8 @@ static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
 		 * The ToR's copy came first, then it went: the agent's own
 		 * emission of the result is what completes the contribution.
 		 */
-		if (id.chunk == own && !(h->flags & RINA_F_FROM_SWITCH))
-			own_done(k, s, &id);
+		if (id.chunk != own || !(h->flags & RINA_F_FROM_SWITCH))
+			ag_done(k, s, &id);
 		return 0;
 	}
 	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
@@ -482,12 +483,16 @@ static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
 	k->got_ag++;
 	k->last_progress = rina_now_us();
 	/*
-	 * The rack's own chunk from the ToR completes the contribution only
-	 * once the agent says it holds the result too (wrx_ack()): until
-	 * then a retransmission is what makes the ToR send it again.
+	 * A final result holds every rank's contribution, ours included:
+	 * whatever ACK of it we missed, nobody needs it re-emitted (after a
+	 * ToR went, the downstream member that could re-ACK it may be done
+	 * with the call). The rack's own chunk from the ToR completes the
+	 * contribution only once the agent says it holds the result too
+	 * (wrx_ack()): until then a retransmission is what makes the ToR
+	 * send it again.
 	 */
-	if (id.chunk == own && !(h->flags & RINA_F_FROM_SWITCH))
-		own_done(k, s, &id);
+	if (id.chunk != own || !(h->flags & RINA_F_FROM_SWITCH))
+		ag_done(k, s, &id);
 	return 0;
 }
 
@@ -522,6 +527,38 @@ static void wrx_ack(struct wcall *k, const struct rina_hdr *h)
 	}
 }
 
+/*
+ * The agent asks the rack again for reduce-scatter seqs (a NACK without
+ * AG_PHASE): after a ToR went, the member downstream of ours may lack a
+ * result our ToR completed (core/agent.c, ask_upstream()). Resend what
+ * we sent of them, delivered or not, at most once per RINA_PTO_MIN_US:
+ * our ToR re-emits a slot it holds done, and takes what it lacks. acc
+ * still holds the contribution: a chunk's final result, which would
+ * overwrite it, needs that slot done, and then the ToR ignores the data.
+ */
+static int wrx_resend(struct wcall *k, const struct rina_hdr *h)
+{
+	const __be32 *seqs = (const __be32 *)(h + 1);
+	uint32_t j, n = ntohs(h->n_elem), seq;
+	uint64_t now = rina_now_us();
+	struct contrib *x;
+	int ret;
+
+	for (j = 0; j < n; j++) {
+		seq = ntohl(seqs[j]);
+		if (seq >= k->s.seqs || !k->ct_of_seq[seq])
+			continue;
+		x = &k->ct[k->ct_of_seq[seq] - 1];
+		if (!x->sent || now - x->t_sent < RINA_PTO_MIN_US)
+			continue;
+		ret = send_contrib(k, x, true);
+		if (ret)
+			return ret;
+		k->c->st.resent_asked++;
+	}
+	return wflush(k);
+}
+
 /* A checked message of this job, not CTRL (rina_recv_batch). */
 static int wrx_one(struct wcall *k, const struct rina_msg *m, bool stashed)
 {
@@ -552,6 +589,8 @@ static int wrx_one(struct wcall *k, const struct rina_msg *m, bool stashed)
 		c->st.rx_data++;
 		return wrx_ag(k, h);
 	}
+	if (op == RINA_OP_NACK && !(h->flags & RINA_F_AG_PHASE))
+		return wrx_resend(k, h);
 	c->st.rx_malformed++;
 	return 0;
 }
@@ -628,8 +667,16 @@ static int wloop(struct wcall *k)
 		if (ret)
 			return ret;
 		now = rina_now_us();
-		/* contributions all delivered but data missing: ask */
-		if (k->got_done == k->nct && now - k->last_progress >
+		/*
+		 * Contributions all delivered but data missing: ask. Also
+		 * when stalled long before that: after a ToR went, a
+		 * contribution whose ACK we missed completes only with its
+		 * chunk's result (wrx_ag()), which the agent may hold.
+		 */
+		if ((k->got_done == k->nct ||
+		     now - k->last_progress >
+		     RINA_NACK_STALL * rina_path_rto_slot(c, &c->to_agg)) &&
+		    now - k->last_progress >
 		    rina_path_rto_slot(c, &c->to_agg) &&
 		    now - k->last_nack > rina_path_rto_slot(c, &c->to_agg)) {
 			wnack(k);

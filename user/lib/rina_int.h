@@ -41,6 +41,8 @@
 #define RINA_RTO_SLOT_MAX_US	100000
 /* An INA worker's probe timeout: 2 x SRTT, at least this (ina_worker.c) */
 #define RINA_PTO_MIN_US		2000
+/* an INA worker stalled this many slot RTOs asks for results (NACK) */
+#define RINA_NACK_STALL		8
 
 struct rina_stash_ent {
 	uint32_t	len;
@@ -61,6 +63,7 @@ struct rina_agent_stats {
 	uint64_t ctrl_forged, ctrl_replayed, bad_tag;
 	uint64_t far_round;	/* outside the window of rounds */
 	uint64_t ack_tx_bytes;	/* its ACK frames' bytes */
+	uint64_t asks_out, asks_in;	/* partials asked again: agent.c */
 	uint32_t tor_state, tor_status;	/* core/agent.h */
 };
 

@@ -267,6 +267,8 @@ enum rina_agent_attr {
 	RINA_A_AGENT_MALFORMED,
 	RINA_A_AGENT_BAD_TAG,
 	RINA_A_AGENT_SEND_ERRORS,
+	RINA_A_AGENT_ASKS_OUT,		/* partials asked of upstream again */
+	RINA_A_AGENT_ASKS_IN,		/* asked of us by downstream */
 	__RINA_A_AGENT_MAX,
 };
 #define RINA_A_AGENT_MAX	(__RINA_A_AGENT_MAX - 1)
