@@ -1612,8 +1612,8 @@ __u32 rina_agent_core_silent(const struct rina_agent_core *a, __u64 quiet_us)
 	return missing & quiet;
 }
 
-void rina_agent_core_abort(struct rina_agent_core *a, __u32 result,
-			   const struct rina_agent_addr *to, __u32 n)
+void rina_agent_core_say_aborted(struct rina_agent_core *a, __u32 result,
+				 const struct rina_agent_addr *to, __u32 n)
 {
 	__u32 copy, j;
 
@@ -1625,6 +1625,12 @@ void rina_agent_core_abort(struct rina_agent_core *a, __u32 result,
 			send_ctrl_arg(a, &a->cfg.prev, RINA_CTRL_ABORT, result);
 		}
 	}
+}
+
+void rina_agent_core_abort(struct rina_agent_core *a, __u32 result,
+			   const struct rina_agent_addr *to, __u32 n)
+{
+	rina_agent_core_say_aborted(a, result, to, n);
 	a->st.aborts++;
 	rina_agent_core_reset(a);
 }

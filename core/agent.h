@@ -327,6 +327,13 @@ void rina_agent_core_reset(struct rina_agent_core *a);
 void rina_agent_core_abort(struct rina_agent_core *a, __u32 result,
 			   const struct rina_agent_addr *to, __u32 n);
 /*
+ * Say again that the job is dead (the same ABORT copies), to a rank that
+ * started after it died and to whoever greets a dead job's agent; counts
+ * and forgets nothing.
+ */
+void rina_agent_core_say_aborted(struct rina_agent_core *a, __u32 result,
+				 const struct rina_agent_addr *to, __u32 n);
+/*
  * Software aggregation: the rack's local workers (bit k: local index k)
  * that sent the agent nothing for quiet_us while a slot of the current
  * round, started that long ago by another local contribution, waits for

@@ -52,7 +52,9 @@ struct rina_agent {
 	u8			fallback;	/* enum rina_fallback */
 	/* fallback abort: 1 ABORT sent, 2 the job marked aborted too */
 	u8			tor_aborted;
+	unsigned long		aborted_at;	/* jiffies of that ABORT */
 	unsigned long		abort_again;	/* jiffies: ABORT a sender */
+	unsigned long		abort_all_again; /* ... every rank */
 	unsigned long		silent_check;	/* jiffies of the next */
 	struct rina_agent_addr	*ranks;		/* every rank, for ABORT */
 	u16			n_ranks;
@@ -268,7 +270,24 @@ static void rina_agent_aborted_rx(struct rina_agent *a,
 	if (time_before(jiffies, a->abort_again))
 		return;
 	a->abort_again = jiffies + HZ / 10;
-	rina_agent_core_abort(&a->core, RINA_AGENT_TOR_RESULT, from, 1);
+	rina_agent_core_say_aborted(&a->core, RINA_AGENT_TOR_RESULT, from, 1);
+}
+
+/*
+ * A rank that greets only downstream (librina's HELLO goes to the next
+ * member) and whose socket was not up yet when the job died would wait
+ * for its own timeout: say it again to every rank twice a second for the
+ * job's timeout after the ABORT.
+ */
+static void rina_agent_aborted_tick(struct rina_agent *a)
+{
+	if (time_before(jiffies, a->abort_all_again) ||
+	    time_after(jiffies, a->aborted_at +
+		       msecs_to_jiffies(a->timeout_ms)))
+		return;
+	a->abort_all_again = jiffies + HZ / 2;
+	rina_agent_core_say_aborted(&a->core, RINA_AGENT_TOR_RESULT,
+				    a->ranks, a->n_ranks);
 }
 
 static int rina_agent_recv_one(struct rina_agent *a, bool block)
@@ -345,6 +364,8 @@ static void rina_agent_tor_policy(struct rina_agent *a)
 		if (!a->tor_aborted && (st == RINA_AGENT_TOR_LOST ||
 					st == RINA_AGENT_TOR_OFF)) {
 			a->tor_aborted = 1;
+			a->aborted_at = jiffies;
+			a->abort_all_again = jiffies + HZ / 2;
 			rina_agent_core_abort(&a->core, RINA_AGENT_TOR_RESULT,
 					      a->ranks, a->n_ranks);
 			trace_rina_attach(a->job_id, a->rank,
@@ -354,6 +375,8 @@ static void rina_agent_tor_policy(struct rina_agent *a)
 		if (a->tor_aborted == 1 &&
 		    rina_job_abort_by_agent(a->rn, a->job_id))
 			a->tor_aborted = 2;
+		if (a->tor_aborted)
+			rina_agent_aborted_tick(a);
 		return;
 	}
 	if (rina_agent_core_tor_may_return(&a->core,

@@ -19,7 +19,8 @@
 #    counters; rina-bench on rank 0 says its rack's agent is rina.ko
 #    ("agent":"kernel");
 #  - no ToR answering: "fallback abort" ends every rank with the agent's
-#    abort ("job aborted: ..."); the default (software) runs exact with
+#    abort ("job aborted: ..."), a rank started after that too (within
+#    5 s, not its 20 s timeout); the default (software) runs exact with
 #    the ToR "off";
 #  - rina-tor started only after the job: a call in software, then the
 #    agent, asking once a second, installs the job on it between calls
@@ -379,6 +380,21 @@ if [ $nfail = 4 ] && [ "$said" = 4 ] && [ "$st" = "state aborted" ] &&
 else
 	diag ab 43
 	ktap_fail tor_agent_e2e_fallback_abort
+fi
+# a rank that starts after the job died, and greets only downstream (a
+# plain member after the INA rack), hears it from the agent's repeated
+# ABORT, not from its own 20 s timeout
+t0=$(now_ms)
+$IP netns exec "$(ns 2)" env RINA_JOB=$D/j43.txt RINA_RANK=2 RINA_KERNEL=1 \
+	timeout 30 $BENCH --transport udp --json -d int32 -c 1 -b 4096 \
+	-e 4096 -n 1 -w 0 > $D/late.2 2>&1
+ms=$(( $(now_ms) - t0 ))
+echo "# rank 2 started after the abort: failed in $ms ms: $(tail -1 $D/late.2)"
+if grep -q 'job aborted: rank 0 aborted the job' $D/late.2 &&
+   [ $ms -lt 5000 ]; then
+	ktap_ok tor_agent_e2e_fallback_abort_late_rank_told
+else
+	ktap_fail tor_agent_e2e_fallback_abort_late_rank_told
 fi
 del_job 43
 add_job 44
