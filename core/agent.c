@@ -451,6 +451,19 @@ static void emit_result(struct rina_agent_core *a, struct rina_agent_agg *sl,
 
 static void held_push(struct rina_agent_core *a, __u16 round, __u32 seq);
 
+/* Send "to" again an allgather packet of the cache. */
+static void repair_one(struct rina_agent_core *a,
+		       const struct rina_agent_ag *e,
+		       const struct rina_agent_addr *to)
+{
+	struct rina_hdr *r = (struct rina_hdr *)a->scratch;
+
+	rina_memcpy(r, e->pkt, e->len);
+	r->flags |= RINA_F_RETX;
+	xmit(a, to, r, e->len);
+	a->st.repairs++;
+}
+
 /*
  * A lost ToR may have completed a slot, ACKed the upstream partial at DONE
  * and died before the rack heard of the result: the downstream ACK it
@@ -466,7 +479,12 @@ static void held_push(struct rina_agent_core *a, __u16 round, __u32 seq);
  * is done with the call (a NACK of the allgather seq to its agent:
  * ask_from_upstream(), answered into own_from_downstream()). Other
  * chunks' results reach the workers as allgather data, which completes
- * their contributions too (user/lib/ina_worker.c).
+ * their contributions too (user/lib/ina_worker.c). The other way round,
+ * the ToR may have died before its ACK of upstream's partial went up:
+ * upstream's retry is ACKed when we hold the chunk's result (aggregate()),
+ * else the workers are asked again; so is any retried slot that lacks a
+ * local worker (the ToR may have told it its part was delivered). A
+ * plain member answers too (user/lib/ring.c, rx_ask()).
  */
 static void ask_again(struct rina_agent_core *a, struct rina_agent_agg *sl,
 		      int k, const struct rina_hdr *h, __u32 exp_mask)
@@ -476,11 +494,11 @@ static void ask_again(struct rina_agent_core *a, struct rina_agent_agg *sl,
 		__be32 seq;
 	} __attribute__((packed)) p;
 	int own = sl->chunk == rina_own_chunk(a->cfg.member, a->cfg.L);
+	__u32 missing = exp_mask & ~sl->s.bitmap;
 	__u64 now;
 
-	if (k < 0 || !(h->flags & RINA_F_RETX) ||
-	    a->tor_state != RINA_AGENT_TOR_LOST ||
-	    !(exp_mask & a->up_bit))
+	if (!(h->flags & RINA_F_RETX) ||
+	    a->tor_state != RINA_AGENT_TOR_LOST || !missing)
 		return;
 	now = a->ops->now_us(a->ctx);
 	if (sl->t_asked && now - sl->t_asked < rto(a))
@@ -491,7 +509,18 @@ static void ask_again(struct rina_agent_core *a, struct rina_agent_agg *sl,
 	p.h.seq = rina_htonl(sl->s.seq);
 	p.h.n_elem = rina_htons(1);
 	p.seq = p.h.seq;
-	if (!(sl->s.bitmap & a->up_bit)) {
+	/*
+	 * A local worker is missing: the ToR may have told it its
+	 * contribution was delivered (a fanned-out ACK the retrying sender
+	 * missed, or the ACK to upstream went with the ToR), so it sends no
+	 * more. It sends again what its chunk's result has not yet
+	 * overwritten (user/lib/ina_worker.c, wrx_resend()).
+	 */
+	if (missing & a->local_mask) {
+		to_workers(a, &p, sizeof(p));
+		a->st.asks_out++;
+	}
+	if (missing & a->up_bit) {
 		xmit(a, &a->cfg.prev, &p, sizeof(p));
 		a->st.asks_out++;
 	}
@@ -499,7 +528,7 @@ static void ask_again(struct rina_agent_core *a, struct rina_agent_agg *sl,
 	 * The own chunk's slot may also lack a local worker that the ToR's
 	 * result already completed (it missed nothing, and sends no more)
 	 */
-	if (!own || a->cfg.L < 2)
+	if (!own || k < 0 || a->cfg.L < 2)
 		return;
 	p.h.flags = RINA_F_AG_PHASE;
 	p.h.seq = rina_htonl(ag_seq(a, sl->s.seq, sl->p_chunk));
@@ -515,6 +544,7 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 	__u32 chunk = rina_ntohs(h->chunk), bit, exp_mask, agseq;
 	const __be32 *in = (const __be32 *)(h + 1);
 	struct rina_agent_agg *sl;
+	struct rina_agent_ag *e;
 	struct rina_slot_key key;
 	int k = -1, ovf = 0;
 
@@ -568,6 +598,22 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 		 * other workers, or upstream, are done with it).
 		 */
 		held_push(a, key.round, agseq);
+		a->st.reemit++;
+		return;
+	}
+	if ((h->flags & RINA_F_RETX) && a->tor_state == RINA_AGENT_TOR_LOST &&
+	    (!sl || !(sl->s.state & RINA_SLOT_ST_DONE)) &&
+	    (e = rina_keymap_get(&a->ag, key.round, agseq))) {
+		/*
+		 * A retry of a slot whose result we hold: the lost ToR added
+		 * it, and its word on it (the ACK upstream, the ACK fanned
+		 * out to this worker) went with it. The result completes a
+		 * worker's part too (user/lib/ina_worker.c, wrx_ag()).
+		 */
+		if (k < 0)
+			send_ack(a, &a->cfg.prev, key.round, key.seq, 0);
+		else
+			repair_one(a, e, from);
 		a->st.reemit++;
 		return;
 	}
@@ -918,17 +964,11 @@ static void repair_from_cache(struct rina_agent_core *a,
 
 	for (j = 0; j < n; j++) {
 		struct rina_agent_ag *e;
-		struct rina_hdr *r;
 
 		e = rina_keymap_get(&a->ag, rina_ntohs(h->round),
 				    rina_ntohl(seqs[j]));
-		if (!e)
-			continue;
-		r = (struct rina_hdr *)a->scratch;
-		rina_memcpy(r, e->pkt, e->len);
-		r->flags |= RINA_F_RETX;
-		xmit(a, from, r, e->len);
-		a->st.repairs++;
+		if (e)
+			repair_one(a, e, from);
 	}
 }
 

@@ -1261,7 +1261,9 @@ static void test_lost_mid_call(void)
 	rx_sr(&a, 1, (__u16)own, 30, &a.cfg.local[0], RINA_F_RETX);
 	ok = count_f(RINA_OP_NACK, 30, RINA_F_AG_PHASE, 0, &a.cfg.prev) == 1 &&
 	     count_f(RINA_OP_NACK, agseq, RINA_F_AG_PHASE, RINA_F_AG_PHASE,
-		     &a.cfg.next) == 1 && a.st.asks_out == 2;
+		     &a.cfg.next) == 1 &&
+	     count_f(RINA_OP_NACK, 30, RINA_F_AG_PHASE, 0,
+		     &a.cfg.local[1]) == 1 && a.st.asks_out == 3;
 	nsent = 0;
 	rx_ag(&a, 1, (__u16)own, agseq, 1, &a.cfg.next);	/* the answer */
 	run_for(&a, 20000, 10000);
@@ -1292,11 +1294,43 @@ static void test_lost_mid_call(void)
 	ok &= count(RINA_OP_AG_DATA, ~0U, &a.cfg.prev) == 1;
 	rina_agent_core_fini(&a);
 	ktap_result(ok, "agent: upstream's request for a result that passed us is answered from the cache");
+
+	/*
+	 * The ToR told a worker its contribution was delivered, or died
+	 * before its ACK went up: the workers are asked again, and a
+	 * partial whose chunk's result we hold is ACKed.
+	 */
+	setup_lost(&a);
+	rx_sr(&a, 1, 0, 60, &a.cfg.local[1], RINA_F_RETX);	/* step 0 */
+	ok = a.st.asks_out == 1 &&
+	     count_f(RINA_OP_NACK, 60, RINA_F_AG_PHASE, 0,
+		     &a.cfg.local[0]) == 1 &&
+	     count(RINA_OP_NACK, ~0U, &a.cfg.prev) == 0;
+	rx_data_chunk(&a, 1, 0, 60, &a.cfg.local[0]);	/* it resent */
+	ok &= count_f(RINA_OP_SR_PARTIAL, 60, 0, 0, &a.cfg.next) == 1;
+	nsent = 0;
+	rx_sr(&a, 1, 2, 70, &a.cfg.prev, RINA_F_RETX);
+	ok &= a.st.asks_out == 2 &&
+	      count_f(RINA_OP_NACK, 70, RINA_F_AG_PHASE, 0,
+		      &a.cfg.local[0]) == 1 &&
+	      count_f(RINA_OP_NACK, 70, RINA_F_AG_PHASE, 0,
+		      &a.cfg.local[1]) == 1;
+	rx_ag(&a, 1, 2, 83, 1, &a.cfg.prev);	/* seq 80's result */
+	nsent = 0;
+	rx_sr(&a, 1, 2, 80, &a.cfg.prev, RINA_F_RETX);
+	ok &= count_f(RINA_OP_ACK, 80, 0xff, 0, &a.cfg.prev) == 1 &&
+	      count(RINA_OP_NACK, ~0U, NULL) == 0 && a.st.asks_out == 2;
+	nsent = 0;
+	rx_sr(&a, 1, 2, 80, &a.cfg.local[0], RINA_F_RETX);
+	ok &= count_f(RINA_OP_AG_DATA, 83, RINA_F_RETX, RINA_F_RETX,
+		      &a.cfg.local[0]) == 1 && nsent == 1;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent, ToR lost mid-call: a retried slot that lacks a local worker asks the workers again; a retry of a partial or contribution whose result we hold is answered with the ACK or the result");
 }
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 5 + 3 + 4 + 4);
+	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 5 + 3 + 4 + 5);
 	test_install();
 	test_tor_copies();
 	test_hello_gate();

@@ -156,8 +156,10 @@ struct rina_stats {
 	uint64_t	rack_agent;
 	/*
 	 * After a ToR went (protocol-ina.md 8, "A ToR that goes away"):
-	 * contributions this rank resent because its agent asked, and the
-	 * agent's requests for partials to upstream and from downstream
+	 * packets this rank sent again because an agent asked (a worker's
+	 * contributions, its own agent's request; a plain member's partials
+	 * or results, a neighbouring rack's agent's), and the agent's
+	 * requests to its neighbours and from them
 	 */
 	uint64_t	resent_asked;
 	uint64_t	agent_asks_out, agent_asks_in;

@@ -530,23 +530,29 @@ static void wrx_ack(struct wcall *k, const struct rina_hdr *h)
 /*
  * The agent asks the rack again for reduce-scatter seqs (a NACK without
  * AG_PHASE): after a ToR went, the member downstream of ours may lack a
- * result our ToR completed (core/agent.c, ask_upstream()). Resend what
- * we sent of them, delivered or not, at most once per RINA_PTO_MIN_US:
- * our ToR re-emits a slot it holds done, and takes what it lacks. acc
- * still holds the contribution: a chunk's final result, which would
- * overwrite it, needs that slot done, and then the ToR ignores the data.
+ * result our ToR completed, or upstream its ACK (core/agent.c,
+ * ask_again()). Resend what we sent of them, delivered or not, at most
+ * once per RINA_PTO_MIN_US: our ToR re-emits a slot it holds done, and
+ * takes what it lacks; the agent adds it into a slot it builds anew.
+ * acc holds the contribution until the chunk's final result overwrites
+ * it: never after that, which would add the result as a contribution.
  */
 static int wrx_resend(struct wcall *k, const struct rina_hdr *h)
 {
 	const __be32 *seqs = (const __be32 *)(h + 1);
 	uint32_t j, n = ntohs(h->n_elem), seq;
 	uint64_t now = rina_now_us();
+	struct rina_pkt_id id;
 	struct contrib *x;
 	int ret;
 
 	for (j = 0; j < n; j++) {
 		seq = ntohl(seqs[j]);
 		if (seq >= k->s.seqs || !k->ct_of_seq[seq])
+			continue;
+		rina_seq_decode(&k->s, seq, &id);
+		if (id.ag || rina_bit_test(k->agmap, rina_seq(&k->s, id.block,
+				id.chunk, id.pkt, 1)))
 			continue;
 		x = &k->ct[k->ct_of_seq[seq] - 1];
 		if (!x->sent || now - x->t_sent < RINA_PTO_MIN_US)

@@ -63,6 +63,11 @@ struct call {
 	struct out_ent	*out;
 	uint32_t	nout, W;
 	uint32_t	cwnd;		/* what may be in flight now: <= W */
+	/*
+	 * The INA member downstream asked again for partials (rx_ask()):
+	 * its ToR went, and with it the ACKs of what it had added
+	 */
+	bool		asked;
 
 	struct rina_rack rack;		/* downstream's ACKs (core/rack.h) */
 	uint64_t	expect_rx, got_rx;
@@ -364,6 +369,12 @@ static int retransmit(struct call *k, uint64_t *wait_us)
 			ret = resend(k, e, now);
 			if (ret)
 				return ret;
+		} else if (e->deadline <= now && k->asked) {
+			/* lost ACKs, not a queue: every overdue one now */
+			k->c->st.timeouts++;
+			ret = resend(k, e, now);
+			if (ret)
+				return ret;
 		} else if (e->deadline <= now &&
 			   (!oldest || e->t_sent < oldest->t_sent)) {
 			oldest = e;
@@ -538,6 +549,84 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 
 
 /*
+ * What to send an INA member that asks for seq (rx_ask()), or UINT32_MAX.
+ * acc holds a partial we sent until its chunk's result overwrites it,
+ * and holds that result once it came. A partial still unacknowledged is
+ * resent at once, its timer kept (not doubled: the asker said what it
+ * lacks), unless it left less than RINA_PTO_MIN_US ago. A partial whose
+ * result we hold is answered with the result, which we forward anyway
+ * (pump() may hold it back behind partials that wait for the asker).
+ */
+static uint32_t answer_seq(struct call *k, uint32_t seq, bool ag, uint64_t now)
+{
+	uint32_t L = k->s.L, agseq;
+	struct rina_pkt_id id;
+	struct out_ent *e;
+
+	rina_seq_decode(&k->s, seq, &id);
+	if (ag)
+		return id.ag && rina_bit_test(k->rxmap, seq) ? seq : UINT32_MAX;
+	if (id.ag)
+		return UINT32_MAX;
+	agseq = rina_seq(&k->s, id.block, id.chunk, id.pkt, 1);
+	if (rina_bit_test(k->rxmap, agseq))
+		return id.chunk != (k->i + 2) % L ? agseq : UINT32_MAX;
+	if (!k->outpos[seq])
+		return rina_bit_test(k->ackmap, seq) ? seq : UINT32_MAX;
+	e = &k->out[k->outpos[seq] - 1];
+	if (now - e->t_sent < RINA_PTO_MIN_US)
+		return UINT32_MAX;
+	e->tries++;
+	e->t_sent = now;
+	e->deadline = now + e->rto;
+	return seq;
+}
+
+/*
+ * An INA member whose ToR died in full flight of a call asks again for
+ * what that ToR had taken, ACKed or emitted and lost (core/agent.c,
+ * ask_again()): downstream, partials we sent it (a NACK of reduce-scatter
+ * seqs, no AG_PHASE); upstream, its own chunk's result, which passed us
+ * (an AG_PHASE NACK). Send what acc holds of them to whoever asked. A
+ * member that has left the call cannot answer.
+ */
+static int rx_ask(struct call *k, const struct rina_hdr *h,
+		  const struct rina_addr *from)
+{
+	const __be32 *seqs = (const __be32 *)(h + 1);
+	bool ag = h->flags & RINA_F_AG_PHASE;
+	uint32_t j, n = ntohs(h->n_elem), seq;
+	struct rina_comm *c = k->c;
+	uint64_t now = rina_now_us();
+	int ret;
+
+	if (!rina_addr_eq(from, ag ? &c->prev : &c->next)) {
+		c->st.rx_foreign++;
+		return 0;
+	}
+	if (rina_round_cmp(ntohs(h->round), k->round)) {
+		c->st.rx_stale++;
+		return 0;
+	}
+	if (!ag)
+		k->asked = true;
+	for (j = 0; j < n; j++) {
+		seq = ntohl(seqs[j]);
+		if (seq >= k->s.seqs)
+			continue;
+		seq = answer_seq(k, seq, ag, now);
+		if (seq == UINT32_MAX)
+			continue;
+		ret = emit(k, seq, true);
+		if (ret)
+			return ret;
+		k->tx[k->ntx - 1].addr = *from;
+		c->st.resent_asked++;
+	}
+	return flush_tx(k);
+}
+
+/*
  * One received message. Returns a result code; messages for other
  * calls are stashed (next call) or acknowledged statelessly (earlier
  * call: the sender missed our ACK).
@@ -554,6 +643,8 @@ static int rx_one(struct call *k, const struct rina_msg *m, bool from_stash)
 		rx_ack(k, h, &m->addr);
 		return 0;
 	}
+	if (op == RINA_OP_NACK)
+		return rx_ask(k, h, &m->addr);
 	if (op != RINA_OP_SR_PARTIAL && op != RINA_OP_AG_DATA) {
 		c->st.rx_malformed++;
 		return 0;
