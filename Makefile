@@ -121,7 +121,8 @@ CORE_LDLIBS	:= -lsodium
 # linked by every program that needs them
 LIBRINA_CORE_A	:= $(LIBDIR)/librina_core.a
 TOR_MODEL_LIB	:= $(LIBDIR)/librina_tor_model.a
-BPF_SKELS	:= $(BUILD)/include/rina_xdp.skel.h
+BPF_SKELS	:= $(BUILD)/include/rina_xdp.skel.h \
+		   $(BUILD)/include/rina_ecn_mark.skel.h
 SELFTEST_BIN	:= $(BUILD)/selftests
 TOR_TEST_DIR	:= $(SELFTEST_BIN)/tor
 

@@ -935,8 +935,9 @@ static void ack_from_downstream(struct rina_agent_core *a,
 	/*
 	 * No delay signal: with a ToR the first copies are the ToR's, sent
 	 * as slots complete, and the sample times the ToR, not our sends.
+	 * The receiver's echo of CE marks counts every seq an ACK lists.
 	 */
-	rina_cc_on_ack(&a->cc, acked, 0, 0, &a->rtt, now);
+	rina_cc_on_ack(&a->cc, acked, rina_ack_ce(h, acked), 0, &a->rtt, now);
 }
 
 /*

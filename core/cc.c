@@ -55,6 +55,12 @@ void rina_cc_init(struct rina_cc *cc, const struct rina_cc_params *p)
 	if (cc->p.ecn_g_shift > 10)
 		cc->p.ecn_g_shift = 10;
 	cc->acked_since_cut = 1;	/* a first loss cuts */
+	/*
+	 * DCTCP's alpha starts at 1, as Linux's (dctcp_alpha_on_init): the
+	 * first marks, which come in slow start, halve the window; from 0,
+	 * alpha would take rounds to grow while the queue overflows
+	 */
+	cc->alpha = RINA_CC_ONE;
 	cc->cwnd = cc->p.w_init * RINA_CC_ONE;
 	cc->ssthresh = cc->p.w_max * RINA_CC_ONE;
 	cc->st.cwnd_min = cc->cwnd;

@@ -61,6 +61,17 @@ static inline unsigned int rina_hdr_trailer(const struct rina_hdr *h)
 }
 
 /*
+ * How many of the acked seqs an ACK says arrived CE-marked: a receiver
+ * sets RINA_F_ECN_ECHO on an ACK only when every seq it lists was, so a
+ * sender counts marked packets exactly (Documentation/protocol.md).
+ */
+static inline unsigned int rina_ack_ce(const struct rina_hdr *h,
+				       unsigned int acked)
+{
+	return h->flags & RINA_F_ECN_ECHO ? acked : 0;
+}
+
+/*
  * Check a Rina header against the bytes that carry it. len counts the
  * Rina header plus payload (the UDP payload length). Data opcodes carry
  * n_elem int32 words; ACK and NACK carry n_elem seqs; CTRL carries

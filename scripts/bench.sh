@@ -20,7 +20,8 @@
 #
 # Shaped mode (BENCH_RATE set, e.g. BENCH_RATE=25mbit): every run's links
 # are shaped by rina-run --rate (BENCH_UPLINK_RATE: --uplink-rate,
-# BENCH_QUEUE: --queue), so the network, not the CPU, is the limit; each
+# BENCH_QUEUE: --queue, BENCH_ECN: --ecn, the links mark CE above that
+# queue), so the network, not the CPU, is the limit; each
 # repetition interleaves on each topology librina's plain RAR (rina-udp),
 # Rina with x = 1..K INA racks through rina-tor (rina-ina-x<x>: racks
 # 0..x-1; x = 0 is rina-udp), OpenMPI's ring and default, and
@@ -84,6 +85,7 @@ if [ "$shaped" -eq 1 ]; then
 	[ -n "${BENCH_UPLINK_RATE:-}" ] &&
 		shape+=(--uplink-rate "$BENCH_UPLINK_RATE")
 	[ -n "${BENCH_QUEUE:-}" ] && shape+=(--queue "$BENCH_QUEUE")
+	[ -n "${BENCH_ECN:-}" ] && shape+=(--ecn "$BENCH_ECN")
 fi
 xdp_mtu=${BENCH_XDP_MTU:-3500}
 out=${BENCH_OUT:-$top/build/bench}
@@ -218,7 +220,8 @@ run_one()
 	wait "$x"
 	rc=$?
 	wait
-	grep -h '^rina-run: shaping' "$log" | sort -u >"$out/shaping.txt"
+	grep -h '^rina-run: \(shaping\|ECN marks\)' "$log" | sort -u \
+		>"$out/shaping.txt"
 	python3 "$top/scripts/bench_cpu.py" run "$out/times" "$log" \
 		"$iters" "$warmup" "$topo" "$v" "$rep" >>"$cpu"
 	if ! python3 "$top/scripts/bench_agg.py" --tag "$topo" "$v" "$rep" \

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# The BPF selftests: C programs built against the rina_xdp skeleton and
-# libbpf/libxdp (bpf/build.mk builds the program and its skeleton).
+# The BPF selftests: C programs built against the rina_xdp and
+# rina_ecn_mark skeletons and libbpf/libxdp (bpf/build.mk builds the
+# programs and their skeletons).
 
 BPFTEST_DIR	:= $(BUILD)/selftests/bpf
 BPFTEST_CFLAGS	:= $(USER_CFLAGS) -I$(TOP)/bpf -I$(TOP)/user/lib
@@ -13,6 +14,13 @@ $(BPFTEST_DIR)/test_xdp_prog: $(TOP)/selftests/bpf/test_xdp_prog.c \
 $(BPFTEST_DIR)/bench_xdp_prog: $(TOP)/selftests/bpf/bench_xdp_prog.c \
 		$(TOP)/selftests/bpf/pkt.h $(TOP)/selftests/ktap.h $(BPF_SKELS)
 	$(call cc-prog,$(BPFTEST_CFLAGS),$<,-lbpf -lelf -lz)
+
+$(BPFTEST_DIR)/test_ecn_mark: $(TOP)/selftests/bpf/test_ecn_mark.c \
+		$(TOP)/selftests/bpf/pkt.h $(TOP)/selftests/ktap.h \
+		$(TOP)/bpf/rina_ecn_mark.h $(BPF_SKELS)
+	$(call cc-prog,$(BPFTEST_CFLAGS),$<,-lbpf -lelf -lz)
+
+BPFTEST_PROGS	+= $(BPFTEST_DIR)/test_ecn_mark
 
 # (librina's own xdp_transport.o: the transport under test, compiled once)
 $(BPFTEST_DIR)/test_xsk_transport: $(TOP)/selftests/bpf/test_xsk_transport.c \

@@ -182,6 +182,13 @@ static void test_ecn(void)
 	int r;
 
 	path_init(&p, RINA_CC_F_ALL);
+	before = rina_cc_window(&p.cc);
+	round_acked(&p, BASE, 1);
+	ktap_result(p.cc.st.cuts_ecn == 1 &&
+		    rina_cc_window(&p.cc) <= before / 2 + 1,
+		    "cc: the first marked round halves the window (alpha starts at 1: %u -> %u)",
+		    before, rina_cc_window(&p.cc));
+	path_init(&p, RINA_CC_F_ALL);
 	for (r = 0; r < 10; r++)
 		round_acked(&p, BASE, 0);
 	before = rina_cc_window(&p.cc);
@@ -459,7 +466,7 @@ static void test_job_params(void)
 
 int main(void)
 {
-	ktap_plan(29);
+	ktap_plan(30);
 	test_slow_start_and_cap();
 	test_loss();
 	test_delay();

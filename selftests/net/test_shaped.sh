@@ -9,7 +9,9 @@
 # sharing a shaped host link and Rina both finish, Rina exact; every
 # rack INA at 25 Mbit/s with a 20 ms queue, 2 MiB: the workers' and
 # agents' windows keep retransmitted bytes under 15% of what the ranks
-# send (without them, 50-70%).
+# send (without them, 50-70%); --ecn marks CE on every shaped link, the
+# receivers echo the marks and the senders' windows take them (DCTCP),
+# and a job without the ECN signal sends nothing a marker can mark.
 # Every run is bounded by rina-run --timeout. No speed is asserted.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
@@ -101,7 +103,7 @@ report()
 	fi
 }
 
-ktap_plan 12
+ktap_plan 14
 
 # 1: the shaping printed is the shaping on both ends of every link (read
 # back from tc -s qdisc in the kept namespaces), and traffic crossed each
@@ -203,7 +205,8 @@ report "rina_bench_link_rate_flag_and_no_rate" "$rc" "$out"
 # 5: bad rates and queues are refused with a message
 ok=1
 for a in "--rate 25" "--rate fast" "--rate 0mbit" "--uplink-rate 1xbit" \
-	 "--rate 10mbit --queue 10parsecs" "--queue 20ms"; do
+	 "--rate 10mbit --queue 10parsecs" "--queue 20ms" "--ecn 2ms" \
+	 "--rate 10mbit --ecn fast" "--rate 10mbit --queue 20k --ecn 30k"; do
 	# shellcheck disable=SC2086
 	"$RUN" --topo 1x2 $a -- true >/dev/null 2>"$tmp/bad.err"
 	rc=$?
@@ -342,5 +345,62 @@ ina_case mixed_ring_25mbit_queue_20ms_retx_below_15pct 2x2 0 4 retx
 # window was larger, and held back the oldest ones that the rack's
 # windowed workers waited on: no progress for 10 s in the first call
 ina_case mixed_ring_4x2_windowed_workers_exact 4x2 0 8
+
+# ecn_rows OUT NRANKS on|off: rina-bench --json rows of OUT; on: every
+# rank received CE-marked packets, was told of marks on its own (the
+# echo: at most what its peers received marked) and cut its window for
+# them; off: no rank saw a mark or cut for one
+ecn_rows()
+{
+	python3 - "$@" <<'EOF'
+import json, re, sys
+rows = [json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
+        for l in open(sys.argv[1]) if re.match(r"^\[rank [0-9]+\] \{", l)]
+n, on = int(sys.argv[2]), sys.argv[3] == "on"
+bad = []
+if sorted({r["rank"] for r in rows}) != list(range(n)):
+    bad.append("ranks %s" % sorted({r["rank"] for r in rows}))
+for r in rows:
+    got = (r["rx_ce"], r["ce_acked"], r["cwnd_cuts_ecn"])
+    print("# rank %d: rx_ce %d ce_acked %d cwnd_cuts_ecn %d (loss %d, "
+          "delay %d), retransmits %d" % ((r["rank"],) + got +
+          (r["cwnd_cuts_loss"], r["cwnd_cuts_delay"], r["retransmits"])))
+    if on and min(got) == 0:
+        bad.append("rank %d: no marks, echo or cut" % r["rank"])
+    if not on and max(got) != 0:
+        bad.append("rank %d: marks without ECN" % r["rank"])
+if on and sum(r["ce_acked"] for r in rows) > sum(r["rx_ce"] for r in rows):
+    bad.append("more marks echoed than received")
+for b in bad:
+    print("# " + b)
+sys.exit(1 if bad else 0)
+EOF
+}
+
+# ecn_case NAME CC on|off: 2x2, 25 Mbit/s, 20 ms queues marking above
+# 4 ms (12500 B), RINA_CC=CC, 2 MiB: exact, and the ECN counters as
+# ecn_rows says
+ecn_case()
+{
+	local out=$tmp/$1 rc
+
+	"$RUN" --topo 2x2 --rate 25mbit --queue 20ms --ecn 4ms --timeout 120 \
+		-- env RINA_CC="$2" \
+		"$BENCH" -b 2M -e 2M -n 2 -w 1 --json >"$out" 2>&1
+	rc=$?
+	grep -q "ECN marks on host links .*CE above 12500b queued (4.0 ms)" \
+		"$out" || { echo "# no ECN line"; rc=1; }
+	[ "$rc" -eq 0 ] && { check_rows "$out" 4 25000000 || rc=1; }
+	[ "$rc" -eq 0 ] && { ecn_rows "$out" 4 "$3" || rc=1; }
+	report "$1" "$rc" "$out"
+}
+
+# 13: loss and ECN alone (no delay signal): marks reach every receiver,
+# come back in the ACKs and cut the senders' windows
+ecn_case ecn_marks_echoed_and_cut_windows_exact loss,ecn on
+
+# 14: with the ECN signal off the ranks do not send ECN-capable packets:
+# the marker leaves them alone, and nobody reacts to marks
+ecn_case ecn_signal_off_nothing_marked loss,delay off
 
 ktap_finish

@@ -571,6 +571,16 @@ int main(int argc, char **argv)
 				       o.link_rate, o.link_bps);
 			else
 				printf(",\"link_rate\":null,\"link_rate_bps\":null");
+			/* congestion signals over the size's calls */
+			printf(",\"rx_ce\":%llu,\"ce_acked\":%llu,\"cwnd_cuts_loss\":%llu,\"cwnd_cuts_delay\":%llu,\"cwnd_cuts_ecn\":%llu",
+			       (unsigned long long)(s1.rx_ce - s0.rx_ce),
+			       (unsigned long long)(s1.ce_acked - s0.ce_acked),
+			       (unsigned long long)(s1.cwnd_cuts_loss -
+						    s0.cwnd_cuts_loss),
+			       (unsigned long long)(s1.cwnd_cuts_delay -
+						    s0.cwnd_cuts_delay),
+			       (unsigned long long)(s1.cwnd_cuts_ecn -
+						    s0.cwnd_cuts_ecn));
 			printf(",\"wire_tx_bytes\":%.0f,\"efficiency\":%s,\"retx_bytes\":%.0f,\"cpu_util\":%.3f}\n",
 			       wire, effic_s, retx, cpu_util);
 		} else if (rank == 0) {

@@ -163,6 +163,14 @@ struct rina_stats {
 	 */
 	uint64_t	resent_asked;
 	uint64_t	agent_asks_out, agent_asks_in;
+	/*
+	 * ECN (Documentation/protocol.md, "Congestion control"): data
+	 * packets this rank received CE-marked, its own packets the
+	 * receiver said were (the ACKs' echo), and the window cuts of this
+	 * rank's senders (to the next member, to its aggregator) by signal
+	 */
+	uint64_t	rx_ce, ce_acked;
+	uint64_t	cwnd_cuts_loss, cwnd_cuts_delay, cwnd_cuts_ecn;
 };
 
 enum rina_rack_agent {

@@ -463,6 +463,7 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out)
 	tc.max_msg_len = a->txbuf_len;
 	tc.window = c->job.window;
 	tc.rcvbuf = 32 << 20;
+	tc.ecn = !!(c->cc_params.flags & RINA_CC_F_ECN);
 	/*
 	 * The agent port goes up the kernel stack (the XDP program passes
 	 * it): AF_XDP is for worker ports, so "auto" and "xdp" mean UDP here.

@@ -27,6 +27,7 @@ static int open_transport(struct rina_comm *c, const char *want)
 		/* a full window can land at once; skbs take ~2x the bytes */
 		.rcvbuf = c->job.window * c->max_msg * 4 > (8 << 20) ?
 			  c->job.window * c->max_msg * 4 : (8 << 20),
+		.ecn = !!(c->cc_params.flags & RINA_CC_F_ECN),
 	};
 
 	return rina_transport_open(want, &tc, &c->tp);
@@ -430,6 +431,12 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 	tmp.xdp_prog_passed = ts.prog_passed;
 	tmp.xdp_prog_dropped = ts.prog_dropped;
 	tmp.xdp_prog_fault_dropped = ts.prog_fault_dropped;
+	tmp.cwnd_cuts_loss = c->to_next.cc.st.cuts_loss +
+			     c->to_agg.cc.st.cuts_loss;
+	tmp.cwnd_cuts_delay = c->to_next.cc.st.cuts_delay +
+			      c->to_agg.cc.st.cuts_delay;
+	tmp.cwnd_cuts_ecn = c->to_next.cc.st.cuts_ecn +
+			    c->to_agg.cc.st.cuts_ecn;
 	if (c->ina_local)
 		tmp.rack_agent = c->agent ? RINA_RACK_AGENT_LIBRINA :
 				 c->kernel_rack_agent ? RINA_RACK_AGENT_KERNEL :

@@ -91,7 +91,7 @@ void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
 {
 	const uint8_t *key = c->job.has_secret ? c->job.secret : NULL;
 	struct rina_ctrl_msg r;
-	struct rina_msg msg = { &r, 0, *to };
+	struct rina_msg msg = { &r, 0, *to, IPTOS_ECN_NOT_ECT };
 
 	rina_hdr_init(c, &r.h, RINA_OP_CTRL, 0);
 	r.c.type = htonl(type);
@@ -126,11 +126,22 @@ void rina_ack_flush(struct rina_comm *c, struct rina_ack_batch *a)
 }
 
 void rina_ack_queue(struct rina_comm *c, struct rina_ack_batch *a,
-		    const struct rina_addr *to, const struct rina_hdr *data)
+		    const struct rina_addr *to, const struct rina_hdr *data,
+		    uint8_t ecn)
 {
 	uint16_t round = ntohs(data->round);
 	uint8_t flags = rina_hdr_opcode(data) == RINA_OP_AG_DATA ?
 			RINA_F_AG_PHASE : 0;
+
+	/*
+	 * An ACK echoes CE for every seq it lists or for none, so the
+	 * sender counts marked packets exactly (DCTCP's receiver sends an
+	 * ACK at once when the CE state changes, for the same reason)
+	 */
+	if (ecn == IPTOS_ECN_CE) {
+		flags |= RINA_F_ECN_ECHO;
+		c->st.rx_ce++;
+	}
 
 	if (a->n && (a->addr.ip != to->ip || a->addr.port != to->port ||
 		     a->round != round || a->flags != flags ||
@@ -199,6 +210,7 @@ void rina_stash(struct rina_comm *c, const struct rina_msg *m)
 	memcpy(e->buf, m->buf, m->len);
 	e->len = m->len;
 	e->addr = m->addr;
+	e->ecn = m->ecn;
 	c->nstash++;
 	c->st.rx_early++;
 }
@@ -216,7 +228,7 @@ int rina_replay_stash(struct rina_comm *c, rina_rx_fn fn, void *k)
 	c->nstash = 0;	/* handlers may stash the call after this one */
 	for (j = 0; j < nst; j++) {
 		struct rina_msg m = { c->stash[j].buf, c->stash[j].len,
-				      c->stash[j].addr };
+				      c->stash[j].addr, c->stash[j].ecn };
 
 		ret = fn(k, &m, true);
 		if (ret)

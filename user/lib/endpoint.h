@@ -58,17 +58,23 @@ static inline uint32_t rina_path_window(const struct rina_path *p)
 	return rina_cc_window(&p->cc);
 }
 
-/* ACKs are batched per destination, round and phase. */
+/*
+ * ACKs are batched per destination, round, phase and CE mark: an ACK
+ * with RINA_F_ECN_ECHO says that every seq it lists arrived CE-marked.
+ */
 struct rina_ack_batch {
 	struct rina_addr addr;
 	uint16_t	round;
-	uint8_t		flags;		/* RINA_F_AG_PHASE for allgather data */
+	uint8_t		flags;	/* RINA_F_AG_PHASE, ECN_ECHO */
 	uint32_t	n;
 	__be32		seqs[RINA_MAX_ELEMS];
 };
 
+/* ecn: the data packet's IP ECN field (struct rina_msg.ecn) */
 void rina_ack_queue(struct rina_comm *c, struct rina_ack_batch *a,
-		    const struct rina_addr *to, const struct rina_hdr *data);
+		    const struct rina_addr *to, const struct rina_hdr *data,
+		    uint8_t ecn);
+
 void rina_ack_flush(struct rina_comm *c, struct rina_ack_batch *a);
 
 /* Fault injection and sending through the transport. */

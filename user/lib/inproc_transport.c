@@ -123,6 +123,7 @@ static int inproc_recv(struct rina_transport *t, struct rina_msg *msgs,
 		msgs[n].buf = m->data;
 		msgs[n].len = m->len;
 		msgs[n].addr = m->from;
+		msgs[n].ecn = IPTOS_ECN_NOT_ECT;
 		e->st.rx_packets++;
 		e->st.rx_bytes += m->len + RINA_FRAME_OVERHEAD;
 		n++;

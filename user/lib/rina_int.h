@@ -47,6 +47,7 @@
 struct rina_stash_ent {
 	uint32_t	len;
 	struct rina_addr addr;
+	uint8_t		ecn;
 	uint8_t		*buf;
 };
 

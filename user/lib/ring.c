@@ -418,7 +418,7 @@ static int mismatch(struct call *k, const struct rina_hdr *h,
 }
 
 static int rx_data(struct call *k, const struct rina_hdr *h,
-		   const struct rina_addr *from)
+		   const struct rina_addr *from, uint8_t ecn)
 {
 	struct rina_comm *c = k->c;
 	const struct rina_sched *s = &k->s;
@@ -457,7 +457,7 @@ static int rx_data(struct call *k, const struct rina_hdr *h,
 		c->st.rx_malformed++;
 		return 0;
 	}
-	rina_ack_queue(k->c, &k->ack, from, h);
+	rina_ack_queue(k->c, &k->ack, from, h, ecn);
 	if (rina_bit_test_and_set(k->rxmap, seq)) {
 		c->st.duplicates++;
 		return 0;
@@ -543,8 +543,9 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 	 * Towards an INA member an ACK waits for the slot to complete, i.e.
 	 * for the ring, not the queue: no delay signal there.
 	 */
-	rina_cc_on_ack(&path->cc, acked, 0, k->ordwin ? 0 : sample,
-		       &path->rtt, now);
+	c->st.ce_acked += rina_ack_ce(h, acked);
+	rina_cc_on_ack(&path->cc, acked, rina_ack_ce(h, acked),
+		       k->ordwin ? 0 : sample, &path->rtt, now);
 }
 
 
@@ -654,7 +655,7 @@ static int rx_one(struct call *k, const struct rina_msg *m, bool from_stash)
 	if (rc < 0) {
 		c->st.rx_stale++;
 		if (rina_addr_eq(&m->addr, &c->prev))
-			rina_ack_queue(c, &k->ack, &m->addr, h);
+			rina_ack_queue(c, &k->ack, &m->addr, h, m->ecn);
 		return 0;
 	}
 	if (rc > 0) {
@@ -662,7 +663,7 @@ static int rx_one(struct call *k, const struct rina_msg *m, bool from_stash)
 			rina_stash(c, m);
 		return 0;
 	}
-	return rx_data(k, h, &m->addr);
+	return rx_data(k, h, &m->addr, m->ecn);
 }
 
 /* ---- the call ---------------------------------------------------- */

@@ -270,7 +270,8 @@ void rina_session_linger(struct rina_comm *c)
 			else if ((op == RINA_OP_SR_PARTIAL ||
 				  op == RINA_OP_AG_DATA) && !c->ina_local &&
 				 rina_addr_eq(&msgs[j].addr, &c->prev))
-				rina_ack_queue(c, &acks, &msgs[j].addr, h);
+				rina_ack_queue(c, &acks, &msgs[j].addr, h,
+					       msgs[j].ecn);
 		}
 		rina_ack_flush(c, &acks);
 	}

@@ -8,8 +8,10 @@
 #ifndef RINA_TRANSPORT_H
 #define RINA_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include <netinet/ip.h>
 
 struct rina_addr {
 	__be32	ip;		/* IPv4, network order */
@@ -21,6 +23,11 @@ struct rina_msg {
 	void		*buf;	/* struct rina_hdr, then payload */
 	uint32_t	len;
 	struct rina_addr addr;	/* destination on send, source on receive */
+	/*
+	 * on receive: the datagram's IP ECN field (RFC 3168, IPTOS_ECN_*
+	 * of <netinet/ip.h>); unused on send
+	 */
+	uint8_t		ecn;
 };
 
 /* What a transport counts; all monotonic. */
@@ -45,6 +52,8 @@ struct rina_transport_cfg {
 	uint32_t	max_msg_len;	/* largest message (hdr + payload) */
 	uint32_t	window;		/* packets in flight per peer, sizes rings */
 	uint32_t	rcvbuf;		/* socket buffer bytes, 0 = default */
+	/* send ECN-capable (ECT(0)): the sender reacts to CE marks */
+	bool		ecn;
 };
 
 struct rina_transport;

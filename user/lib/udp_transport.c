@@ -149,7 +149,8 @@ static int udp_send(struct rina_transport *t, const struct rina_msg *msgs,
 
 /* Cut one received datagram (maybe a GRO super-datagram) into msgs. */
 static void split_dgram(struct udp_transport *u, uint8_t *buf, uint32_t len,
-			uint32_t seg, const struct sockaddr_in *from)
+			uint32_t seg, const struct sockaddr_in *from,
+			uint8_t ecn)
 {
 	uint32_t off = 0;
 
@@ -165,6 +166,8 @@ static void split_dgram(struct udp_transport *u, uint8_t *buf, uint32_t len,
 		m->addr.ip = from->sin_addr.s_addr;
 		m->addr.port = from->sin_port;
 		memset(m->addr.mac, 0, 6);
+		/* GRO merges datagrams of one TOS only: one for all */
+		m->ecn = ecn;
 		u->st.rx_packets++;
 		u->st.rx_bytes += n + RINA_FRAME_OVERHEAD;
 		off += n;
@@ -176,7 +179,9 @@ static int fill_pending(struct udp_transport *u, int timeout_ms)
 	struct mmsghdr mh[RX_DGRAMS];
 	struct sockaddr_in sa[RX_DGRAMS];
 	struct iovec iov[RX_DGRAMS];
-	char ctl[RX_DGRAMS][CMSG_SPACE(sizeof(uint16_t))];
+	/* UDP_GRO's segment size and IP_TOS (IP_RECVTOS) */
+	char ctl[RX_DGRAMS][CMSG_SPACE(sizeof(uint16_t)) +
+			    CMSG_SPACE(sizeof(int))];
 	struct pollfd pfd = { .fd = u->fd, .events = POLLIN };
 	int i, ret;
 
@@ -211,14 +216,20 @@ static int fill_pending(struct udp_transport *u, int timeout_ms)
 		struct msghdr *h = &mh[i].msg_hdr;
 		struct cmsghdr *cm;
 		uint32_t seg = 0;
+		uint8_t ecn = IPTOS_ECN_NOT_ECT;
 
-		for (cm = CMSG_FIRSTHDR(h); cm; cm = CMSG_NXTHDR(h, cm))
+		for (cm = CMSG_FIRSTHDR(h); cm; cm = CMSG_NXTHDR(h, cm)) {
 			if (cm->cmsg_level == SOL_UDP &&
 			    cm->cmsg_type == UDP_GRO)
 				seg = *(uint16_t *)CMSG_DATA(cm);
+			else if (cm->cmsg_level == IPPROTO_IP &&
+				 cm->cmsg_type == IP_TOS)
+				ecn = *(uint8_t *)CMSG_DATA(cm) & 3;
+		}
 		if (h->msg_flags & MSG_TRUNC)
 			mh[i].msg_len = u->max_len + 1;	/* refused later */
-		split_dgram(u, iov[i].iov_base, mh[i].msg_len, seg, &sa[i]);
+		split_dgram(u, iov[i].iov_base, mh[i].msg_len, seg, &sa[i],
+			    ecn);
 	}
 	return (int)u->npend;
 }
@@ -297,6 +308,13 @@ int rina_udp_transport_create(const struct rina_transport_cfg *cfg,
 	 * communicators on one port would silently steal each other's.
 	 */
 	u->gro = !setsockopt(u->fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
+	/* every datagram's ECN field, for the receiver's echo of CE marks */
+	setsockopt(u->fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+	if (cfg->ecn) {
+		int tos = IPTOS_ECN_ECT0;
+
+		setsockopt(u->fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+	}
 	u->gso = !getenv("RINA_UDP_NO_GSO");
 	if (cfg->rcvbuf) {
 		set_buf(u->fd, SO_RCVBUFFORCE, SO_RCVBUF, (int)cfg->rcvbuf);

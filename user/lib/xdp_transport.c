@@ -83,6 +83,7 @@ struct xdp_transport {
 	__be32			ip;
 	__be16			port;
 	uint16_t		ip_id;
+	uint8_t			tos;	/* ECT(0) if cfg->ecn */
 	struct xt_neigh		neigh[XT_NEIGH_MAX];
 	unsigned int		nneigh;
 	struct xt_held		*held;		/* lent by the last recv */
@@ -284,7 +285,7 @@ static void build_frame(struct xdp_transport *x, uint8_t *f,
 	eth->h_proto = htons(ETH_P_IP);
 	ip->version = 4;
 	ip->ihl = 5;
-	ip->tos = 0;
+	ip->tos = x->tos;
 	ip->tot_len = htons((uint16_t)(sizeof(*ip) + sizeof(*udp) + m->len));
 	ip->id = htons(x->ip_id++);
 	ip->frag_off = htons(IP_DF);
@@ -423,6 +424,7 @@ static bool parse_frame(struct xdp_transport *x, uint8_t *f, uint32_t len,
 	m->addr.ip = ip->saddr;
 	m->addr.port = udp->source;
 	memcpy(m->addr.mac, eth->h_source, 6);
+	m->ecn = ip->tos & 3;
 	return true;
 }
 
@@ -446,6 +448,8 @@ static int rx_local(struct xdp_transport *x, struct rina_msg *msgs, int max)
 		memset(&msgs[got].addr, 0, sizeof(msgs[got].addr));
 		msgs[got].addr.ip = sa.sin_addr.s_addr;
 		msgs[got].addr.port = sa.sin_port;
+		/* host-local: no queue marks it */
+		msgs[got].ecn = IPTOS_ECN_NOT_ECT;
 		x->st.rx_packets++;
 		x->st.rx_bytes += (uint64_t)n + RINA_FRAME_OVERHEAD;
 		got++;
@@ -732,6 +736,7 @@ int rina_xdp_transport_create(const struct rina_transport_cfg *cfg,
 	x->local_fd = -1;
 	x->ip = cfg->local.ip;
 	x->port = cfg->local.port;
+	x->tos = cfg->ecn ? IPTOS_ECN_ECT0 : 0;
 	x->max_len = cfg->max_msg_len;
 	x->ctl_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (x->ctl_fd < 0) {
