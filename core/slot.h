@@ -15,6 +15,13 @@
 
 #define RINA_SLOT_ST_DONE	0x01	/* bitmap reached the expected mask */
 #define RINA_SLOT_ST_OVF	0x02	/* an int32 add wrapped around */
+#define RINA_SLOT_ST_CE		0x04	/* a worker's contribution came CE */
+#define RINA_SLOT_ST_UP_CE	0x08	/* the upstream partial came CE */
+
+/* The IPv4 ECN field (RFC 3168): the low two bits of the TOS byte. */
+#define RINA_ECN_NOT_ECT	0
+#define RINA_ECN_ECT0		2
+#define RINA_ECN_CE		3
 
 /*
  * One slot (one shadow set of one pool index). The occupant is named by
@@ -134,6 +141,35 @@ static inline int rina_slot_join(struct rina_slot *s, __u32 bit, __s8 exp,
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * ECN through an aggregator, as ATP's switch does (NSDI'21): a slot
+ * remembers the marks its packets arrived with. A worker's marked
+ * contribution marks the slot's result, so the result's receiver echoes
+ * it and the echo reaches the workers through the ACK fan-out; a marked
+ * upstream partial is echoed in the slot's ACK of it. The two are kept
+ * apart so that each sender is told of its own path's queue only.
+ * ecn: the packet's IPv4 ECN field (RINA_ECN_*), after it joined.
+ */
+static inline void rina_slot_mark(struct rina_slot *s, __u8 ecn,
+				  int upstream)
+{
+	if (ecn == RINA_ECN_CE)
+		s->state |= upstream ? RINA_SLOT_ST_UP_CE : RINA_SLOT_ST_CE;
+}
+
+/*
+ * The ECN field of a result the slot emits: CE if a contribution came
+ * marked, else ECT(0) if the packet that completes or re-emits it is
+ * ECN-capable (the job's senders react to marks), else not ECN-capable.
+ */
+static inline __u8 rina_slot_result_ecn(const struct rina_slot *s,
+					__u8 in_ecn)
+{
+	if (s->state & RINA_SLOT_ST_CE)
+		return RINA_ECN_CE;
+	return in_ecn != RINA_ECN_NOT_ECT ? RINA_ECN_ECT0 : RINA_ECN_NOT_ECT;
 }
 
 #endif /* RINA_CORE_SLOT_H */

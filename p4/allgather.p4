@@ -28,6 +28,7 @@ control AllGather(inout headers_t hdr, inout metadata_t meta)
 			if ((bit<16>)hdr.rina.hop + 1 < meta.j_ring_len)
 				meta.emit = meta.emit | RINA_EMIT_NEXT;
 			hdr.rina.flags = hdr.rina.flags | RINA_F_FROM_SWITCH;
+			meta.out_ecn = hdr.ipv4.diffserv & 3;
 		} else if (op == RINA_OP_ACK) {
 			meta.ev = meta.ev | (1 << RINA_TC_ACK_IN);
 			if ((hdr.rina.flags & RINA_F_AG_PHASE) == 0) {

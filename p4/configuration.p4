@@ -45,6 +45,7 @@
 #define RINA_F_OWN_FINAL	0x04
 #define RINA_F_SW_BYPASS	0x08
 #define RINA_F_OVERFLOW		0x10
+#define RINA_F_ECN_ECHO		0x20
 #define RINA_F_FROM_SWITCH	0x40
 #define RINA_F_AG_PHASE		0x80
 
@@ -71,6 +72,13 @@
 #define RINA_SLOT_STALE		4
 #define RINA_SLOT_COLLISION	5
 #define RINA_SLOT_ST_DONE	0x01
+#define RINA_SLOT_ST_CE		0x04
+#define RINA_SLOT_ST_UP_CE	0x08
+
+/* the IPv4 ECN field (RFC 3168; core/slot.h) */
+#define RINA_ECN_NOT_ECT	0
+#define RINA_ECN_ECT0		2
+#define RINA_ECN_CE		3
 
 /* meta.emit: replica classes of the job's group that survive egress */
 #define RINA_EMIT_LOCAL		0x01

@@ -167,7 +167,10 @@ control EgressRewrite(inout headers_t hdr, inout metadata_t meta,
 			} else {
 				hdr.ethernet.dst_addr = meta.rw_mac;
 				hdr.ethernet.src_addr = meta.j_agent_mac;
-				hdr.ipv4.diffserv = 0;
+				/* ACKs not ECN-capable, results as made */
+				hdr.ipv4.diffserv = meta.out_ecn;
+				if ((hdr.rina.ver_op & 0x0f) == RINA_OP_ACK)
+					hdr.ipv4.diffserv = 0;
 				hdr.ipv4.identification = 0;
 				hdr.ipv4.flags_frag = 0x4000;
 				hdr.ipv4.ttl = 64;

@@ -119,6 +119,7 @@ struct metadata_t {
 	bit<16>	ack_slot;
 	bit<8>	ack_flags;
 	bit<8>	ack_step;
+	bit<8>	out_ecn;	/* ECN field of kept replicas */
 	bit<1>	csum_update;
 	bit<1>	drop;
 	/* counter events */

@@ -36,6 +36,13 @@ control NextStep(inout headers_t hdr, inout metadata_t meta)
 		hdr.rina.src_id = meta.j_src_id;
 		hdr.rina.num_contrib = meta.s_ncontrib;
 		hdr.rina.exp = meta.s_exp;
+		/* rina_slot_result_ecn() */
+		if ((meta.s_state & RINA_SLOT_ST_CE) != 0)
+			meta.out_ecn = RINA_ECN_CE;
+		else if ((hdr.ipv4.diffserv & 3) != RINA_ECN_NOT_ECT)
+			meta.out_ecn = RINA_ECN_ECT0;
+		else
+			meta.out_ecn = RINA_ECN_NOT_ECT;
 	}
 
 	action as_allgather()
@@ -65,6 +72,10 @@ control NextStep(inout headers_t hdr, inout metadata_t meta)
 		meta.ack_slot = hdr.rina.slot - hdr.rina.p_chunk;
 		meta.ack_flags = RINA_F_FROM_SWITCH;
 		meta.ack_step = hdr.rina.step;
+		if ((meta.done_now == 1 ||
+		     meta.verdict == RINA_SLOT_DUP_DONE) &&
+		    (meta.s_state & RINA_SLOT_ST_UP_CE) != 0)
+			meta.ack_flags = meta.ack_flags | RINA_F_ECN_ECHO;
 		if (meta.done_now == 1) {
 			meta.ev = meta.ev | (1 << RINA_TC_SLOT_DONE);
 			if (meta.overflow == 1)

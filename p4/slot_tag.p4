@@ -16,7 +16,9 @@
  * Unlike SwitchML's "clear my bit in the other set", a claim by tag
  * survives a first chunk with no upstream contributor.
  * FRESH and ADD then count the contributor in; the slot is done when the
- * bitmap equals meta.exp_mask, and meta.done_now is set exactly once.
+ * bitmap equals meta.exp_mask, and meta.done_now is set exactly once; a
+ * CE-marked packet sets ST_CE (a contribution) or ST_UP_CE (the
+ * upstream partial) in the slot's state.
  */
 #ifndef _RINA_SLOT_TAG_P4_
 #define _RINA_SLOT_TAG_P4_
@@ -99,6 +101,16 @@ control SlotTag(in headers_t hdr, inout metadata_t meta)
 				meta.s_state = meta.s_state |
 					       RINA_SLOT_ST_DONE;
 				meta.done_now = 1;
+			}
+			/* rina_slot_mark() */
+			if ((hdr.ipv4.diffserv & 3) == RINA_ECN_CE) {
+				if ((hdr.rina.ver_op & 0x0f) ==
+				    RINA_OP_SR_PARTIAL)
+					meta.s_state = meta.s_state |
+						       RINA_SLOT_ST_UP_CE;
+				else
+					meta.s_state = meta.s_state |
+						       RINA_SLOT_ST_CE;
 			}
 			slot_epoch.write(meta.reg_idx, meta.s_epoch);
 			slot_round.write(meta.reg_idx, meta.s_round);

@@ -10,8 +10,10 @@
  *     the agent does, once it holds its copy, so that a copy lost on the
  *     way to the agent is retransmitted by the upstream (the ToR keeps no
  *     allgather data; the agent serves the rack's repairs from its copy).
+ *     Its copies keep the ECN field it came with.
  *   - ACK of reduce-scatter data from the downstream member: a copy to
- *     every local worker (their window advances on it); none to the agent.
+ *     every local worker (their window advances on it, and takes its
+ *     ECN_ECHO); none to the agent.
  *   - ACK with AG_PHASE: not handled here, it goes to the agent (the
  *     allgather sender of record).
  * A packet left with meta.emit == 0 is forwarded to the agent by L2.
@@ -31,6 +33,7 @@ void tor_allgather(struct rina_tor *sw, struct tor_headers *hdr,
 		if (r->hop + 1u < meta->job.ring_len)
 			meta->emit |= RINA_EMIT_NEXT;
 		r->flags |= RINA_F_FROM_SWITCH;
+		meta->out_ecn = hdr->ipv4.diffserv & 3;	/* as it came */
 		break;
 	case RINA_OP_ACK:
 		meta->ev |= 1u << RINA_TC_ACK_IN;

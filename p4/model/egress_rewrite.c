@@ -13,7 +13,8 @@
  * header-only ACK of the received packet (its seq, slot and step;
  * n_elem 1, payload = the seq). Every kept
  * replica leaves from the agent's address (agent MAC, IP and port) to its
- * destination, IPv4 DF, TTL 64, UDP checksum 0; a tagged job's with
+ * destination, IPv4 DF, TTL 64, UDP checksum 0, DSCP 0, ECN as the
+ * ingress set it (meta.out_ecn; ACKs not ECN-capable); a tagged job's with
  * rsvd RINA_X_TAG and the job's tag after the payload.
  * Plain replicas (L2 flood) are only pruned on the ingress port.
  * Returns 0 to send the replica, -1 to drop it.
@@ -99,7 +100,9 @@ int tor_egress_rewrite(struct rina_tor *sw, struct tor_headers *hdr,
 	}
 	rina_memcpy(hdr->eth.dst, e->mac, 6);
 	rina_memcpy(hdr->eth.src, meta->job.agent_mac, 6);
-	hdr->ipv4.diffserv = 0;
+	/* ACKs are not ECN-capable (RFC 3168 6.1.4), results as made */
+	hdr->ipv4.diffserv = op == RINA_OP_ACK || e->cls == RINA_RW_UP ? 0 :
+			     meta->out_ecn;
 	hdr->ipv4.identification = 0;
 	hdr->ipv4.flags_frag = 0x4000;
 	hdr->ipv4.ttl = 64;

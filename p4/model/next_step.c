@@ -9,6 +9,9 @@
  *     chunk's sender of record) and, when L > 1, to the next member;
  *   - in both cases, if the slot waited for the upstream partial, a
  *     header-only ACK of that partial to the upstream member (ACK at DONE).
+ * The result leaves CE-marked if a worker's contribution came marked, else
+ * ECT(0) when the packet that made it is ECN-capable; the ACK of a
+ * CE-marked upstream partial says so (ECN_ECHO): core/slot.h.
  * A duplicate of a done slot re-emits: the upstream partial gets its ACK
  * again, a local worker's own-chunk contribution gets AG_DATA back to that
  * worker and to the agent (whose copy at DONE may have been lost: the
@@ -34,6 +37,8 @@ static void result_header(struct tor_headers *hdr, struct tor_meta *meta,
 	__u8 keep = r->flags & RINA_F_LAST;
 
 	r->flags = RINA_F_FROM_SWITCH | keep | extra_flags;
+	meta->out_ecn = rina_slot_result_ecn(&meta->slot,
+					     hdr->ipv4.diffserv & 3);
 	if (meta->overflow)
 		r->flags |= RINA_F_OVERFLOW;
 	r->src_id = meta->job.src_id;
@@ -64,6 +69,9 @@ void tor_next_step(struct rina_tor *sw, struct tor_headers *hdr,
 	meta->ack_slot = (__u16)(r->slot - r->p_chunk);
 	meta->ack_flags = RINA_F_FROM_SWITCH;
 	meta->ack_step = r->step;
+	if ((meta->done_now || meta->verdict == RINA_SLOT_DUP_DONE) &&
+	    (meta->slot.state & RINA_SLOT_ST_UP_CE))
+		meta->ack_flags |= RINA_F_ECN_ECHO;
 	if (meta->done_now) {
 		ev(meta, RINA_TC_SLOT_DONE);
 		if (meta->overflow)

@@ -97,6 +97,7 @@ struct tor_meta {
 	__u32	ack_seq;		/* ACK replica: seq, slot, flags */
 	__u16	ack_slot;
 	__u8	ack_flags, ack_step;
+	__u8	out_ecn;		/* ECN field of kept replicas */
 	__u32	agent_ip;
 	__u16	agent_port;
 	__u32	ev;			/* job_ctr events (bit per id) */

@@ -4,8 +4,10 @@
  * tag, bitmap and state registers, and classify the packet with the
  * shared core/slot.h rules (fresh, add, duplicate, duplicate of a done
  * slot, stale, collision); a fresh packet re-initialises the slot.
- * SlotTag.update (after the adders) counts the contributor in and marks
- * the slot done when the bitmap reaches the expected mask.
+ * SlotTag.update (after the adders) counts the contributor in, marks
+ * the slot done when the bitmap reaches the expected mask, and keeps the
+ * packet's CE mark (rina_slot_mark(): a contribution's, the upstream
+ * partial's).
  *
  * Register index: set * RINA_TOR_POOL_SIZE + pool_base + (slot & (W-1)),
  * set = (slot & W) != 0.
@@ -60,5 +62,7 @@ void tor_slot_tag(struct rina_tor *sw, struct tor_headers *hdr,
 					      hdr->rina.exp,
 					      hdr->rina.num_contrib, 0,
 					      meta->exp_mask);
+	rina_slot_mark(&meta->slot, hdr->ipv4.diffserv & 3,
+		       (hdr->rina.ver_op & 0xf) == RINA_OP_SR_PARTIAL);
 	slot_write(sw, meta->reg_idx, &meta->slot);
 }

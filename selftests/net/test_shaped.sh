@@ -103,7 +103,7 @@ report()
 	fi
 }
 
-ktap_plan 14
+ktap_plan 15
 
 # 1: the shaping printed is the shaping on both ends of every link (read
 # back from tc -s qdisc in the kept namespaces), and traffic crossed each
@@ -346,17 +346,20 @@ ina_case mixed_ring_25mbit_queue_20ms_retx_below_15pct 2x2 0 4 retx
 # windowed workers waited on: no progress for 10 s in the first call
 ina_case mixed_ring_4x2_windowed_workers_exact 4x2 0 8
 
-# ecn_rows OUT NRANKS on|off: rina-bench --json rows of OUT; on: every
+# ecn_rows OUT NRANKS on|off|ina: rina-bench --json rows of OUT; on: every
 # rank received CE-marked packets, was told of marks on its own (the
 # echo: at most what its peers received marked) and cut its window for
-# them; off: no rank saw a mark or cut for one
+# them; off: no rank saw a mark or cut for one; ina: as on, but an INA
+# rack's agent rank receives its results from its own agent on the
+# host, which nothing marks (the ToR's marks reach it as echoes only)
 ecn_rows()
 {
 	python3 - "$@" <<'EOF'
 import json, re, sys
 rows = [json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
         for l in open(sys.argv[1]) if re.match(r"^\[rank [0-9]+\] \{", l)]
-n, on = int(sys.argv[2]), sys.argv[3] == "on"
+n, on = int(sys.argv[2]), sys.argv[3] in ("on", "ina")
+ina = sys.argv[3] == "ina"
 bad = []
 if sorted({r["rank"] for r in rows}) != list(range(n)):
     bad.append("ranks %s" % sorted({r["rank"] for r in rows}))
@@ -365,11 +368,15 @@ for r in rows:
     print("# rank %d: rx_ce %d ce_acked %d cwnd_cuts_ecn %d (loss %d, "
           "delay %d), retransmits %d" % ((r["rank"],) + got +
           (r["cwnd_cuts_loss"], r["cwnd_cuts_delay"], r["retransmits"])))
+    if ina and r["role"] == "ina-agent":
+        got = got[1:]
     if on and min(got) == 0:
-        bad.append("rank %d: no marks, echo or cut" % r["rank"])
+        bad.append("rank %d (%s): no marks, echo or cut" %
+                   (r["rank"], r["role"]))
     if not on and max(got) != 0:
         bad.append("rank %d: marks without ECN" % r["rank"])
-if on and sum(r["ce_acked"] for r in rows) > sum(r["rx_ce"] for r in rows):
+if on and not ina and \
+        sum(r["ce_acked"] for r in rows) > sum(r["rx_ce"] for r in rows):
     bad.append("more marks echoed than received")
 for b in bad:
     print("# " + b)
@@ -377,14 +384,16 @@ sys.exit(1 if bad else 0)
 EOF
 }
 
-# ecn_case NAME CC on|off: 2x2, 25 Mbit/s, 20 ms queues marking above
-# 4 ms (12500 B), RINA_CC=CC, 2 MiB: exact, and the ECN counters as
-# ecn_rows says
+# ecn_case NAME CC on|off|ina [INA]: 2x2 (racks INA as rina-run --ina
+# INA, default none), 25 Mbit/s, 20 ms queues marking above 4 ms
+# (12500 B), RINA_CC=CC, 2 MiB: exact, and the ECN counters as ecn_rows
+# says
 ecn_case()
 {
 	local out=$tmp/$1 rc
 
-	"$RUN" --topo 2x2 --rate 25mbit --queue 20ms --ecn 4ms --timeout 120 \
+	"$RUN" --topo 2x2 --ina "${4:-none}" --rate 25mbit --queue 20ms \
+		--ecn 4ms --timeout 120 \
 		-- env RINA_CC="$2" \
 		"$BENCH" -b 2M -e 2M -n 2 -w 1 --json >"$out" 2>&1
 	rc=$?
@@ -402,5 +411,12 @@ ecn_case ecn_marks_echoed_and_cut_windows_exact loss,ecn on
 # 14: with the ECN signal off the ranks do not send ECN-capable packets:
 # the marker leaves them alone, and nobody reacts to marks
 ecn_case ecn_signal_off_nothing_marked loss,delay off
+
+# 15: a mixed ring (rack 0 INA through rina-tor): the ToR marks a result
+# whose contributions came marked, the downstream member echoes it, the
+# ToR fans the echo out, and the INA workers cut their windows for it
+# (without the ToR's marks and the workers' reaction their ECN counters
+# stay 0: the ToR's results went out not ECN-capable)
+ecn_case ecn_ina_workers_told_through_tor_exact loss,ecn ina 0
 
 ktap_finish

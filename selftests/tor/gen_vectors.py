@@ -16,13 +16,14 @@ import sys
 # ---- wire constants (include/uapi/linux/rina.h) ----------------------------
 CONTRIB, PARTIAL, AG, ACK, NACK, CTRL = 1, 2, 3, 4, 5, 6
 F_RETX, F_LAST, F_OWN, F_BYPASS, F_OVF = 0x01, 0x02, 0x04, 0x08, 0x10
-F_SW, F_AGP = 0x40, 0x80
+F_ECE, F_SW, F_AGP = 0x20, 0x40, 0x80	# F_ECE: RINA_F_ECN_ECHO
 INT32_SUM, INT32_MAX = 0x10, 0x11
 EXP_NONE = -128
 X_TAG = 0x8000			# rsvd: the job's data tag follows the payload
 TAG = bytes.fromhex("a1b2c3d4e5f60718")	# a data tag (8 bytes)
 X_MAC = 0x4000			# rsvd: a per-packet MAC (auth mac) follows
 AGENT_PORT, WORKER_PORT = 0x524F, 0x5240
+ECT0, CE = 2, 3		# the IPv4 ECN field, TOS & 3 (RFC 3168); Not-ECT 0
 TOR_ELEMS = 256		# RINA_TOR_ELEMS: int32 words one ToR pass adds
 
 # ---- counter indexes (p4/model/configuration.h, Documentation) -----------
@@ -226,50 +227,57 @@ class Vec:
 
 
 # ---- packet helpers -----------------------------------------------------------
-def contrib(w, seq, slot, chunk, data, flags=0, step=None, job=7, **kw):
+def contrib(w, seq, slot, chunk, data, flags=0, step=None, job=7, tos=0,
+            **kw):
     if step is None:
         step = (ME - chunk) % L
     return udp_frame(AGENT["mac"], w["mac"], w["ip"], AGENT["ip"], w["port"],
                      AGENT_PORT, rina(CONTRIB, seq, slot, chunk, flags,
                                       job=job, step=step, src=w["rank"],
-                                      data=data, **kw))
+                                      data=data, **kw), tos=tos)
 
 
-def partial(seq, slot, chunk, data, nc=1, flags=0, step=None, job=7, **kw):
+def partial(seq, slot, chunk, data, nc=1, flags=0, step=None, job=7, tos=0,
+            **kw):
     if step is None:
         step = (ME - chunk) % L
     return udp_frame(AGENT["mac"], UP["mac"], UP["ip"], AGENT["ip"],
                      UP["port"], AGENT_PORT,
                      rina(PARTIAL, seq, slot, chunk, flags, job=job,
-                          step=step, src=UP["rank"], nc=nc, data=data, **kw))
+                          step=step, src=UP["rank"], nc=nc, data=data, **kw),
+                     tos=tos)
 
 
-def from_agent(dst, body):
-    """A packet the switch emits: agent address -> dst, fresh IP header."""
+def from_agent(dst, body, tos=0):
+    """A packet the switch emits: agent address -> dst, fresh IP header
+    (DSCP 0; tos: the ECN field the switch gives it)."""
     return udp_frame(dst["mac"], AGENT["mac"], AGENT["ip"], dst["ip"],
-                     AGENT_PORT, dst["port"], body, ident=0, ucsum=0)
+                     AGENT_PORT, dst["port"], body, ident=0, ucsum=0,
+                     tos=tos)
 
 
-def to_agent(v, body, desc):
+def to_agent(v, body, desc, tos=0):
     """The agent's own copy of allgather data (the rw_agent replica)."""
-    v.out(AGENT["tor_port"], from_agent(AGENT, body), desc)
+    v.out(AGENT["tor_port"], from_agent(AGENT, body, tos), desc)
     v.count("job_out", "ag_agent")
 
 
 def out_partial(seq, slot, chunk, data, nc, flags=F_SW, step=None, job=7,
-                exp=EXP_NONE, p=P):
+                exp=EXP_NONE, p=P, rnd=1, tos=0):
     if step is None:
         step = (ME - chunk) % L + 1
     return from_agent(NEXT, rina(PARTIAL, seq, slot, chunk, flags, job=job,
-                                 step=step, src=SRC_SW, nc=nc, data=data,
-                                 exp=exp, p=p))
+                                 rnd=rnd, step=step, src=SRC_SW, nc=nc,
+                                 data=data, exp=exp, p=p), tos)
 
 
 def out_ack(seq, slot, step, chunk, flags=F_SW, job=7, p=P, dt=INT32_SUM,
-            hop=0):
+            hop=0, rnd=1):
+    """The ToR's header-only ACK of an upstream partial: never
+    ECN-capable (tos 0); flags F_ECE when the partial came CE."""
     return from_agent(UP, rina(ACK, seq, slot, chunk, flags, job=job,
-                               step=step, hop=hop, src=SRC_SW, nc=0,
-                               data=[seq], p=p, dt=dt))
+                               rnd=rnd, step=step, hop=hop, src=SRC_SW,
+                               nc=0, data=[seq], p=p, dt=dt))
 
 
 def sums(*vecs):
@@ -1419,13 +1427,268 @@ def v_tagged():
     return v
 
 
+def v_ecn():
+    v = Vec("ecn_marks", "ECN through the aggregator: a slot keeps the CE "
+            "marks of the packets that join it; its result leaves CE if a "
+            "local contribution came CE, else ECT(0) if the packet that "
+            "makes it is ECN-capable; the ACK upstream of a CE partial "
+            "echoes it (ECN_ECHO); allgather data and ACKs from the ring "
+            "pass with their ECN field and flags")
+    std_config(v)
+    W = 4
+    c, s = 0, 1 * P     # chunk 0 (local workers + upstream), slot P
+    a, b, d, u = [1, 2], [3, 4], [5, 6], [100, 200]
+    v.c("(a) chunk 0 packet 0 (seq 0, slot %d): everything ECT(0), no CE; "
+        "a CE copy of rank 2's contribution before completion is a "
+        "duplicate: dropped, the slot not marked" % s)
+    v.inp(UPLINK, partial(0, s, c, u, tos=ECT0), "SR_PARTIAL from member "
+          "0, ECT(0)")
+    v.inp(1, contrib(WORKERS[0], 0, s, c, a, tos=ECT0),
+          "contrib rank 1, ECT(0)")
+    v.inp(2, contrib(WORKERS[1], 0, s, c, b, tos=ECT0),
+          "contrib rank 2, ECT(0)")
+    v.inp(2, contrib(WORKERS[1], 0, s, c, b, flags=F_RETX, tos=CE),
+          "the same again (RETX), CE: dropped (dup), no mark")
+    v.inp(3, contrib(WORKERS[2], 0, s, c, d, tos=ECT0),
+          "contrib rank 3, ECT(0): done")
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "contrib_in", 4)
+    v.count("job_ctr", "dup")
+    v.count("job_ctr", "slot_done")
+    v.out(UPLINK, out_partial(0, s + P, c, sums(a, b, d, u), 4, step=2,
+                              tos=ECT0), "SR_PARTIAL sum of 4, ECT(0)")
+    v.out(UPLINK, out_ack(0, s - P, 1, c), "ACK seq 0, tos 0, no ECN_ECHO")
+    v.count("job_out", "partial_out")
+    v.count("job_out", "ack_out")
+    v.c("(a) after completion: rank 1 retransmits, CE: the partial is "
+        "re-sent ECT(0) (a duplicate joins nothing, marks nothing)")
+    v.inp(1, contrib(WORKERS[0], 0, s, c, a, flags=F_RETX, tos=CE),
+          "contrib rank 1 RETX, CE")
+    v.out(UPLINK, out_partial(0, s + P, c, sums(a, b, d, u), 4, step=2,
+                              flags=F_SW | F_RETX, tos=ECT0),
+          "SR_PARTIAL re-emitted, ECT(0)")
+    v.count("job_ctr", "contrib_in")
+    v.count("job_ctr", "dup")
+    v.count("job_ctr", "reemit")
+    v.count("job_out", "partial_out")
+    v.count("tor_ctr", "ok", 6)
+
+    v.c("(b) chunk 0 packet 1 (seq 1, slot %d): rank 2's contribution "
+        "arrives CE, the others ECT(0); the upstream partial (ECT(0)) "
+        "completes the slot" % (s + 1))
+    a, b, d, u = [7, 8], [9, 10], [11, 12], [1000, 2000]
+    v.inp(1, contrib(WORKERS[0], 1, s + 1, c, a, tos=ECT0),
+          "contrib rank 1, ECT(0)")
+    v.inp(2, contrib(WORKERS[1], 1, s + 1, c, b, tos=CE),
+          "contrib rank 2, CE")
+    v.inp(3, contrib(WORKERS[2], 1, s + 1, c, d, tos=ECT0),
+          "contrib rank 3, ECT(0)")
+    v.inp(UPLINK, partial(1, s + 1, c, u, tos=ECT0), "SR_PARTIAL from "
+          "member 0, ECT(0): done")
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "slot_done")
+    res_b = sums(a, b, d, u)
+    v.out(UPLINK, out_partial(1, s + 1 + P, c, res_b, 4, step=2, tos=CE),
+          "SR_PARTIAL sum of 4, CE: the mark goes on to its receiver")
+    v.out(UPLINK, out_ack(1, s + 1 - P, 1, c), "ACK seq 1, tos 0, no "
+          "ECN_ECHO: the upstream's partial was not CE")
+    v.count("job_out", "partial_out")
+    v.count("job_out", "ack_out")
+    v.c("(b) after completion: rank 3 retransmits, not ECN-capable: the "
+        "re-sent partial is CE still (the slot keeps the mark)")
+    v.inp(3, contrib(WORKERS[2], 1, s + 1, c, d, flags=F_RETX),
+          "contrib rank 3 RETX, Not-ECT")
+    v.out(UPLINK, out_partial(1, s + 1 + P, c, res_b, 4, step=2,
+                              flags=F_SW | F_RETX, tos=CE),
+          "SR_PARTIAL re-emitted, CE")
+    v.count("job_ctr", "contrib_in")
+    v.count("job_ctr", "dup")
+    v.count("job_ctr", "reemit")
+    v.count("job_out", "partial_out")
+    v.count("tor_ctr", "ok", 5)
+
+    s2 = s + 2 * W
+    v.c("(c) round 2, chunk 0 packet 0 (seq 0) in slot %d = %d + 2W, which "
+        "reclaims (a)'s done slot: the upstream partial arrives CE, the "
+        "local contributions ECT(0)" % (s2, s))
+    a, b, d, u = [1, -1], [2, -2], [3, -3], [40, 50]
+    v.inp(1, contrib(WORKERS[0], 0, s2, c, a, rnd=2, tos=ECT0),
+          "contrib rank 1, ECT(0)")
+    v.inp(2, contrib(WORKERS[1], 0, s2, c, b, rnd=2, tos=ECT0),
+          "contrib rank 2, ECT(0)")
+    v.inp(UPLINK, partial(0, s2, c, u, rnd=2, tos=CE), "SR_PARTIAL from "
+          "member 0, CE")
+    v.inp(3, contrib(WORKERS[2], 0, s2, c, d, rnd=2, tos=ECT0),
+          "contrib rank 3, ECT(0): done")
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "slot_done")
+    v.out(UPLINK, out_partial(0, s2 + P, c, sums(a, b, d, u), 4, step=2,
+                              rnd=2, tos=ECT0),
+          "SR_PARTIAL sum of 4, ECT(0): the upstream's mark is not the "
+          "result's")
+    v.out(UPLINK, out_ack(0, s2 - P, 1, c, flags=F_SW | F_ECE, rnd=2),
+          "ACK seq 0 with ECN_ECHO (its partial came CE), tos 0")
+    v.count("job_out", "partial_out")
+    v.count("job_out", "ack_out")
+    v.c("(c) the upstream retransmits that partial, ECT(0), after "
+        "completion: ACK again, still with ECN_ECHO")
+    v.inp(UPLINK, partial(0, s2, c, u, flags=F_RETX, rnd=2, tos=ECT0),
+          "SR_PARTIAL RETX, ECT(0)")
+    v.out(UPLINK, out_ack(0, s2 - P, 1, c, flags=F_SW | F_ECE, rnd=2),
+          "ACK re-sent with ECN_ECHO, tos 0")
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "dup")
+    v.count("job_ctr", "reemit")
+    v.count("job_out", "ack_out")
+    v.c("(c) (a)'s partial (round 1, slot %d) once more, CE: stale (slot "
+        "%d holds its index and set, with the upstream's mark); the ACK "
+        "of a stale partial never echoes" % (s, s2))
+    v.inp(UPLINK, partial(0, s, c, [100, 200], flags=F_RETX, tos=CE),
+          "SR_PARTIAL round 1 slot %d RETX, CE: stale" % s)
+    v.out(UPLINK, out_ack(0, s - P, 1, c), "ACK seq 0 round 1, tos 0, no "
+          "ECN_ECHO")
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "stale")
+    v.count("job_out", "ack_out")
+    v.count("tor_ctr", "ok", 6)
+
+    c2, s3, seq = OWN, 2 * P, OWN * P
+    v.c("(d) own chunk %d (seq %d, slot %d): rank 1's contribution arrives "
+        "CE, the rest ECT(0): every AG_DATA copy is CE, the ACK upstream "
+        "does not echo" % (c2, seq, s3))
+    a, b, d, u = [1, 1, 1], [2, 2, 2], [3, 3, 3], [-6, 10, 20]
+    v.inp(UPLINK, partial(seq, s3, c2, u, tos=ECT0), "SR_PARTIAL own "
+          "chunk from member 0, ECT(0)")
+    for w, x, t in zip(WORKERS, (a, b, d), (CE, ECT0, ECT0)):
+        v.inp(w["tor_port"], contrib(w, seq, s3, c2, x, tos=t),
+              "contrib rank %d, %s" % (w["rank"],
+                                       "CE" if t == CE else "ECT(0)"))
+    v.count("job_ctr", "partial_in")
+    v.count("job_ctr", "contrib_in", 3)
+    v.count("job_ctr", "slot_done")
+    res = sums(a, b, d, u)
+    agf = F_SW | F_AGP | F_OWN
+    body0 = rina(AG, ag_seq(seq), 0, c2, agf, step=2, hop=0, src=SRC_SW,
+                 nc=4, data=res)
+    body1 = rina(AG, ag_seq(seq), 0, c2, agf, step=2, hop=1, src=SRC_SW,
+                 nc=4, data=res)
+    for w in WORKERS:
+        v.out(w["tor_port"], from_agent(w, body0, CE),
+              "AG_DATA hop 0 to rank %d, CE" % w["rank"])
+    v.out(UPLINK, from_agent(NEXT, body1, CE), "AG_DATA hop 1 to next "
+          "member, CE")
+    v.out(UPLINK, out_ack(seq, s3 - P, 2, c2), "ACK of the partial, tos 0, "
+          "no ECN_ECHO")
+    to_agent(v, body0, "AG_DATA hop 0 to the agent, CE", CE)
+    v.count("job_out", "ag_mcast", 3)
+    v.count("job_out", "ag_out")
+    v.count("job_out", "ack_out")
+    v.c("(d) rank 2 retransmits (ECT(0)): AG_DATA (RETX) back to rank 2 "
+        "and to the agent, CE still")
+    v.inp(2, contrib(WORKERS[1], seq, s3, c2, b, flags=F_RETX, tos=ECT0),
+          "contrib rank 2 RETX, ECT(0)")
+    reemit = rina(AG, ag_seq(seq), 0, c2, agf | F_RETX, step=2, hop=0,
+                  src=SRC_SW, nc=4, data=res)
+    v.out(2, from_agent(WORKERS[1], reemit, CE), "AG_DATA (RETX) to rank "
+          "2, CE")
+    to_agent(v, reemit, "AG_DATA (RETX) to the agent, CE", CE)
+    v.count("job_ctr", "contrib_in")
+    v.count("job_ctr", "dup")
+    v.count("job_ctr", "reemit")
+    v.count("job_out", "ag_mcast")
+    v.count("tor_ctr", "ok", 5)
+
+    c3 = ME         # first chunk: local workers only
+    v.c("(e) first chunk %d packet 0 (seq %d, slot 0): no packet "
+        "ECN-capable, the result neither (tos 0, as in every other "
+        "vector)" % (c3, c3 * P))
+    for i, w in enumerate(WORKERS):
+        v.inp(w["tor_port"], contrib(w, c3 * P, 0, c3, [i + 1]),
+              "contrib rank %d, Not-ECT" % w["rank"])
+    v.out(UPLINK, out_partial(c3 * P, P, c3, [6], 3), "SR_PARTIAL [6], "
+          "tos 0")
+    v.c("(e) packet 1 (seq %d, slot 1): ranks 1 and 2 ECT(0), rank 3 "
+        "Not-ECT completes it: the result is ECT(0) only if the packet "
+        "that makes it is ECN-capable, so tos 0" % (c3 * P + 1))
+    for i, w in enumerate(WORKERS):
+        v.inp(w["tor_port"], contrib(w, c3 * P + 1, 1, c3, [10 * (i + 1)],
+                                     tos=ECT0 if i < 2 else 0),
+              "contrib rank %d, %s" % (w["rank"],
+                                       "ECT(0)" if i < 2 else "Not-ECT"))
+    v.out(UPLINK, out_partial(c3 * P + 1, 1 + P, c3, [60], 3),
+          "SR_PARTIAL [60], tos 0")
+    v.count("job_ctr", "contrib_in", 6)
+    v.count("job_ctr", "slot_done", 2)
+    v.count("job_out", "partial_out", 2)
+    v.count("tor_ctr", "ok", 6)
+
+    v.c("(f) allgather data from upstream keeps its ECN field, the DSCP "
+        "bits cleared as before: CE (tos 0x2b, DSCP 10) to every copy")
+    seq = ag_seq(0)     # chunk 0 is owned by member L - 1 = 2
+    body = rina(AG, seq, 0, 0, F_AGP | F_OWN, step=2, hop=1, src=0xF002,
+                nc=5, data=[11, 22, 33])
+    v.inp(UPLINK, udp_frame(AGENT["mac"], UP["mac"], UP["ip"], AGENT["ip"],
+                            UP["port"], AGENT_PORT, body, tos=0x28 | CE),
+          "AG_DATA hop 1 from member 0, DSCP 10, CE")
+    locb = rina(AG, seq, 0, 0, F_AGP | F_OWN | F_SW, step=2, hop=1,
+                src=0xF002, nc=5, data=[11, 22, 33])
+    for w in WORKERS:
+        v.out(w["tor_port"], from_agent(w, locb, CE), "copy to rank %d, "
+              "CE" % w["rank"])
+    v.out(UPLINK, from_agent(NEXT, rina(AG, seq, 0, 0, F_AGP | F_OWN | F_SW,
+                                        step=2, hop=2, src=0xF002, nc=5,
+                                        data=[11, 22, 33]), CE),
+          "forward, hop 2, CE")
+    to_agent(v, locb, "copy to the agent, CE", CE)
+    v.count("job_ctr", "ag_in")
+    v.count("job_out", "ag_mcast", 3)
+    v.count("job_out", "ag_out")
+    v.c("(f) the last hop's data arrives ECT(0): its copies are ECT(0)")
+    body = rina(AG, seq + 1, 0, 0, F_AGP, step=2, hop=2, src=0xF002, nc=5,
+                data=[1])
+    v.inp(UPLINK, udp_frame(AGENT["mac"], UP["mac"], UP["ip"], AGENT["ip"],
+                            UP["port"], AGENT_PORT, body, tos=ECT0),
+          "AG_DATA hop 2 = L - 1, ECT(0)")
+    locb = rina(AG, seq + 1, 0, 0, F_AGP | F_SW, step=2, hop=2, src=0xF002,
+                nc=5, data=[1])
+    for w in WORKERS:
+        v.out(w["tor_port"], from_agent(w, locb, ECT0), "copy to rank %d, "
+              "ECT(0)" % w["rank"])
+    to_agent(v, locb, "copy to the agent, ECT(0)", ECT0)
+    v.lines.append("#   (last hop: no forward)")
+    v.count("job_ctr", "ag_in")
+    v.count("job_out", "ag_mcast", 3)
+    v.c("(f) the next member ACKs (b)'s CE partial with ECN_ECHO (sent "
+        "ECT(0), as librina's UDP socket sends every datagram): every "
+        "local worker gets the echo, in an ACK that is not ECN-capable")
+    ack = rina(ACK, 1, s + 1, c, F_ECE, step=2, src=NEXT["rank"], nc=0,
+               data=[1])
+    v.inp(UPLINK, udp_frame(AGENT["mac"], NEXT["mac"], NEXT["ip"],
+                            AGENT["ip"], NEXT["port"], AGENT_PORT, ack,
+                            tos=ECT0), "ACK seq 1, ECN_ECHO, ECT(0)")
+    ackl = rina(ACK, 1, s + 1, c, F_ECE | F_SW, step=2, src=NEXT["rank"],
+                nc=0, data=[1])
+    for w in WORKERS:
+        v.out(w["tor_port"], from_agent(w, ackl), "ACK copy to rank %d, "
+              "ECN_ECHO kept, tos 0" % w["rank"])
+    v.lines.append("#   (no copy to the agent)")
+    v.count("job_ctr", "ack_in")
+    v.count("job_out", "ack_mcast", 3)
+    v.count("tor_ctr", "ok", 3)
+    v.counters()
+    return v
+
+
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(d, exist_ok=True)
     for f in (v_agg_first_chunk, v_agg_with_upstream, v_own_chunk,
               v_duplicates, v_shadow, v_stale_collision, v_unknown_job,
               v_malformed, v_non_rina, v_allgather, v_numbers, v_two_jobs,
-              v_epoch, v_drop_sim, v_tor_address, v_ctrl_cpu, v_tagged):
+              v_epoch, v_drop_sim, v_tor_address, v_ctrl_cpu, v_tagged,
+              v_ecn):
         f().write(d)
 
 

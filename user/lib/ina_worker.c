@@ -141,7 +141,8 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 	return 0;
 }
 
-static void contrib_done(struct wcall *k, uint32_t idx)
+/* ce: what delivered it came CE-marked, or said it did (ECN_ECHO) */
+static void contrib_done(struct wcall *k, uint32_t idx, bool ce)
 {
 	struct contrib *x = &k->ct[idx];
 	struct rina_path *path = &k->c->to_agg;
@@ -164,9 +165,13 @@ static void contrib_done(struct wcall *k, uint32_t idx)
 		 * Delivery waits for the slot, i.e. the rack and the ring,
 		 * not only a queue: no RTT sample for the delay signal,
 		 * loss alone drives the window (as ring.c towards an INA
-		 * member).
+		 * member). ECN marks are a signal of the path: the ToR
+		 * marks a result when a contribution came marked, and the
+		 * downstream member's echo comes back in the ACK it fans
+		 * out (core/slot.h).
 		 */
-		rina_cc_on_ack(&path->cc, 1, 0, 0, &path->rtt,
+		k->c->st.ce_acked += ce;
+		rina_cc_on_ack(&path->cc, 1, ce, 0, &path->rtt,
 			       k->last_progress);
 	}
 	while (k->first_open < k->nct && k->ct[k->first_open].done)
@@ -438,20 +443,21 @@ static void wnack(struct wcall *k)
 
 /* Our contribution to allgather packet "id" is delivered. */
 static void ag_done(struct wcall *k, const struct rina_sched *s,
-		    const struct rina_pkt_id *id)
+		    const struct rina_pkt_id *id, bool ce)
 {
 	uint32_t sr = rina_seq(s, id->block, id->chunk, id->pkt, 0);
 
 	if (k->ct_of_seq[sr])
-		contrib_done(k, k->ct_of_seq[sr] - 1);
+		contrib_done(k, k->ct_of_seq[sr] - 1, ce);
 }
 
-static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
+static int wrx_ag(struct wcall *k, const struct rina_hdr *h, uint8_t ecn)
 {
 	struct rina_comm *c = k->c;
 	const struct rina_sched *s = &k->s;
 	uint32_t seq = ntohl(h->seq), len, own = rina_own_chunk(k->i, s->L);
 	struct rina_pkt_id id;
+	bool ce = ecn == IPTOS_ECN_CE;
 	uint64_t off;
 
 	if (h->dtype_op != k->dtype_op || seq >= s->seqs)
@@ -473,7 +479,7 @@ static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
 		 * emission of the result is what completes the contribution.
 		 */
 		if (id.chunk != own || !(h->flags & RINA_F_FROM_SWITCH))
-			ag_done(k, s, &id);
+			ag_done(k, s, &id, ce);
 		return 0;
 	}
 	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
@@ -482,6 +488,7 @@ static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
 		rina_bit_test_and_set(k->ovfmap, (uint32_t)(off / s->E));
 	k->got_ag++;
 	k->last_progress = rina_now_us();
+	c->st.rx_ce += ce;
 	/*
 	 * A final result holds every rank's contribution, ours included:
 	 * whatever ACK of it we missed, nobody needs it re-emitted (after a
@@ -492,7 +499,7 @@ static int wrx_ag(struct wcall *k, const struct rina_hdr *h)
 	 * send it again.
 	 */
 	if (id.chunk != own || !(h->flags & RINA_F_FROM_SWITCH))
-		ag_done(k, s, &id);
+		ag_done(k, s, &id, ce);
 	return 0;
 }
 
@@ -506,6 +513,7 @@ static void wrx_ack(struct wcall *k, const struct rina_hdr *h)
 	const __be32 *seqs = (const __be32 *)(h + 1);
 	uint32_t j, n = ntohs(h->n_elem), own = rina_own_chunk(k->i, k->s.L);
 	bool held = h->flags & RINA_F_AG_PHASE;
+	bool ce = h->flags & RINA_F_ECN_ECHO;
 	struct rina_pkt_id id;
 
 	k->c->st.rx_acks++;
@@ -523,7 +531,7 @@ static void wrx_ack(struct wcall *k, const struct rina_hdr *h)
 			seq = rina_seq(&k->s, id.block, id.chunk, id.pkt, 0);
 		}
 		if (k->ct_of_seq[seq])
-			contrib_done(k, k->ct_of_seq[seq] - 1);
+			contrib_done(k, k->ct_of_seq[seq] - 1, ce);
 	}
 }
 
@@ -593,7 +601,7 @@ static int wrx_one(struct wcall *k, const struct rina_msg *m, bool stashed)
 	}
 	if (op == RINA_OP_AG_DATA) {
 		c->st.rx_data++;
-		return wrx_ag(k, h);
+		return wrx_ag(k, h, m->ecn);
 	}
 	if (op == RINA_OP_NACK && !(h->flags & RINA_F_AG_PHASE))
 		return wrx_resend(k, h);
