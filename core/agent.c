@@ -449,7 +449,8 @@ static void emit_result(struct rina_agent_core *a, struct rina_agent_agg *sl,
 	}
 }
 
-static void held_push(struct rina_agent_core *a, __u16 round, __u32 seq);
+static void ackq_push(struct rina_agent_core *a, struct rina_agent_ackq *q,
+		      __u16 round, __u32 seq, int now);
 
 /* Send "to" again an allgather packet of the cache. */
 static void repair_one(struct rina_agent_core *a,
@@ -593,11 +594,11 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 		/*
 		 * A result the ToR completed and we hold (or downstream gave
 		 * us: own_from_downstream()), retried by a worker that missed
-		 * our word on it (held_flush()) before the ToR went: only
+		 * our word on it (ackq_flush()) before the ToR went: only
 		 * that word completes it, a slot of ours never would (the
 		 * other workers, or upstream, are done with it).
 		 */
-		held_push(a, key.round, agseq);
+		ackq_push(a, &a->held, key.round, agseq, 1);
 		a->st.reemit++;
 		return;
 	}
@@ -692,43 +693,80 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 /* ---- other packets ----------------------------------------------- */
 
 /*
- * Tell the rack's workers which own-chunk results we hold: an ACK with
- * AG_PHASE | OWN_FINAL listing their allgather seqs. A worker's own-chunk
- * contribution completes only on it (not on its own copy of the data),
- * so the ToR's slot, which can re-emit the result, is not reused before
- * the agent, the sender of record downstream, has it.
+ * The ACKs of the ToR's allgather copies, gathered (RINA_AGENT_ACK_BATCH):
+ * - to the rack's workers, which own-chunk results we hold: AG_PHASE |
+ *   OWN_FINAL listing their allgather seqs (a->held). A worker's own-chunk
+ *   contribution completes only on it (not on its own copy of the data),
+ *   so the ToR's slot, which can re-emit the result, is not reused before
+ *   the agent, the sender of record downstream, has it;
+ * - to the upstream member, the copies of its chunks we keep: AG_PHASE
+ *   (a->ag_up), as for allgather data it sent us itself.
  */
-static void held_flush(struct rina_agent_core *a)
+static void ackq_flush(struct rina_agent_core *a, struct rina_agent_ackq *q)
 {
 	struct {
 		struct rina_hdr h;
 		__be32 seqs[RINA_AGENT_HELD_MAX];
 	} __attribute__((packed)) p;
-	__u32 j;
+	__u32 j, len = RINA_HDR_LEN + 4 * q->n;
 
-	if (!a->n_held)
+	if (!q->n)
 		return;
-	hdr_init(a, &p.h, RINA_OP_ACK, a->held_round);
-	p.h.flags = RINA_F_AG_PHASE | RINA_F_OWN_FINAL;
-	p.h.seq = rina_htonl(a->held[0]);
-	p.h.n_elem = rina_htons((__u16)a->n_held);
-	for (j = 0; j < a->n_held; j++)
-		p.seqs[j] = rina_htonl(a->held[j]);
-	to_workers(a, &p, RINA_HDR_LEN + 4 * a->n_held);
+	hdr_init(a, &p.h, RINA_OP_ACK, q->round);
+	p.h.flags = q->flags;
+	p.h.seq = rina_htonl(q->seq[0]);
+	p.h.n_elem = rina_htons((__u16)q->n);
+	for (j = 0; j < q->n; j++)
+		p.seqs[j] = rina_htonl(q->seq[j]);
+	if (q->to_workers)
+		to_workers(a, &p, len);
+	else
+		xmit(a, &a->cfg.prev, &p, len);
 	a->st.acks_out++;
-	a->n_held = 0;
+	q->n = 0;
 }
 
-static void held_push(struct rina_agent_core *a, __u16 round, __u32 seq)
+/*
+ * now: send it at once with what is gathered: a retry (its sender lost
+ * our ACK, or waits for it), or the last packet of its chunk, so that no
+ * chunk's tail waits for the delay (a worker probes after 2 ms of
+ * silence).
+ */
+static void ackq_push(struct rina_agent_core *a, struct rina_agent_ackq *q,
+		      __u16 round, __u32 seq, int now)
 {
 	__u32 max = (a->max_msg - RINA_HDR_LEN) / 4;
 
 	if (max > RINA_AGENT_HELD_MAX)
 		max = RINA_AGENT_HELD_MAX;
-	if (a->n_held && (a->n_held >= max || a->held_round != round))
-		held_flush(a);
-	a->held_round = round;
-	a->held[a->n_held++] = seq;
+	if (q->n && (q->n >= max || q->round != round))
+		ackq_flush(a, q);
+	if (!q->n)
+		q->t0 = a->ops->now_us(a->ctx);
+	q->round = round;
+	q->seq[q->n++] = seq;
+	if (now)
+		ackq_flush(a, q);
+}
+
+/*
+ * Send a gathered ACK that is full enough or waited long enough; else
+ * say when it will have (RINA_AGENT_NO_WAIT: nothing gathered).
+ */
+static __u64 ackq_due(struct rina_agent_core *a, struct rina_agent_ackq *q,
+		      __u64 now)
+{
+	__u64 delay = a->rtt.srtt_us / 4;
+
+	if (!q->n)
+		return RINA_AGENT_NO_WAIT;
+	if (delay > RINA_AGENT_ACK_DELAY_MAX_US)
+		delay = RINA_AGENT_ACK_DELAY_MAX_US;
+	if (q->n >= RINA_AGENT_ACK_BATCH || now - q->t0 >= delay) {
+		ackq_flush(a, q);
+		return RINA_AGENT_NO_WAIT;
+	}
+	return q->t0 + delay - now;
 }
 
 /*
@@ -785,7 +823,7 @@ static int relay_to_tor(struct rina_agent_core *a, const struct rina_hdr *h,
  * sent it to the local workers and downstream, so keep it for repairs and
  * as sender of record, and ACK upstream data to the upstream member. The
  * own chunk's result (the ToR completed the rack's chunk) is ACKed to the
- * rack's workers instead (held_flush()): the copy the ToR sends us at
+ * rack's workers instead (ackq_flush()): the copy the ToR sends us at
  * DONE can be lost together with the one to downstream, and then only a
  * re-emission, which a worker's retransmission triggers, brings it back.
  */
@@ -808,20 +846,15 @@ static void ag_from_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 	relay_to_host(a, h, len);
 	if (rina_keymap_get(&a->ag, round, seq)) {
 		a->st.dup++;	/* our ACK was lost */
-		if (own)
-			held_push(a, round, seq);
-		else
-			send_ack(a, &a->cfg.prev, round, seq, RINA_F_AG_PHASE);
+		ackq_push(a, own ? &a->held : &a->ag_up, round, seq, 1);
 		return;
 	}
 	if (!ag_store(a, h, len, hop < L, hop))
 		return;	/* no copy, no ACK: the sender tries again */
-	if (own) {
-		held_push(a, round, seq);
-	} else {
+	if (!own)
 		a->st.ag_in++;
-		send_ack(a, &a->cfg.prev, round, seq, RINA_F_AG_PHASE);
-	}
+	ackq_push(a, own ? &a->held : &a->ag_up, round, seq,
+		  h->flags & RINA_F_LAST);
 }
 
 /*
@@ -845,7 +878,7 @@ static void own_from_downstream(struct rina_agent_core *a,
 		return;
 	if (rina_keymap_get(&a->ag, round, seq)) {
 		a->st.dup++;
-		held_push(a, round, seq);
+		ackq_push(a, &a->held, round, seq, 1);
 		return;
 	}
 	if (!ag_store(a, h, len, 0, 1))
@@ -855,7 +888,7 @@ static void own_from_downstream(struct rina_agent_core *a,
 	rina_memcpy(r, h, len);
 	r->flags &= (__u8)~RINA_F_FROM_SWITCH;	/* the agent's, not the ToR's */
 	to_workers(a, r, len);
-	held_push(a, round, seq);
+	ackq_push(a, &a->held, round, seq, 1);
 }
 
 static void ag_from_upstream(struct rina_agent_core *a,
@@ -1038,10 +1071,19 @@ static void ask_from_upstream(struct rina_agent_core *a,
 		repair_from_cache(a, h, from);
 }
 
-/* The rack's workers may send data: see ctrl(). */
+/*
+ * The rack's workers may send data (see ctrl()) once the ring is up on
+ * both sides of the rack: downstream answered our HELLO and upstream
+ * greeted us. A plain member's data is acknowledged by its downstream
+ * alone, so it may start before its upstream; a worker's contribution
+ * only when its slot completes, which takes upstream's partial: started
+ * before upstream's process, the workers' first timers fired for nothing
+ * (net_tor_udp's first 4 KB call: 6 to 18 spurious retransmissions in 5
+ * runs of 8, the call 35-86 ms instead of 13).
+ */
 static int workers_may_start(const struct rina_agent_core *a)
 {
-	return (a->cfg.L < 2 || a->hello_next) &&
+	return (a->cfg.L < 2 || (a->hello_next && a->hello_prev)) &&
 	       a->tor_state != RINA_AGENT_TOR_WAIT;
 }
 
@@ -1243,8 +1285,11 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 			return;
 		}
 		a->prev_inc = rina_ntohl(m->arg);
-		a->hello_prev = 1;
 		send_ctrl_arg(a, from, RINA_CTRL_HELLO_ACK, a->prev_inc);
+		if (!a->hello_prev) {
+			a->hello_prev = 1;
+			answer_workers(a);
+		}
 		return;
 	case RINA_CTRL_HELLO_ACK:
 		/* an answer to an earlier incarnation's HELLO is not ours */
@@ -1396,7 +1441,7 @@ int rina_agent_core_tor_may_return(const struct rina_agent_core *a,
 	if ((a->tor_state != RINA_AGENT_TOR_LOST &&
 	     !rina_agent_core_tor_unheard(a)) ||
 	    !a->tor_back ||
-	    now - a->last_data < quiet_us || !ag_drained(a) || a->n_held)
+	    now - a->last_data < quiet_us || !ag_drained(a) || a->held.n)
 		return 0;
 	for (j = 0; j < a->agg.cap; j++) {
 		const struct rina_agent_agg *sl = a->agg.tab[j].val;
@@ -1530,8 +1575,13 @@ __u64 rina_agent_core_tick(struct rina_agent_core *a)
 {
 	__u64 now = a->ops->now_us(a->ctx), wait, w2;
 
-	held_flush(a);
-	wait = ag_retransmit(a);
+	wait = ackq_due(a, &a->held, now);
+	w2 = ackq_due(a, &a->ag_up, now);
+	if (w2 < wait)
+		wait = w2;
+	w2 = ag_retransmit(a);
+	if (w2 < wait)
+		wait = w2;
 	w2 = tor_tick(a, now);
 	if (w2 < wait)
 		wait = w2;
@@ -1587,7 +1637,8 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	rina_keymap_filter(&a->ag, NULL, drop_val, a);
 	rina_keymap_filter(&a->agg, NULL, drop_val, a);
 	a->fifo_head = a->fifo_tail = 0;
-	a->n_held = 0;
+	a->held.n = 0;
+	a->ag_up.n = 0;
 	a->rack.ts = 0;
 	a->timer = 0;
 	a->max_round = 0;
@@ -1710,6 +1761,9 @@ int rina_agent_core_init(struct rina_agent_core *a,
 	a->mem.ctx = a;
 	a->local_mask = (1u << cfg->n_local) - 1;
 	a->up_bit = 1u << cfg->n_local;
+	a->held.flags = RINA_F_AG_PHASE | RINA_F_OWN_FINAL;
+	a->held.to_workers = 1;
+	a->ag_up.flags = RINA_F_AG_PHASE;
 	a->max_msg = RINA_HDR_LEN + 4u * (cfg->elems > RINA_CTRL_AUTH_WORDS ?
 					  cfg->elems : RINA_CTRL_AUTH_WORDS);
 	a->fifo_cap = 4096;

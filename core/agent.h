@@ -210,6 +210,28 @@ struct rina_agent_ag;
 /* Sequence numbers per "held" ACK to the workers (see ag_from_tor()). */
 #define RINA_AGENT_HELD_MAX	64
 
+/*
+ * ACKs the agent sends for the ToR's allgather copies (to the workers,
+ * to upstream) wait for company, as TCP's delayed ACKs do (RFC 1122
+ * 4.2.3.2): until RINA_AGENT_ACK_BATCH seqs, the last packet of a chunk,
+ * or a quarter of the smoothed round trip, at most
+ * RINA_AGENT_ACK_DELAY_MAX_US (below the 2 ms after which a worker
+ * probes: a millisecond of it may be the host's poll). One ACK per
+ * result made them a tenth of the agent host's bytes (ag_from_tor()).
+ */
+#define RINA_AGENT_ACK_BATCH		16
+#define RINA_AGENT_ACK_DELAY_MAX_US	1000
+
+/* An ACK being gathered: seqs of one round, for one destination. */
+struct rina_agent_ackq {
+	__u32	seq[RINA_AGENT_HELD_MAX];
+	__u32	n;
+	__u16	round;
+	__u8	flags;		/* of the ACK */
+	__u8	to_workers;	/* else to the upstream member */
+	__u64	t0;		/* when its first seq came */
+};
+
 struct rina_agent_core {
 	struct rina_agent_cfg	cfg;
 	const struct rina_agent_ops *ops;
@@ -263,9 +285,9 @@ struct rina_agent_core {
 	__u64			last_data;	/* SR or AG data came */
 
 	/* own-chunk ToR copies held, not yet told to the workers */
-	__u32			held[RINA_AGENT_HELD_MAX];
-	__u32			n_held;
-	__u16			held_round;
+	struct rina_agent_ackq	held;
+	/* the ToR's copies of upstream's chunks, not yet ACKed upstream */
+	struct rina_agent_ackq	ag_up;
 
 	__u8			*scratch;	/* datagram being built */
 	struct rina_ctrl_guard	*ctrl_guard;	/* has_secret only */

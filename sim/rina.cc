@@ -1316,7 +1316,7 @@ void RinaHost::Rx(const uint8_t *f, unsigned len, bool ce)
 			fprintf(stderr, "%.3f agent %u rx op %u fl %02x seq %u "
 				"tor %d held %u\n", now_us_f(), h->id, f_op(f),
 				f_flags(f), f_seq(f), agent->tor_state,
-				agent->n_held);
+				agent->held.n);
 		tick_soon(1);
 		return;
 	}

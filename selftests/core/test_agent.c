@@ -194,9 +194,12 @@ static void rx_ctrl(struct rina_agent_core *a, __u32 type, __u32 arg,
 	rina_agent_core_rx(a, &p, sizeof(p), &from);
 }
 
-/* AG_DATA as the ToR copies it to the agent port (from our own address). */
-static void rx_ag_copy(struct rina_agent_core *a, __u16 chunk, __u32 seq,
-		       __u8 hop)
+/*
+ * AG_DATA of a round as the ToR copies it to the agent port (from our own
+ * address).
+ */
+static void rx_ag_copy_round(struct rina_agent_core *a, __u16 round,
+			     __u16 chunk, __u32 seq, __u8 hop)
 {
 	struct {
 		struct rina_hdr h;
@@ -204,6 +207,7 @@ static void rx_ag_copy(struct rina_agent_core *a, __u16 chunk, __u32 seq,
 	} __attribute__((packed)) p;
 
 	hdr(&p.h, RINA_OP_AG_DATA, 4);
+	p.h.round = htons(round);
 	p.h.flags = RINA_F_AG_PHASE | RINA_F_FROM_SWITCH;
 	p.h.chunk = htons(chunk);
 	p.h.seq = htonl(seq);
@@ -212,6 +216,12 @@ static void rx_ag_copy(struct rina_agent_core *a, __u16 chunk, __u32 seq,
 	p.h.num_contrib = htons(4);
 	memset(p.w, 0, sizeof(p.w));
 	rina_agent_core_rx(a, &p, sizeof(p), &a->cfg.self);
+}
+
+static void rx_ag_copy(struct rina_agent_core *a, __u16 chunk, __u32 seq,
+		       __u8 hop)
+{
+	rx_ag_copy_round(a, 0, chunk, seq, hop);
 }
 
 static unsigned int count(unsigned int op, __u32 arg_or_any,
@@ -321,14 +331,18 @@ static void test_tor_copies(void)
 	nsent = 0;
 
 	/*
-	 * upstream's chunk 2 at hop 1: ACK upstream, forward owed (hop 2),
-	 * and relayed to local[0], the worker on our host (the ToR sends it
+	 * upstream's chunk 2 at hop 1: ACK upstream (gathered until the
+	 * tick: no RTT sample yet, so no delay), forward owed (hop 2), and
+	 * relayed to local[0], the worker on our host (the ToR sends it
 	 * none), every copy, as the ToR would have sent it
 	 */
 	rx_ag_copy(&a, 2, 100, 1);
-	ok &= count(RINA_OP_ACK, 100, &a.cfg.prev) == 1 &&
-	      count(RINA_OP_AG_DATA, ~0U, &a.cfg.local[0]) == 1 && nsent == 2;
+	ok &= count(RINA_OP_ACK, 100, &a.cfg.prev) == 0 &&
+	      count(RINA_OP_AG_DATA, ~0U, &a.cfg.local[0]) == 1 && nsent == 1;
+	rina_agent_core_tick(&a);
+	ok &= count(RINA_OP_ACK, 100, &a.cfg.prev) == 1 && nsent == 2;
 	rx_ag_copy(&a, 2, 100, 1);	/* upstream lost our ACK */
+	rina_agent_core_tick(&a);
 	ok &= count(RINA_OP_ACK, 100, &a.cfg.prev) == 2 &&
 	      count(RINA_OP_AG_DATA, ~0U, &a.cfg.local[0]) == 2 && nsent == 4;
 	/*
@@ -395,6 +409,82 @@ static void test_tor_copies(void)
 	ktap_result(ok, "agent: sender of record for ToR copies until downstream's ACK (forwarded hop 2, own chunk hop 1)");
 }
 
+/* ACKs to "to" with flags, first seq and n_seqs seqs. */
+static unsigned int acks(const struct rina_agent_addr *to, __u8 flags,
+			 __u32 seq, __u16 n_seqs)
+{
+	unsigned int j, n = 0;
+
+	for (j = 0; j < nsent; j++)
+		if ((sent[j].h.ver_op & 0xf) == RINA_OP_ACK &&
+		    sent[j].h.flags == flags && sent[j].arg == seq &&
+		    ntohs(sent[j].h.n_elem) == n_seqs &&
+		    sent[j].to.ip == to->ip && sent[j].to.port == to->port)
+			n++;
+	return n;
+}
+
+/*
+ * The ACKs of the ToR's copies wait for company (delayed ACKs): until
+ * RINA_AGENT_ACK_BATCH seqs, or a quarter of the smoothed RTT, at most
+ * RINA_AGENT_ACK_DELAY_MAX_US; one ACK then lists them all.
+ */
+static void test_ack_delay(void)
+{
+	struct rina_agent_core a;
+	__u16 own = (__u16)rina_own_chunk(0, 3);
+	__u32 j;
+	__u64 wait;
+	bool ok;
+
+	setup(&a, true);
+	rina_agent_core_tor_install(&a);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
+	a.rtt.srtt_us = 2000;		/* delay: 500 us */
+	nsent = 0;
+	for (j = 0; j < 3; j++)
+		rx_ag_copy(&a, own, 200 + j, 0);
+	wait = rina_agent_core_tick(&a);
+	ok = count(RINA_OP_ACK, ~0U, NULL) == 0 && wait == 500;
+	now_us += 499;
+	rina_agent_core_tick(&a);
+	ok &= count(RINA_OP_ACK, ~0U, NULL) == 0;
+	now_us += 1;
+	rina_agent_core_tick(&a);
+	ok &= acks(&a.cfg.local[0], RINA_F_AG_PHASE | RINA_F_OWN_FINAL,
+		   200, 3) == 1 &&
+	      acks(&a.cfg.local[1], RINA_F_AG_PHASE | RINA_F_OWN_FINAL,
+		   200, 3) == 1 && count(RINA_OP_ACK, ~0U, NULL) == 2;
+	ktap_result(ok, "agent: held ACKs wait a quarter of the SRTT, then one lists every seq (%llu us asked)",
+		    (unsigned long long)wait);
+
+	/* RINA_AGENT_ACK_BATCH of upstream's chunk: at once, in one ACK */
+	nsent = 0;
+	for (j = 0; j < RINA_AGENT_ACK_BATCH; j++)
+		rx_ag_copy(&a, 2, 100 + j, 1);
+	rina_agent_core_tick(&a);
+	ok = acks(&a.cfg.prev, RINA_F_AG_PHASE, 100,
+		  RINA_AGENT_ACK_BATCH) == 1 &&
+	     count(RINA_OP_ACK, ~0U, NULL) == 1;
+	/* a long RTT: the delay stops at RINA_AGENT_ACK_DELAY_MAX_US */
+	a.rtt.srtt_us = 400000;
+	rx_ag_copy(&a, 2, 300, 1);
+	now_us += RINA_AGENT_ACK_DELAY_MAX_US - 1;
+	rina_agent_core_tick(&a);
+	ok &= count(RINA_OP_ACK, 300, &a.cfg.prev) == 0;
+	now_us += 1;
+	rina_agent_core_tick(&a);
+	ok &= acks(&a.cfg.prev, RINA_F_AG_PHASE, 300, 1) == 1;
+	/* another round does not wait for this one's */
+	rx_ag_copy(&a, 2, 301, 1);
+	rx_ag_copy_round(&a, 1, 2, 302, 1);
+	ok &= acks(&a.cfg.prev, RINA_F_AG_PHASE, 301, 1) == 1;
+	ktap_result(ok, "agent: ACKs upstream go at %u seqs at once, after at most %u us, and a new round sends the last one's",
+		    RINA_AGENT_ACK_BATCH, RINA_AGENT_ACK_DELAY_MAX_US);
+	rina_agent_core_fini(&a);
+}
+
 static void test_hello_gate(void)
 {
 	struct rina_agent_core a;
@@ -406,18 +496,23 @@ static void test_hello_gate(void)
 	rina_agent_core_tick(&a);
 	ok &= count(RINA_OP_CTRL, RINA_CTRL_HELLO, &a.cfg.next) == 1;
 	rx_ctrl(&a, RINA_CTRL_HELLO_ACK, 0, a.cfg.job_hash, a.cfg.next);
-	ok &= count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[1]) == 1 &&
+	/* downstream is up, upstream not yet: the workers wait */
+	ok &= count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[1]) == 0;
+	rx_ctrl(&a, RINA_CTRL_HELLO, 0, a.cfg.job_hash, a.cfg.prev);
+	ok &= count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.prev) == 1 &&
+	      count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[1]) == 1 &&
 	      count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[0]) == 0;
 	rx_ctrl(&a, RINA_CTRL_HELLO, 0, a.cfg.job_hash, a.cfg.local[0]);
 	ok &= count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[0]) == 1;
 	rina_agent_core_fini(&a);
-	ktap_result(ok, "agent: workers' HELLO answered only after downstream answered the agent's");
+	ktap_result(ok, "agent: workers' HELLO answered only once downstream answered the agent's and upstream greeted it");
 
 	/* with a ToR being asked: no HELLO_ACK, no data taken */
 	setup(&a, true);
 	rx_ctrl(&a, RINA_CTRL_HELLO, 0, a.cfg.job_hash, a.cfg.local[0]);
 	rina_agent_core_tick(&a);
 	rx_ctrl(&a, RINA_CTRL_HELLO_ACK, 0, a.cfg.job_hash, a.cfg.next);
+	rx_ctrl(&a, RINA_CTRL_HELLO, 0, a.cfg.job_hash, a.cfg.prev);
 	nsent = 0;
 	rina_agent_core_tor_install(&a);
 	rx_ctrl(&a, RINA_CTRL_HELLO, 0, a.cfg.job_hash, a.cfg.local[1]);
@@ -1330,9 +1425,10 @@ static void test_lost_mid_call(void)
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 5 + 3 + 4 + 5);
+	ktap_plan(4 + 2 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 5 + 3 + 4 + 5);
 	test_install();
 	test_tor_copies();
+	test_ack_delay();
 	test_hello_gate();
 	test_signed();
 	test_far_rounds();
