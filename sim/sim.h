@@ -75,6 +75,7 @@ struct Cfg {
 	double limit_s = 60.0;		/* simulated time limit */
 	unsigned rto_us = 0;		/* timer floor (0: from the path) */
 	unsigned cc_target_us = 0;	/* queueing-delay target (0: auto) */
+	unsigned cc_init = 16;		/* initial window, packets (job cc_init) */
 	unsigned cc_flags = RINA_CC_F_LOSS | RINA_CC_F_ECN;
 };
 
