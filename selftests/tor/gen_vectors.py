@@ -368,6 +368,14 @@ def ag_seq(seq):
     return seq + L * P
 
 
+def own_results(seq, c, res):
+    """The own chunk's AG_DATA bodies the ToR emits at DONE: hop 0 (the
+    local workers, the agent) and hop 1 (the next member)."""
+    agf = F_SW | F_AGP | F_OWN
+    return [rina(AG, ag_seq(seq), 0, c, agf, step=2, hop=h, src=SRC_SW,
+                 nc=4, data=res) for h in (0, 1)]
+
+
 def v_own_chunk():
     v = Vec("own_chunk_mcast", "own chunk: AG_DATA multicast to the m = 3 "
             "local workers but the agent's host (rw_host, as rina-p4cfg "
@@ -387,11 +395,7 @@ def v_own_chunk():
     v.count("job_ctr", "contrib_in", 3)
     v.count("job_ctr", "slot_done")
     res = sums(a, b, d, u)
-    agf = F_SW | F_AGP | F_OWN
-    body0 = rina(AG, ag_seq(seq), 0, c, agf, step=2, hop=0, src=SRC_SW,
-                 nc=4, data=res)
-    body1 = rina(AG, ag_seq(seq), 0, c, agf, step=2, hop=1, src=SRC_SW,
-                 nc=4, data=res)
+    body0, body1 = own_results(seq, c, res)
     for w in WORKERS[1:]:
         v.out(w["tor_port"], from_agent(w, body0),
               "AG_DATA seq %d (seq + L*P) hop 0 to rank %d" %
@@ -1569,11 +1573,7 @@ def v_ecn():
     v.count("job_ctr", "contrib_in", 3)
     v.count("job_ctr", "slot_done")
     res = sums(a, b, d, u)
-    agf = F_SW | F_AGP | F_OWN
-    body0 = rina(AG, ag_seq(seq), 0, c2, agf, step=2, hop=0, src=SRC_SW,
-                 nc=4, data=res)
-    body1 = rina(AG, ag_seq(seq), 0, c2, agf, step=2, hop=1, src=SRC_SW,
-                 nc=4, data=res)
+    body0, body1 = own_results(seq, c2, res)
     for w in WORKERS:
         v.out(w["tor_port"], from_agent(w, body0, CE),
               "AG_DATA hop 0 to rank %d, CE" % w["rank"])
@@ -1589,8 +1589,8 @@ def v_ecn():
         "and to the agent, CE still")
     v.inp(2, contrib(WORKERS[1], seq, s3, c2, b, flags=F_RETX, tos=ECT0),
           "contrib rank 2 RETX, ECT(0)")
-    reemit = rina(AG, ag_seq(seq), 0, c2, agf | F_RETX, step=2, hop=0,
-                  src=SRC_SW, nc=4, data=res)
+    reemit = rina(AG, ag_seq(seq), 0, c2, F_SW | F_AGP | F_OWN | F_RETX,
+                  step=2, hop=0, src=SRC_SW, nc=4, data=res)
     v.out(2, from_agent(WORKERS[1], reemit, CE), "AG_DATA (RETX) to rank "
           "2, CE")
     to_agent(v, reemit, "AG_DATA (RETX) to the agent, CE", CE)
