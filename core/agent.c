@@ -450,7 +450,7 @@ static void emit_result(struct rina_agent_core *a, struct rina_agent_agg *sl,
 }
 
 static void ackq_push(struct rina_agent_core *a, struct rina_agent_ackq *q,
-		      __u16 round, __u32 seq, int now);
+		      __u16 round, __u32 seq, int at_once);
 
 /* Send "to" again an allgather packet of the cache. */
 static void repair_one(struct rina_agent_core *a,
@@ -727,13 +727,13 @@ static void ackq_flush(struct rina_agent_core *a, struct rina_agent_ackq *q)
 }
 
 /*
- * now: send it at once with what is gathered: a retry (its sender lost
+ * at_once: send it with what is gathered: a retry (its sender lost
  * our ACK, or waits for it), or the last packet of its chunk, so that no
  * chunk's tail waits for the delay (a worker probes after 2 ms of
  * silence).
  */
 static void ackq_push(struct rina_agent_core *a, struct rina_agent_ackq *q,
-		      __u16 round, __u32 seq, int now)
+		      __u16 round, __u32 seq, int at_once)
 {
 	__u32 max = (a->max_msg - RINA_HDR_LEN) / 4;
 
@@ -745,7 +745,7 @@ static void ackq_push(struct rina_agent_core *a, struct rina_agent_ackq *q,
 		q->t0 = a->ops->now_us(a->ctx);
 	q->round = round;
 	q->seq[q->n++] = seq;
-	if (now)
+	if (at_once)
 		ackq_flush(a, q);
 }
 
@@ -834,6 +834,7 @@ static void ag_from_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 	__u32 seq = rina_ntohl(h->seq), L = a->cfg.L;
 	int own = rina_ntohs(h->chunk) == rina_own_chunk(a->cfg.member, L);
 	__u8 hop = own ? 1 : (__u8)(h->hop + 1);
+	struct rina_agent_ackq *q = own ? &a->held : &a->ag_up;
 
 	if (len > a->max_msg || (!own && L < 2)) {
 		a->st.bad++;
@@ -846,15 +847,14 @@ static void ag_from_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 	relay_to_host(a, h, len);
 	if (rina_keymap_get(&a->ag, round, seq)) {
 		a->st.dup++;	/* our ACK was lost */
-		ackq_push(a, own ? &a->held : &a->ag_up, round, seq, 1);
+		ackq_push(a, q, round, seq, 1);
 		return;
 	}
 	if (!ag_store(a, h, len, hop < L, hop))
 		return;	/* no copy, no ACK: the sender tries again */
 	if (!own)
 		a->st.ag_in++;
-	ackq_push(a, own ? &a->held : &a->ag_up, round, seq,
-		  h->flags & RINA_F_LAST);
+	ackq_push(a, q, round, seq, h->flags & RINA_F_LAST);
 }
 
 /*

@@ -33,7 +33,7 @@ void tor_allgather(struct rina_tor *sw, struct tor_headers *hdr,
 		if (r->hop + 1u < meta->job.ring_len)
 			meta->emit |= RINA_EMIT_NEXT;
 		r->flags |= RINA_F_FROM_SWITCH;
-		meta->out_ecn = hdr->ipv4.diffserv & 3;	/* as it came */
+		meta->out_ecn = tor_in_ecn(hdr);	/* as it came */
 		break;
 	case RINA_OP_ACK:
 		meta->ev |= 1u << RINA_TC_ACK_IN;

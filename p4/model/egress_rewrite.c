@@ -100,8 +100,11 @@ int tor_egress_rewrite(struct rina_tor *sw, struct tor_headers *hdr,
 	}
 	rina_memcpy(hdr->eth.dst, e->mac, 6);
 	rina_memcpy(hdr->eth.src, meta->job.agent_mac, 6);
-	/* ACKs are not ECN-capable (RFC 3168 6.1.4), results as made */
-	hdr->ipv4.diffserv = op == RINA_OP_ACK || e->cls == RINA_RW_UP ? 0 :
+	/*
+	 * ACKs (the UP replica became one) are not ECN-capable, RFC 3168
+	 * 6.1.4; results leave as the ingress made them
+	 */
+	hdr->ipv4.diffserv = (hdr->rina.ver_op & 0xf) == RINA_OP_ACK ? 0 :
 			     meta->out_ecn;
 	hdr->ipv4.identification = 0;
 	hdr->ipv4.flags_frag = 0x4000;

@@ -37,8 +37,7 @@ static void result_header(struct tor_headers *hdr, struct tor_meta *meta,
 	__u8 keep = r->flags & RINA_F_LAST;
 
 	r->flags = RINA_F_FROM_SWITCH | keep | extra_flags;
-	meta->out_ecn = rina_slot_result_ecn(&meta->slot,
-					     hdr->ipv4.diffserv & 3);
+	meta->out_ecn = rina_slot_result_ecn(&meta->slot, tor_in_ecn(hdr));
 	if (meta->overflow)
 		r->flags |= RINA_F_OVERFLOW;
 	r->src_id = meta->job.src_id;

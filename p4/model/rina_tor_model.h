@@ -106,6 +106,12 @@ struct tor_meta {
 	__u16	egress_port;
 };
 
+/* The arriving packet's IPv4 ECN field (RINA_ECN_*, core/slot.h). */
+static inline __u8 tor_in_ecn(const struct tor_headers *hdr)
+{
+	return hdr->ipv4.diffserv & 3;
+}
+
 /* ---- tables --------------------------------------------------------- */
 
 struct tor_job_entry {

@@ -62,7 +62,7 @@ void tor_slot_tag(struct rina_tor *sw, struct tor_headers *hdr,
 					      hdr->rina.exp,
 					      hdr->rina.num_contrib, 0,
 					      meta->exp_mask);
-	rina_slot_mark(&meta->slot, hdr->ipv4.diffserv & 3,
+	rina_slot_mark(&meta->slot, tor_in_ecn(hdr),
 		       (hdr->rina.ver_op & 0xf) == RINA_OP_SR_PARTIAL);
 	slot_write(sw, meta->reg_idx, &meta->slot);
 }

@@ -1431,6 +1431,25 @@ def v_tagged():
     return v
 
 
+ECN_NAME = {0: "Not-ECT", ECT0: "ECT(0)", CE: "CE"}
+
+
+def ecn_reemit(v, w, seq, slot, c, data, res, tos_in, tos_out, why):
+    """A worker retransmits a contribution of a done slot (chunk c) with
+    ECN field tos_in: the ToR re-sends its partial res with tos_out."""
+    v.c(why)
+    v.inp(w["tor_port"], contrib(w, seq, slot, c, data, flags=F_RETX,
+                                 tos=tos_in),
+          "contrib rank %d RETX, %s" % (w["rank"], ECN_NAME[tos_in]))
+    v.out(UPLINK, out_partial(seq, slot + P, c, res, 4, step=2,
+                              flags=F_SW | F_RETX, tos=tos_out),
+          "SR_PARTIAL re-emitted, %s" % ECN_NAME[tos_out])
+    v.count("job_ctr", "contrib_in")
+    v.count("job_ctr", "dup")
+    v.count("job_ctr", "reemit")
+    v.count("job_out", "partial_out")
+
+
 def v_ecn():
     v = Vec("ecn_marks", "ECN through the aggregator: a slot keeps the CE "
             "marks of the packets that join it; its result leaves CE if a "
@@ -1464,17 +1483,10 @@ def v_ecn():
     v.out(UPLINK, out_ack(0, s - P, 1, c), "ACK seq 0, tos 0, no ECN_ECHO")
     v.count("job_out", "partial_out")
     v.count("job_out", "ack_out")
-    v.c("(a) after completion: rank 1 retransmits, CE: the partial is "
-        "re-sent ECT(0) (a duplicate joins nothing, marks nothing)")
-    v.inp(1, contrib(WORKERS[0], 0, s, c, a, flags=F_RETX, tos=CE),
-          "contrib rank 1 RETX, CE")
-    v.out(UPLINK, out_partial(0, s + P, c, sums(a, b, d, u), 4, step=2,
-                              flags=F_SW | F_RETX, tos=ECT0),
-          "SR_PARTIAL re-emitted, ECT(0)")
-    v.count("job_ctr", "contrib_in")
-    v.count("job_ctr", "dup")
-    v.count("job_ctr", "reemit")
-    v.count("job_out", "partial_out")
+    ecn_reemit(v, WORKERS[0], 0, s, c, a, sums(a, b, d, u), CE, ECT0,
+               "(a) after completion: rank 1 retransmits, CE: the partial "
+               "is re-sent ECT(0) (a duplicate joins nothing, marks "
+               "nothing)")
     v.count("tor_ctr", "ok", 6)
 
     v.c("(b) chunk 0 packet 1 (seq 1, slot %d): rank 2's contribution "
@@ -1499,17 +1511,10 @@ def v_ecn():
           "ECN_ECHO: the upstream's partial was not CE")
     v.count("job_out", "partial_out")
     v.count("job_out", "ack_out")
-    v.c("(b) after completion: rank 3 retransmits, not ECN-capable: the "
-        "re-sent partial is CE still (the slot keeps the mark)")
-    v.inp(3, contrib(WORKERS[2], 1, s + 1, c, d, flags=F_RETX),
-          "contrib rank 3 RETX, Not-ECT")
-    v.out(UPLINK, out_partial(1, s + 1 + P, c, res_b, 4, step=2,
-                              flags=F_SW | F_RETX, tos=CE),
-          "SR_PARTIAL re-emitted, CE")
-    v.count("job_ctr", "contrib_in")
-    v.count("job_ctr", "dup")
-    v.count("job_ctr", "reemit")
-    v.count("job_out", "partial_out")
+    ecn_reemit(v, WORKERS[2], 1, s + 1, c, d, res_b, 0, CE,
+               "(b) after completion: rank 3 retransmits, not "
+               "ECN-capable: the re-sent partial is CE still (the slot "
+               "keeps the mark)")
     v.count("tor_ctr", "ok", 5)
 
     s2 = s + 2 * W
