@@ -394,13 +394,6 @@ static void store_be(const struct rina_agent_core *a, __be32 *out,
 		rina_agg_store_be(out, acc, n);
 }
 
-/* The allgather seq of an own-chunk result: its reduce-scatter seq + L·P. */
-static __u32 ag_seq(const struct rina_agent_core *a, __u32 sr_seq,
-		    __u16 p_chunk)
-{
-	return sr_seq + a->cfg.L * p_chunk;
-}
-
 /* Emit a completed slot's result (also used to re-emit it). */
 static void emit_result(struct rina_agent_core *a, struct rina_agent_agg *sl,
 			const struct rina_agent_addr *from, int retx)
@@ -431,7 +424,7 @@ static void emit_result(struct rina_agent_core *a, struct rina_agent_agg *sl,
 		a->st.partial_out++;
 		return;
 	}
-	h->seq = rina_htonl(ag_seq(a, sl->s.seq, sl->p_chunk));
+	h->seq = rina_htonl(rina_seq_ag_of(L, sl->p_chunk, sl->s.seq));
 	h->flags |= RINA_F_AG_PHASE | RINA_F_OWN_FINAL;
 	if (retx && from) {	/* one worker lost its copy */
 		xmit(a, from, h, len);
@@ -532,7 +525,7 @@ static void ask_again(struct rina_agent_core *a, struct rina_agent_agg *sl,
 	if (!own || k < 0 || a->cfg.L < 2)
 		return;
 	p.h.flags = RINA_F_AG_PHASE;
-	p.h.seq = rina_htonl(ag_seq(a, sl->s.seq, sl->p_chunk));
+	p.h.seq = rina_htonl(rina_seq_ag_of(a->cfg.L, sl->p_chunk, sl->s.seq));
 	p.seq = p.h.seq;
 	xmit(a, &a->cfg.next, &p, sizeof(p));
 	a->st.asks_out++;
@@ -587,7 +580,7 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 		return;
 	}
 	sl = rina_keymap_get(&a->agg, key.round, key.seq);
-	agseq = ag_seq(a, key.seq, rina_ntohs(h->p_chunk));
+	agseq = rina_seq_ag_of(a->cfg.L, rina_ntohs(h->p_chunk), key.seq);
 	if ((!sl || !(sl->s.bitmap & a->up_bit)) && k >= 0 &&
 	    chunk == rina_own_chunk(a->cfg.member, a->cfg.L) &&
 	    rina_keymap_get(&a->ag, key.round, agseq)) {

@@ -71,4 +71,18 @@ static inline __u64 rina_rtt_rto(const struct rina_rtt *r, __u64 floor_us,
 	return rto > cap_us ? cap_us : rto;
 }
 
+/*
+ * When a timer armed at deadline (send time + rto_us) fires if it is
+ * restarted by every acknowledgement of new data (RFC 6298 5.3), the
+ * last at last_ack_us: while ACKs keep coming, nothing is overdue; a
+ * packet lost among them is RACK's to find (core/rack.h).
+ */
+static inline __u64 rina_rto_due(__u64 deadline_us, __u64 last_ack_us,
+				 __u64 rto_us)
+{
+	__u64 restart = last_ack_us + rto_us;
+
+	return deadline_us > restart ? deadline_us : restart;
+}
+
 #endif /* RINA_CORE_RTT_H */

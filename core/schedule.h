@@ -96,6 +96,16 @@ static inline __u32 rina_seq(const struct rina_sched *s, __u64 b, __u32 c,
 	return (__u32)(b * 2 * lp + (ag ? lp : 0) + (__u64)c * s->P + p);
 }
 
+/*
+ * The allgather seq of the packet whose reduce-scatter seq is sr_seq (a
+ * block holds L·P reduce-scatter seqs, then as many allgather ones).
+ * Takes L and P alone: the agent core knows no struct rina_sched.
+ */
+static inline __u32 rina_seq_ag_of(__u32 L, __u32 P, __u32 sr_seq)
+{
+	return sr_seq + L * P;
+}
+
 static inline void rina_seq_decode(const struct rina_sched *s, __u32 seq,
 				   struct rina_pkt_id *id)
 {

@@ -279,6 +279,12 @@ static void test_rtt(void)
 		    "rtt: the base RTT is forgotten after its window");
 	ktap_result(rina_rtt_rto(&r, 2000, 30000) == 30000,
 		    "rtt: the RTO is capped");
+	/* sent at 1000 with a 10 ms RTO: due at 11000 ... */
+	ktap_result(rina_rto_due(11000, 0, 10000) == 11000 &&
+		    rina_rto_due(11000, 5000, 10000) == 15000 &&
+		    rina_rto_due(11000, 30000, 10000) == 40000 &&
+		    rina_rto_due(11000, 1000, 10000) == 11000,
+		    "rtt: a timer restarted by every ACK of new data (RFC 6298 5.3)");
 }
 
 /*
@@ -466,7 +472,7 @@ static void test_job_params(void)
 
 int main(void)
 {
-	ktap_plan(30);
+	ktap_plan(31);
 	test_slow_start_and_cap();
 	test_loss();
 	test_delay();

@@ -29,10 +29,10 @@ defer rm -rf "$tmp"
 require_root
 require_cmd python3 ip ethtool
 
-ktap_plan 18
+ktap_plan 19
 
 if [ ! -x "$top/build/bin/rina-tor" ] || [ ! -x "$bench" ]; then
-	for j in $(seq 18); do
+	for j in $(seq 19); do
 		ktap_skip "rina-tor case $j" "build/bin/rina-tor not built"
 	done
 	ktap_finish
@@ -380,5 +380,28 @@ else
 	ktap_fail "killed INA-rack worker" \
 		"exit $rc, $errs clear errors, ${secs}s, removed $removed"
 fi
+
+# 19: the member upstream of an INA rack loses 3% of what it sends (its
+# partials, its allgather forwards): it finds those losses from the
+# rack's later ACKs of the same chunk (RACK per chunk and phase, ring.c),
+# not only from its timer, which after a burst resent one partial per
+# period. Exact, and that rank's fast_retransmits > 0 (there were none
+# towards an INA member before). 2x2, rack 0 INA: the ring is rack 0,
+# rank 2, rank 3, so rank 3 is upstream of the rack.
+printf '#!/bin/sh\n[ "$RINA_RANK" = 3 ] && export RINA_FAULT_DROP_PPM=30000\nexec %s "$@"\n' \
+	"$bench" >"$tmp/drop3.sh"
+chmod +x "$tmp/drop3.sh"
+saved_bench=$bench
+bench=$tmp/drop3.sh
+bench upstream-drop 2x2 0 -- -d int32 -b 64K -e 1M -f 4
+rc=$?
+bench=$saved_bench
+fr=$(grep '^\[rank 3\] {' "$tmp/upstream-drop.out" |
+	grep -o '"fast_retransmits":[0-9]*' |
+	awk -F: '{s += $2} END {print s + 0}')
+[ "$fr" -gt 0 ] || rc=95
+report upstream-drop "$rc" \
+	"member upstream of an INA rack at 3% loss: exact, its losses found by RACK ($fr fast retransmits)" \
+	upstream-drop 4 3
 
 ktap_finish

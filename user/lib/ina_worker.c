@@ -235,6 +235,13 @@ static int wpump(struct wcall *k)
  * process), doubled on every probe pass that brought no delivery, within
  * the contribution timer's cap.
  */
+/* RACK found a loss in the last 8 SRTT: the path loses, timers hurry */
+static bool wlossy(const struct wcall *k, uint64_t now)
+{
+	return k->last_loss &&
+	       now - k->last_loss < 8 * k->c->to_agg.rtt.srtt_us;
+}
+
 static uint64_t wpto(const struct wcall *k, uint64_t now)
 {
 	const struct rina_rtt *rtt = &k->c->to_agg.rtt;
@@ -242,12 +249,31 @@ static uint64_t wpto(const struct wcall *k, uint64_t now)
 
 	if (!pto)	/* no sample yet: the job's timer (RFC 8985: 1 s) */
 		pto = k->c->rto_us;
-	else if (k->last_loss && now - k->last_loss < 8 * rtt->srtt_us)
+	else if (wlossy(k, now))
 		pto = 2 * rtt->base_us;
 	if (pto < RINA_PTO_MIN_US)
 		pto = RINA_PTO_MIN_US;
 	pto <<= k->probes < 8 ? k->probes : 8;
 	return pto > RINA_RTO_SLOT_MAX_US ? RINA_RTO_SLOT_MAX_US : pto;
+}
+
+/*
+ * When a contribution's timer expires: its own deadline, restarted by
+ * every delivery (RFC 6298 5.3, core/rtt.h). A delivery waits for
+ * upstream and the next member, so a worker running ahead of the ring
+ * sees its oldest contributions wait far longer than any round trip it
+ * sampled while deliveries keep coming: timed from the send alone, the
+ * workers of a mixed 2x4 ring at 25 Mbit/s resent one contribution in
+ * eight, nearly all held by the ToR already, and halved their windows
+ * for it. A loss among them is RACK's to find, from the deliveries
+ * after it. Not while RACK finds losses (wlossy()): there the timer is
+ * what ends a stall (at 10% loss the restart cost 13%).
+ */
+static uint64_t wdue(const struct wcall *k, const struct contrib *x,
+		     uint64_t now)
+{
+	return wlossy(k, now) ? x->deadline :
+	       rina_rto_due(x->deadline, k->last_done, x->rto);
 }
 
 /* Retransmissions of one pass at most: the rest wait for the next. */
@@ -363,7 +389,7 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 		if (x->done)
 			continue;
 		lost = rina_rack_lost(&k->rack[x->step], x->t_sent, 0);
-		if (lost || x->deadline <= now) {
+		if (lost || wdue(k, x, now) <= now) {
 			if (n >= credit) {
 				held = true;
 				continue;
@@ -380,8 +406,8 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 			n++;
 			k->retx_pos = j + 1;
 		}
-		if (x->deadline < next)
-			next = x->deadline;
+		if (wdue(k, x, now) < next)
+			next = wdue(k, x, now);
 	}
 	rina_cc_retx_spend(&path->cc, n);
 	/*
@@ -559,8 +585,8 @@ static int wrx_resend(struct wcall *k, const struct rina_hdr *h)
 		if (seq >= k->s.seqs || !k->ct_of_seq[seq])
 			continue;
 		rina_seq_decode(&k->s, seq, &id);
-		if (id.ag || rina_bit_test(k->agmap, rina_seq(&k->s, id.block,
-				id.chunk, id.pkt, 1)))
+		if (id.ag || rina_bit_test(k->agmap,
+					   rina_seq_ag_of(k->s.L, k->s.P, seq)))
 			continue;
 		x = &k->ct[k->ct_of_seq[seq] - 1];
 		if (!x->sent || now - x->t_sent < RINA_PTO_MIN_US)

@@ -70,6 +70,7 @@ struct call {
 	bool		asked;
 
 	struct rina_rack rack;		/* downstream's ACKs (core/rack.h) */
+	struct rina_rack *ord_rack;	/* towards an INA member: per order */
 	uint64_t	expect_rx, got_rx;
 	uint64_t	expect_ack, got_ack;
 	uint64_t	last_progress;
@@ -350,6 +351,22 @@ static int resend(struct call *k, struct out_ent *e, uint64_t now)
 	return 0;
 }
 
+/*
+ * Towards an INA member, the ACKs of one chunk's packets of one phase
+ * come in the order they were sent: each completes a slot, and the
+ * slots of a chunk complete in the order their last contribution or
+ * partial arrives, which every sender sends in ordinal order. Across
+ * chunks (steps) and phases they do not. One rina_rack per chunk and
+ * phase, as the INA workers keep one per step (ina_worker.c).
+ */
+static struct rina_rack *ord_rack_of(struct call *k, uint32_t seq)
+{
+	struct rina_pkt_id id;
+
+	rina_seq_decode(&k->s, seq, &id);
+	return &k->ord_rack[id.ag * k->s.L + id.chunk];
+}
+
 static int retransmit(struct call *k, uint64_t *wait_us)
 {
 	uint64_t now = rina_now_us(), next = UINT64_MAX;
@@ -362,10 +379,24 @@ static int retransmit(struct call *k, uint64_t *wait_us)
 	for (j = 0; j < k->nout; j++) {
 		struct out_ent *e = &k->out[j];
 
-		/* an INA member acks at slot completion, out of order */
 		if (!k->ordwin && rina_rack_lost(&k->rack, e->t_sent, reo)) {
 			k->c->st.fast_retransmits++;
 			rina_cc_on_loss(&path->cc, &path->rtt, now);
+			ret = resend(k, e, now);
+			if (ret)
+				return ret;
+		} else if (k->ordwin &&
+			   rina_rack_lost(ord_rack_of(k, e->seq), e->t_sent,
+					  reo)) {
+			/*
+			 * An INA member's slot that completes later than a
+			 * younger one of its chunk lacks our partial, or a
+			 * worker's contribution that the worker's own RACK
+			 * resends: no congestion signal of our path
+			 * alone, so no cut. Resending ours costs a
+			 * duplicate the ToR drops.
+			 */
+			k->c->st.fast_retransmits++;
 			ret = resend(k, e, now);
 			if (ret)
 				return ret;
@@ -527,6 +558,8 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 				sample = rtt;
 		}
 		rina_rack_acked(&k->rack, e->t_sent);
+		if (k->ordwin && !e->tries)
+			rina_rack_acked(ord_rack_of(k, seq), e->t_sent);
 		out_remove(k, seq);
 		rina_bit_test_and_set(k->ackmap, seq);
 		if (k->ordwin && seq % (2 * k->s.L * k->s.P) <
@@ -569,7 +602,7 @@ static uint32_t answer_seq(struct call *k, uint32_t seq, bool ag, uint64_t now)
 		return id.ag && rina_bit_test(k->rxmap, seq) ? seq : UINT32_MAX;
 	if (id.ag)
 		return UINT32_MAX;
-	agseq = rina_seq(&k->s, id.block, id.chunk, id.pkt, 1);
+	agseq = rina_seq_ag_of(L, k->s.P, seq);
 	if (rina_bit_test(k->rxmap, agseq))
 		return id.chunk != (k->i + 2) % L ? agseq : UINT32_MAX;
 	if (!k->outpos[seq])
@@ -683,6 +716,7 @@ static void call_free(struct call *k)
 	free(k->sr_ready);
 	free(k->sr_done);
 	free(k->sr_acked);
+	free(k->ord_rack);
 	free(k->out);
 }
 
@@ -795,7 +829,9 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 		k->sr_ready = zalloc(RINA_BITMAP_WORDS(k->nord) * 8);
 		k->sr_done = zalloc(RINA_BITMAP_WORDS(k->nord) * 8);
 		k->sr_acked = zalloc(RINA_BITMAP_WORDS(k->nord) * 8);
-		if (!k->sr_ready || !k->sr_done || !k->sr_acked) {
+		k->ord_rack = zalloc(2 * k->s.L * sizeof(*k->ord_rack));
+		if (!k->sr_ready || !k->sr_done || !k->sr_acked ||
+		    !k->ord_rack) {
 			ret = rina_fail(RINA_ERR_NOMEM, "out of memory");
 			goto out;
 		}
