@@ -7,7 +7,8 @@
 #   make bench      rina-bench side by side with its baselines, then the
 #                   XDP and transport micro-benchmarks (scripts/bench_micro.sh),
 #                   a job secret's cost (bench_auth.sh), INA under loss
-#                   (bench_loss.sh);
+#                   (bench_loss.sh), Rina beside an iperf3 TCP flow
+#                   (bench_coexist.sh);
 #                   BENCH_DDP=1: also PyTorch DDP step times (~12 min,
 #                   scripts/bench_ddp.sh)
 #   make check-vm   kernel module tests in qemu (part of make check)
@@ -148,6 +149,7 @@ bench: deps
 	$(Q)$(TOP)/scripts/bench_micro.sh
 	$(Q)$(TOP)/scripts/bench_auth.sh
 	$(Q)$(TOP)/scripts/bench_loss.sh
+	$(Q)$(TOP)/scripts/bench_coexist.sh
 	$(Q)if [ "$${BENCH_DDP:-0}" = 1 ]; then $(TOP)/scripts/bench_ddp.sh; fi
 
 clean:
