@@ -448,6 +448,16 @@ static int mismatch(struct call *k, const struct rina_hdr *h,
 			 (unsigned long long)k->c->st.calls);
 }
 
+/*
+ * Whether allgather data of chunk goes on to the next member: not when
+ * the next member owns the chunk ((i + 2) mod L): its allgather started
+ * there and has come all the way round.
+ */
+static bool forwards_ag(const struct call *k, uint32_t chunk)
+{
+	return chunk != rina_own_chunk((k->i + 1) % k->s.L, k->s.L);
+}
+
 static int rx_data(struct call *k, const struct rina_hdr *h,
 		   const struct rina_addr *from, uint8_t ecn)
 {
@@ -501,8 +511,7 @@ static int rx_data(struct call *k, const struct rina_hdr *h,
 		rina_bit_test_and_set(k->ovfmap, (uint32_t)pktno);
 	if (ag) {
 		rina_reduce->load_be(k->acc + off, pl, len);
-		/* forward unless the next member owns the chunk's origin */
-		if (id.chunk != (k->i + 2) % L)
+		if (forwards_ag(k, id.chunk))
 			k->fwdq[k->fwd_tail++] = seq;
 		return 0;
 	}
@@ -604,7 +613,7 @@ static uint32_t answer_seq(struct call *k, uint32_t seq, bool ag, uint64_t now)
 		return UINT32_MAX;
 	agseq = rina_seq_ag_of(L, k->s.P, seq);
 	if (rina_bit_test(k->rxmap, agseq))
-		return id.chunk != (k->i + 2) % L ? agseq : UINT32_MAX;
+		return forwards_ag(k, id.chunk) ? agseq : UINT32_MAX;
 	if (!k->outpos[seq])
 		return rina_bit_test(k->ackmap, seq) ? seq : UINT32_MAX;
 	e = &k->out[k->outpos[seq] - 1];
@@ -732,8 +741,7 @@ static void count_expected(struct call *k)
 				if (!rina_pkt_sent(s, b, c, p))
 					continue;
 				k->expect_rx += (c != k->i) + (c != own);
-				k->expect_ack += (c != own) +
-						 (c != (k->i + 2) % L);
+				k->expect_ack += (c != own) + forwards_ag(k, c);
 			}
 }
 
