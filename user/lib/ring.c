@@ -29,6 +29,7 @@ struct out_ent {
 	uint64_t	t_sent;		/* last (re)transmission */
 	uint64_t	rto;
 	uint64_t	deadline;	/* timer */
+	uint32_t	order;		/* towards an INA member: ord_rack[] */
 };
 
 struct call {
@@ -228,6 +229,29 @@ static void ord_advance(struct call *k)
 		k->ord_base++;
 }
 
+/*
+ * Towards an INA member, the ACKs of one chunk's packets of one phase
+ * come in the order they were sent: each completes a slot, and the
+ * slots of a chunk complete in the order their last contribution or
+ * partial arrives, which every sender sends in ordinal order. Across
+ * chunks (steps) and phases they do not. One rina_rack per chunk and
+ * phase (ord_rack[]), as the INA workers keep one per step
+ * (ina_worker.c); a packet's is found once, when it is first sent.
+ */
+static uint32_t order_of(const struct call *k, uint32_t seq)
+{
+	struct rina_pkt_id id;
+
+	rina_seq_decode(&k->s, seq, &id);
+	return id.ag * k->s.L + id.chunk;
+}
+
+/* The RACK state that a packet's ACK updates and its loss is judged by. */
+static struct rina_rack *rack_of(struct call *k, const struct out_ent *e)
+{
+	return k->ordwin ? &k->ord_rack[e->order] : &k->rack;
+}
+
 static int send_new(struct call *k, uint32_t seq, uint64_t now)
 {
 	struct out_ent *e;
@@ -238,6 +262,7 @@ static int send_new(struct call *k, uint32_t seq, uint64_t now)
 		return ret;
 	e = &k->out[k->nout];
 	e->seq = seq;
+	e->order = k->ordwin ? order_of(k, seq) : 0;
 	e->tries = 0;
 	e->t_sent = now;
 	e->rto = k->ordwin ? rina_path_rto_slot(k->c, &k->c->to_next) :
@@ -359,14 +384,6 @@ static int resend(struct call *k, struct out_ent *e, uint64_t now)
  * chunks (steps) and phases they do not. One rina_rack per chunk and
  * phase, as the INA workers keep one per step (ina_worker.c).
  */
-static struct rina_rack *ord_rack_of(struct call *k, uint32_t seq)
-{
-	struct rina_pkt_id id;
-
-	rina_seq_decode(&k->s, seq, &id);
-	return &k->ord_rack[id.ag * k->s.L + id.chunk];
-}
-
 static int retransmit(struct call *k, uint64_t *wait_us)
 {
 	uint64_t now = rina_now_us(), next = UINT64_MAX;
@@ -379,24 +396,18 @@ static int retransmit(struct call *k, uint64_t *wait_us)
 	for (j = 0; j < k->nout; j++) {
 		struct out_ent *e = &k->out[j];
 
-		if (!k->ordwin && rina_rack_lost(&k->rack, e->t_sent, reo)) {
+		if (rina_rack_lost(rack_of(k, e), e->t_sent, reo)) {
 			k->c->st.fast_retransmits++;
-			rina_cc_on_loss(&path->cc, &path->rtt, now);
-			ret = resend(k, e, now);
-			if (ret)
-				return ret;
-		} else if (k->ordwin &&
-			   rina_rack_lost(ord_rack_of(k, e->seq), e->t_sent,
-					  reo)) {
 			/*
 			 * An INA member's slot that completes later than a
 			 * younger one of its chunk lacks our partial, or a
 			 * worker's contribution that the worker's own RACK
-			 * resends: no congestion signal of our path
-			 * alone, so no cut. Resending ours costs a
-			 * duplicate the ToR drops.
+			 * resends: no congestion signal of our path alone,
+			 * so no cut there. Resending ours costs a duplicate
+			 * the ToR drops.
 			 */
-			k->c->st.fast_retransmits++;
+			if (!k->ordwin)
+				rina_cc_on_loss(&path->cc, &path->rtt, now);
 			ret = resend(k, e, now);
 			if (ret)
 				return ret;
@@ -566,9 +577,9 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 			if (!sample || rtt < sample)
 				sample = rtt;
 		}
-		rina_rack_acked(&k->rack, e->t_sent);
-		if (k->ordwin && !e->tries)
-			rina_rack_acked(ord_rack_of(k, seq), e->t_sent);
+		/* towards an INA member, only first transmissions (Karn) */
+		if (!k->ordwin || !e->tries)
+			rina_rack_acked(rack_of(k, e), e->t_sent);
 		out_remove(k, seq);
 		rina_bit_test_and_set(k->ackmap, seq);
 		if (k->ordwin && seq % (2 * k->s.L * k->s.P) <
