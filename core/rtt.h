@@ -14,19 +14,73 @@
 #include "compat.h"
 
 /*
- * The base RTT is forgotten after this long, so that a path that got
- * longer (a route change, a busier host) is not judged as congested
- * forever; a queue that never drains for 10 s is rare.
+ * The base RTT is the lowest sample of the last 10 s, so that a path
+ * that got longer (a route change, a busier host) is not judged as
+ * congested forever.
  */
 #define RINA_RTT_BASE_WINDOW_US	10000000ULL
+
+/* One sample the base RTT's windowed minimum keeps (rina_rtt_base()). */
+struct rina_rtt_min {
+	__u64	at_us;
+	__u64	rtt_us;
+};
 
 struct rina_rtt {
 	__u64	srtt_us;	/* 0: no sample yet */
 	__u64	rttvar_us;
-	__u64	base_us;	/* lowest sample of the current window */
-	__u64	base_at_us;	/* when base_us was taken */
+	__u64	base_us;	/* lowest sample of the last window */
+	struct rina_rtt_min best[3];	/* see rina_rtt_base() */
 	__u64	latest_us;	/* the last sample */
 };
+
+/*
+ * The base RTT as a windowed minimum (Kathleen Nichols' algorithm, as
+ * Linux's lib/win_minmax.c keeps BBR's min_rtt): the lowest sample of
+ * the window, and the lowest of its later quarter and half, so that when
+ * the lowest ages out the next best of the window takes its place. Not
+ * the sample of that moment: a delay-based sender keeps a queue of up to
+ * the target standing, and a base taken from it doubles into the
+ * target (cc.c): one rank of a shaped 2x4 ring went from 33 us to 37 ms
+ * that way, a 74 ms target, no delay signal until a lower sample came.
+ */
+static inline void rina_rtt_base(struct rina_rtt *r, __u64 sample,
+				 __u64 now_us)
+{
+	const __u64 win = RINA_RTT_BASE_WINDOW_US;
+	struct rina_rtt_min s = { now_us, sample }, *b = r->best;
+
+	if (!b[0].rtt_us || sample <= b[0].rtt_us ||
+	    now_us - b[2].at_us > win) {	/* a new low, or all aged */
+		b[0] = s;
+		b[1] = s;
+		b[2] = s;
+	} else {
+		if (sample <= b[1].rtt_us) {
+			b[1] = s;
+			b[2] = s;
+		} else if (sample <= b[2].rtt_us) {
+			b[2] = s;
+		}
+		if (now_us - b[0].at_us > win) {	/* the lowest aged */
+			b[0] = b[1];
+			b[1] = b[2];
+			b[2] = s;
+			if (now_us - b[0].at_us > win) {
+				b[0] = b[1];
+				b[1] = b[2];
+			}
+		} else if (b[1].at_us == b[0].at_us &&
+			   now_us - b[0].at_us > win / 4) {
+			b[1] = s;	/* a second choice, from a later quarter */
+			b[2] = s;
+		} else if (b[2].at_us == b[1].at_us &&
+			   now_us - b[0].at_us > win / 2) {
+			b[2] = s;	/* a third, from the later half */
+		}
+	}
+	r->base_us = b[0].rtt_us;
+}
 
 /* One sample of a first transmission's round trip (Karn's rule). */
 static inline void rina_rtt_update(struct rina_rtt *r, __u64 sample,
@@ -37,11 +91,7 @@ static inline void rina_rtt_update(struct rina_rtt *r, __u64 sample,
 	if (!sample)
 		sample = 1;
 	r->latest_us = sample;
-	if (!r->base_us || sample <= r->base_us ||
-	    now_us - r->base_at_us > RINA_RTT_BASE_WINDOW_US) {
-		r->base_us = sample;
-		r->base_at_us = now_us;
-	}
+	rina_rtt_base(r, sample, now_us);
 	if (!r->srtt_us) {
 		r->srtt_us = sample;
 		r->rttvar_us = sample / 2;

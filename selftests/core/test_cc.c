@@ -255,6 +255,32 @@ static void test_timeout_and_off(void)
 		    "cc: flags 0 keeps the fixed window W");
 }
 
+/*
+ * When the lowest sample ages out, the base is the lowest of the rest of
+ * the window, not the sample of that moment (a standing queue's).
+ */
+static void test_rtt_base_window(void)
+{
+	struct rina_rtt r = { 0 };
+	__u64 t;
+
+	rina_rtt_update(&r, 1000, 1000);
+	for (t = 3000000; t <= 9000000; t += 100000)
+		rina_rtt_update(&r, t == 6000000 ? 1500 : 2500, t);
+	rina_rtt_update(&r, 20000, 10500000);
+	ktap_result(r.base_us == 1500,
+		    "rtt: an aged base gives way to the window's next lowest (%llu, not 20000)",
+		    (unsigned long long)r.base_us);
+	rina_rtt_update(&r, 20000, 16500000);
+	ktap_result(r.base_us == 2500,
+		    "rtt: and that one to the next (%llu)",
+		    (unsigned long long)r.base_us);
+	rina_rtt_update(&r, 30000, 16500000 + RINA_RTT_BASE_WINDOW_US + 1);
+	ktap_result(r.base_us == 30000,
+		    "rtt: a window with no sample left starts again (%llu)",
+		    (unsigned long long)r.base_us);
+}
+
 static void test_rtt(void)
 {
 	struct rina_rtt r = { 0 };
@@ -279,6 +305,7 @@ static void test_rtt(void)
 		    "rtt: the base RTT is forgotten after its window");
 	ktap_result(rina_rtt_rto(&r, 2000, 30000) == 30000,
 		    "rtt: the RTO is capped");
+	test_rtt_base_window();
 	/* sent at 1000 with a 10 ms RTO: due at 11000 ... */
 	ktap_result(rina_rto_due(11000, 0, 10000) == 11000 &&
 		    rina_rto_due(11000, 5000, 10000) == 15000 &&
@@ -472,7 +499,7 @@ static void test_job_params(void)
 
 int main(void)
 {
-	ktap_plan(31);
+	ktap_plan(34);
 	test_slow_start_and_cap();
 	test_loss();
 	test_delay();
