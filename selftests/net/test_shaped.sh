@@ -103,7 +103,7 @@ report()
 	fi
 }
 
-ktap_plan 15
+ktap_plan 16
 
 # 1: the shaping printed is the shaping on both ends of every link (read
 # back from tc -s qdisc in the kept namespaces), and traffic crossed each
@@ -346,6 +346,28 @@ ina_case mixed_ring_25mbit_queue_20ms_retx_below_15pct 2x2 0 4 retx
 # windowed workers waited on: no progress for 10 s in the first call
 ina_case mixed_ring_4x2_windowed_workers_exact 4x2 0 8
 
+# 13: in that ring (rack 0 INA, then ranks 2..7) the member right after
+# the rack, rank 2, takes no delay cuts: its next member's ACKs reach it
+# behind the rack's results, a queue that the rack's loss-driven feeders
+# keep full (ring.c, rx_ack()). Ranks 3..6 keep the delay signal and use
+# it; rank 7 windows towards the rack on loss alone. With the signal,
+# the member after the rack of a mixed 2x4 ring cut its window 345-726
+# times a run and held a backlog of 1000 packets
+out=$tmp/mixed_ring_4x2_windowed_workers_exact
+python3 - "$out" <<'EOF' >"$tmp/after_rack" 2>&1
+import json, re, sys
+rows = {}
+for l in open(sys.argv[1]):
+    if re.match(r"^\[rank [0-9]+\] \{", l):
+        r = json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
+        rows[r["rank"]] = r["cwnd_cuts_delay"]
+print("# delay cuts per rank: %s" % rows)
+ok = len(rows) == 8 and rows[2] == 0 and rows[7] == 0 and \
+     all(rows[i] > 0 for i in range(3, 7))
+sys.exit(0 if ok else 1)
+EOF
+report member_after_ina_rack_no_delay_cuts $? "$tmp/after_rack"
+
 # ecn_rows OUT NRANKS on|off|ina: rina-bench --json rows of OUT; on: every
 # rank received CE-marked packets, was told of marks on its own (the
 # echo: at most what its peers received marked) and cut its window for
@@ -404,15 +426,15 @@ ecn_case()
 	report "$1" "$rc" "$out"
 }
 
-# 13: loss and ECN alone (no delay signal): marks reach every receiver,
+# 14: loss and ECN alone (no delay signal): marks reach every receiver,
 # come back in the ACKs and cut the senders' windows
 ecn_case ecn_marks_echoed_and_cut_windows_exact loss,ecn on
 
-# 14: with the ECN signal off the ranks do not send ECN-capable packets:
+# 15: with the ECN signal off the ranks do not send ECN-capable packets:
 # the marker leaves them alone, and nobody reacts to marks
 ecn_case ecn_signal_off_nothing_marked loss,delay off
 
-# 15: a mixed ring (rack 0 INA through rina-tor): the ToR marks a result
+# 16: a mixed ring (rack 0 INA through rina-tor): the ToR marks a result
 # whose contributions came marked, the downstream member echoes it, the
 # ToR fans the echo out, and the INA workers cut their windows for it
 # (without the ToR's marks and the workers' reaction their ECN counters
