@@ -38,17 +38,10 @@ for ((rep = 0; rep < reps; rep++)); do
 		--queue 20ms --timeout $((secs * 12 + 60)) -- \
 		bash -c '
 		bench=$0 secs=$1 calls=$2 d=$RINA_RUN_DIR
+		. "$3"
 		case $RINA_RANK in
-		3)	iperf3 -s -1 -B 198.18.1.2 >/dev/null 2>&1 &
-			for i in $(seq 50); do
-				ss -ltn | grep -q ":5201 " && break
-				sleep 0.1
-			done
-			touch "$d/iperf.ready" ;;
-		0)	(for i in $(seq 100); do
-				[ -e "$d/iperf.ready" ] && break
-				sleep 0.1
-			 done
+		3)	iperf_serve 198.18.1.2 ;;
+		0)	(iperf_await
 			 sleep 1	# the ranks greet each other and start
 			 tx0=$(cat /sys/class/net/eth0/statistics/tx_bytes)
 			 iperf3 -c 198.18.1.2 -t "$secs" -J >"$d/iperf.json" 2>&1
@@ -61,7 +54,8 @@ for ((rep = 0; rep < reps; rep++)); do
 		if [ "$RINA_RANK" = 0 ]; then
 			echo "coexist-eth0 $(cat "$d/eth0.tx")"
 			echo "coexist-iperf $(tr -d "\n" <"$d/iperf.json")"
-		fi' "$BENCH" "$secs" $((secs * 3 + 6)) >"$log" 2>&1
+		fi' "$BENCH" "$secs" $((secs * 3 + 6)) "$top/scripts/iperf_pair.sh" \
+		>"$log" 2>&1
 	rc=$?
 	/usr/bin/python3 - "$log" "$rate" "$secs" "$rep" "$rc" >>"$rows" <<'PY'
 import json, re, sys

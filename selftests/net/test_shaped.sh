@@ -259,22 +259,16 @@ else
 	"$RUN" --topo 2x2 --rate 20mbit --queue 64k --timeout 120 -- \
 		bash -c '
 		bench=$0 j=$1
+		. "$2"
 		case $RINA_RANK in
-		3)	iperf3 -s -1 -B 198.18.1.2 >/dev/null 2>&1 &
-			for i in $(seq 50); do
-				ss -ltn | grep -q ":5201 " && break
-				sleep 0.1
-			done
-			touch "$RINA_RUN_DIR/iperf.ready" ;;
-		0)	for i in $(seq 100); do
-				[ -e "$RINA_RUN_DIR/iperf.ready" ] && break
-				sleep 0.1
-			done
+		3)	iperf_serve 198.18.1.2 ;;
+		0)	iperf_await
 			iperf3 -c 198.18.1.2 -t 8 -J >"$j" 2>&1 &
 			sleep 1 ;;
 		esac
 		"$bench" -b 1M -e 1M -n 3 -w 0 --json || exit 1
-		wait' "$BENCH" "$tmp/iperf.json" >"$out" 2>&1
+		wait' "$BENCH" "$tmp/iperf.json" "$top/scripts/iperf_pair.sh" \
+		>"$out" 2>&1
 	rc=$?
 	[ "$rc" -eq 0 ] && { check_rows "$out" 4 20000000 || rc=1; }
 	report "iperf3_coexistence_rina_exact" "$rc" "$out"

@@ -382,12 +382,9 @@ static int resend(struct call *k, struct out_ent *e, uint64_t now)
 }
 
 /*
- * Towards an INA member, the ACKs of one chunk's packets of one phase
- * come in the order they were sent: each completes a slot, and the
- * slots of a chunk complete in the order their last contribution or
- * partial arrives, which every sender sends in ordinal order. Across
- * chunks (steps) and phases they do not. One rina_rack per chunk and
- * phase, as the INA workers keep one per step (ina_worker.c).
+ * Losses found by RACK (rack_of()) are resent at once; of the packets
+ * overdue on their timer the oldest, or all of them where the next
+ * member asked for them (lost ACKs).
  */
 static int retransmit(struct call *k, uint64_t *wait_us)
 {
@@ -471,7 +468,8 @@ static int mismatch(struct call *k, const struct rina_hdr *h,
  */
 static bool forwards_ag(const struct call *k, uint32_t chunk)
 {
-	return chunk != rina_own_chunk((k->i + 1) % k->s.L, k->s.L);
+	return chunk != rina_own_chunk(rina_ring_next(&k->c->ring, k->i),
+				       k->s.L);
 }
 
 static int rx_data(struct call *k, const struct rina_hdr *h,
