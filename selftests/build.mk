@@ -41,3 +41,9 @@ $(SELFTEST_BIN)/fuzz_hdr: $(TOP)/selftests/core/fuzz_hdr.c \
 ALL_TARGETS += $(SELFTEST_BIN)/rx_corrupt.so
 $(SELFTEST_BIN)/rx_corrupt.so: $(TOP)/selftests/net/rx_corrupt.c
 	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)
+
+# The receive order of one rank's ring data, preloaded by
+# selftests/net/test_shaped.sh.
+ALL_TARGETS += $(SELFTEST_BIN)/rx_log.so
+$(SELFTEST_BIN)/rx_log.so: $(TOP)/selftests/net/rx_log.c
+	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)

@@ -11,7 +11,9 @@
 # agents' windows keep retransmitted bytes under 15% of what the ranks
 # send (without them, 50-70%); --ecn marks CE on every shaped link, the
 # receivers echo the marks and the senders' windows take them (DCTCP),
-# and a job without the ECN signal sends nothing a marker can mark.
+# and a job without the ECN signal sends nothing a marker can mark; in a
+# mixed ring a plain member sends its own packets of a block before any
+# of a younger block.
 # Every run is bounded by rina-run --timeout. No speed is asserted.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
@@ -21,7 +23,8 @@ require_cmd ip tc python3
 
 RUN=$top/build/bin/rina-run
 BENCH=$top/build/bin/rina-bench
-for b in "$RUN" "$BENCH"; do
+RX_LOG_SO=$top/build/selftests/rx_log.so
+for b in "$RUN" "$BENCH" "$RX_LOG_SO"; do
 	[ -x "$b" ] || { ktap_plan 1; ktap_fail "build" "no $b (make)"; \
 		ktap_finish; }
 done
@@ -103,7 +106,7 @@ report()
 	fi
 }
 
-ktap_plan 16
+ktap_plan 17
 
 # 1: the shaping printed is the shaping on both ends of every link (read
 # back from tc -s qdisc in the kept namespaces), and traffic crossed each
@@ -307,13 +310,18 @@ EOF
 
 # ina_case NAME TOPO INA NRANKS [retx]: 2 MiB through 20 ms queues at
 # 25 Mbit/s (bench's shaped setting) with INA racks INA, exact; with
-# retx, retransmitting under 15% of the ranks' payload
+# retx, retransmitting under 15% of the ranks' payload. With RX_LOG_RANK
+# and RX_LOG set, that rank logs the ring data it receives to RX_LOG
+# (rx_log.so)
 ina_case()
 {
 	local out=$tmp/$1 rc
 
 	"$RUN" --topo "$2" --ina "$3" --rate 25mbit --queue 20ms \
-		--timeout 120 -- \
+		--timeout 120 -- sh -c \
+		'[ "$RINA_RANK" = "$RX_LOG_RANK" ] &&
+			export LD_PRELOAD="$RX_LOG_SO"
+		exec "$0" "$@"' \
 		"$BENCH" -b 2M -e 2M -n 2 -w 1 -c 1 --json >"$out" 2>&1
 	rc=$?
 	[ "$rc" -eq 0 ] && { check_rows "$out" "$4" 25000000 ina || rc=1; }
@@ -337,8 +345,10 @@ ina_case mixed_ring_25mbit_queue_20ms_retx_below_15pct 2x2 0 4 retx
 # windows by ordinal span (ring.c, pump_ordinals()); counting packets in
 # flight instead, it sat on 49 partials of the next block, sent while its
 # window was larger, and held back the oldest ones that the rack's
-# windowed workers waited on: no progress for 10 s in the first call
-ina_case mixed_ring_4x2_windowed_workers_exact 4x2 0 8
+# windowed workers waited on: no progress for 10 s in the first call.
+# Rank 4 logs the ring data it receives for case 14.
+RX_LOG_RANK=4 RX_LOG=$tmp/rx_log_rank4 RX_LOG_SO=$RX_LOG_SO \
+	ina_case mixed_ring_4x2_windowed_workers_exact 4x2 0 8
 
 # 13: in that ring (rack 0 INA, then ranks 2..7) the member right after
 # the rack, rank 2, takes no delay cuts: its next member's ACKs reach it
@@ -361,6 +371,33 @@ ok = len(rows) == 8 and rows[2] == 0 and rows[7] == 0 and \
 sys.exit(0 if ok else 1)
 EOF
 report member_after_ina_rack_no_delay_cuts $? "$tmp/after_rack"
+
+# 14: in that ring rank 3 (member 2: the rack is member 0) sends every
+# packet of its own of a block (step 0, chunk 2) before any packet of a
+# younger block (ring.c, next_send()), as rank 4 receives them (first
+# transmissions; one FIFO path). In arrival order upstream members sent
+# younger blocks first and the rack waited for old ones, 100-550 ms at
+# a time: 698 own packets came after a younger block's in one run
+python3 - "$tmp/rx_log_rank4" 7 2 <<'EOF' >"$tmp/block_order" 2>&1
+import collections, sys
+L, me = int(sys.argv[2]), int(sys.argv[3])
+rounds = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    rnd, seq, op, chunk, p, retx = map(int, line.split())
+    if not retx:
+        rounds[rnd].append((seq // (2 * L * p), op == 2 and chunk == me))
+own = late = 0
+for rnd, pkts in sorted(rounds.items()):
+    youngest = -1
+    for block, mine in pkts:
+        own += mine
+        late += mine and block < youngest
+        youngest = max(youngest, block)
+print("# %d rounds, %d own step-0 packets of rank 3, %d after a younger "
+      "block's" % (len(rounds), own, late))
+sys.exit(0 if own and not late else 1)
+EOF
+report plain_member_sends_oldest_block_first $? "$tmp/block_order"
 
 # ecn_rows OUT NRANKS on|off|ina: rina-bench --json rows of OUT; on: every
 # rank received CE-marked packets, was told of marks on its own (the
@@ -420,15 +457,15 @@ ecn_case()
 	report "$1" "$rc" "$out"
 }
 
-# 14: loss and ECN alone (no delay signal): marks reach every receiver,
+# 15: loss and ECN alone (no delay signal): marks reach every receiver,
 # come back in the ACKs and cut the senders' windows
 ecn_case ecn_marks_echoed_and_cut_windows_exact loss,ecn on
 
-# 15: with the ECN signal off the ranks do not send ECN-capable packets:
+# 16: with the ECN signal off the ranks do not send ECN-capable packets:
 # the marker leaves them alone, and nobody reacts to marks
 ecn_case ecn_signal_off_nothing_marked loss,delay off
 
-# 16: a mixed ring (rack 0 INA through rina-tor): the ToR marks a result
+# 17: a mixed ring (rack 0 INA through rina-tor): the ToR marks a result
 # whose contributions came marked, the downstream member echoes it, the
 # ToR fans the echo out, and the INA workers cut their windows for it
 # (without the ToR's marks and the workers' reaction their ECN counters

@@ -45,8 +45,15 @@ struct call {
 	__u64		*ackmap;	/* seqs acknowledged by downstream */
 	__u64		*ovfmap;	/* packets whose sum wrapped around */
 	uint32_t	*outpos;	/* seq -> index + 1 into out[] */
-	uint32_t	*fwdq;		/* seqs ready to send, FIFO */
-	uint32_t	fwd_head, fwd_tail;
+	/*
+	 * Seqs ready to forward, a FIFO per block: block b's at
+	 * fwdq[b * 2LP], its head and tail in fwd_head[b], fwd_tail[b].
+	 * No block below fwd_lo has any (next_send()).
+	 */
+	uint32_t	*fwdq;
+	uint32_t	*fwd_head, *fwd_tail;
+	uint32_t	nfwd;
+	uint64_t	fwd_lo;
 	/*
 	 * Towards an INA member the receiver's slot ordinals bound what may
 	 * be in flight: ordinal o leaves only once every ordinal up to
@@ -202,6 +209,45 @@ static uint32_t next_inject(struct call *k)
 	return UINT32_MAX;
 }
 
+/* seq is ready to forward */
+static void fwd_push(struct call *k, uint32_t seq)
+{
+	uint32_t per_block = 2 * k->s.L * k->s.P;
+	uint64_t b = seq / per_block;
+
+	k->fwdq[b * per_block + k->fwd_tail[b]++] = seq;
+	k->nfwd++;
+	if (b < k->fwd_lo)
+		k->fwd_lo = b;
+}
+
+/*
+ * What to send next, UINT32_MAX if nothing: the oldest block first, and
+ * in a block what we forward (it unblocks members downstream) before our
+ * own step-0 packets, in the order it came. Not what came first: members
+ * upstream run blocks ahead whenever they have nothing older to send,
+ * and in arrival order their younger blocks' packets went out before the
+ * old ones that an INA rack downstream completes its slots in (in block
+ * order, rina_ordinal()): a mixed 4x2 ring at 25 Mbit/s had the rack
+ * wait 100-550 ms at a time, up to a third of each call, while the
+ * member upstream of it received blocks 3-9 at line rate and held its
+ * window open for block 0.
+ */
+static uint32_t next_send(struct call *k)
+{
+	uint32_t per_block = 2 * k->s.L * k->s.P;
+	uint64_t b;
+
+	while (k->nfwd && k->fwd_head[k->fwd_lo] == k->fwd_tail[k->fwd_lo])
+		k->fwd_lo++;
+	if (k->nfwd && (k->ordwin || k->fwd_lo <= k->inj_b)) {
+		b = k->fwd_lo;
+		k->nfwd--;
+		return k->fwdq[b * per_block + k->fwd_head[b]++];
+	}
+	return k->ordwin ? UINT32_MAX : next_inject(k);
+}
+
 /* Receiver (next member) ordinal of reduce-scatter packet seq. */
 static uint64_t recv_ordinal(const struct call *k, uint32_t seq)
 {
@@ -309,8 +355,8 @@ static int pump_ordinals(struct call *k, uint64_t now)
 }
 
 /*
- * Fill the window: forwards first (they unblock members downstream),
- * then new step-0 packets.
+ * Fill the window (next_send()); towards an INA member, then its
+ * reduce-scatter by the rack's ordinals.
  */
 static int pump(struct call *k)
 {
@@ -327,12 +373,7 @@ static int pump(struct call *k)
 	 */
 	if (k->ordwin && k->cwnd < k->s.P + 1)
 		k->cwnd = k->s.P + 1 < k->W ? k->s.P + 1 : k->W;
-	while (k->nout < k->cwnd) {
-		if (k->fwd_head != k->fwd_tail)
-			seq = k->fwdq[k->fwd_head++];
-		else if (k->ordwin ||
-			 (seq = next_inject(k)) == UINT32_MAX)
-			break;
+	while (k->nout < k->cwnd && (seq = next_send(k)) != UINT32_MAX) {
 		ret = send_new(k, seq, now);
 		if (ret)
 			return ret;
@@ -526,7 +567,7 @@ static int rx_data(struct call *k, const struct rina_hdr *h,
 	if (ag) {
 		rina_reduce->load_be(k->acc + off, pl, len);
 		if (forwards_ag(k, id.chunk))
-			k->fwdq[k->fwd_tail++] = seq;
+			fwd_push(k, seq);
 		return 0;
 	}
 	if (k->op_max)
@@ -534,13 +575,12 @@ static int rx_data(struct call *k, const struct rina_hdr *h,
 	else if (rina_reduce->add_be(k->acc + off, pl, len))
 		rina_bit_test_and_set(k->ovfmap, (uint32_t)pktno);
 	if (id.chunk == own)	/* fully reduced: start its allgather */
-		k->fwdq[k->fwd_tail++] = rina_seq(s, id.block, id.chunk,
-						  id.pkt, 1);
+		fwd_push(k, rina_seq(s, id.block, id.chunk, id.pkt, 1));
 	else if (k->ordwin)
 		rina_bit_test_and_set(k->sr_ready,
 				      (uint32_t)recv_ordinal(k, seq));
 	else
-		k->fwdq[k->fwd_tail++] = seq;
+		fwd_push(k, seq);
 	return 0;
 }
 
@@ -743,6 +783,8 @@ static void call_free(struct call *k)
 	free(k->ovfmap);
 	free(k->outpos);
 	free(k->fwdq);
+	free(k->fwd_head);
+	free(k->fwd_tail);
 	free(k->sr_ready);
 	free(k->sr_done);
 	free(k->sr_acked);
@@ -842,9 +884,11 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 	k->ovfmap = zalloc(RINA_BITMAP_WORDS(count / c->job.elems + 1) * 8);
 	k->outpos = zalloc((size_t)k->s.seqs * 4);
 	k->fwdq = zalloc((size_t)k->s.seqs * 4);
+	k->fwd_head = zalloc(k->s.nblocks * 4);
+	k->fwd_tail = zalloc(k->s.nblocks * 4);
 	k->out = zalloc(2 * k->W * sizeof(*k->out));
 	if (!k->rxmap || !k->ackmap || !k->ovfmap || !k->outpos ||
-	    !k->fwdq || !k->out) {
+	    !k->fwdq || !k->fwd_head || !k->fwd_tail || !k->out) {
 		ret = rina_fail(RINA_ERR_NOMEM, "out of memory");
 		goto out;
 	}
