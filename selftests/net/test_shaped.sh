@@ -379,8 +379,10 @@ report member_after_ina_rack_no_delay_cuts $? "$tmp/after_rack"
 # younger blocks first and the rack waited for old ones, 100-550 ms at
 # a time: 698 own packets came after a younger block's in one run
 python3 - "$tmp/rx_log_rank4" 7 2 <<'EOF' >"$tmp/block_order" 2>&1
-import collections, sys
+import collections, os, sys
 L, me = int(sys.argv[2]), int(sys.argv[3])
+if not os.path.exists(sys.argv[1]):
+    sys.exit("# no receive log from rank 4 (rx_log.so not preloaded?)")
 rounds = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     rnd, seq, op, chunk, p, retx = map(int, line.split())
