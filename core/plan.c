@@ -18,7 +18,7 @@ const char *const rina_job_err_names[__RINA_JOB_MAX] = {
 	[RINA_JOB_DUP_ADDR]	  = "two ranks share one address and port",
 	[RINA_JOB_UNKNOWN_RACK]	  = "rank names a rack that is not declared",
 	[RINA_JOB_DUP_RACK]	  = "rack declared twice",
-	[RINA_JOB_BAD_AGENT_PORT] = "agent port outside 21064..21071, or not 21071 in a rack with a ToR",
+	[RINA_JOB_BAD_AGENT_PORT] = "agent port outside 21064..21071",
 	[RINA_JOB_MAC_WITH_TOR]	  = "auth mac in a rack with a ToR, which cannot check per-packet MACs (use auth tag)",
 };
 
@@ -75,11 +75,9 @@ struct rina_job_verdict rina_job_validate(const struct rina_job_desc *job)
 		for (j = 0; j < i; j++)
 			if (rk->id == job->racks[j].id)
 				return verdict(RINA_JOB_DUP_RACK, (int)i);
-		/* the ToR's tables match the one agent port (p4cfg) */
 		port = rina_ntohs(rk->agent_port);
 		if (port && (port < RINA_UDP_PORT_AGENT_MIN ||
-			     port > RINA_UDP_PORT_AGENT ||
-			     (rk->tor_ip && port != RINA_UDP_PORT_AGENT)))
+			     port > RINA_UDP_PORT_AGENT))
 			return verdict(RINA_JOB_BAD_AGENT_PORT, (int)i);
 		/* a switch pipeline cannot compute a MAC per packet */
 		if (job->auth == RINA_JOB_AUTH_MAC && rk->tor_ip)

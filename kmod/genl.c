@@ -44,6 +44,9 @@ static const struct nla_policy rina_rack_policy[RINA_A_RACK_MAX + 1] = {
 	[RINA_A_RACK_INA]	= { .type = NLA_FLAG },
 	[RINA_A_RACK_TOR_IPV4]	= { .type = NLA_BE32 },
 	[RINA_A_RACK_TOR_PORT]	= NLA_POLICY_MIN(NLA_U16, 1),
+	[RINA_A_RACK_AGENT_PORT] = NLA_POLICY_RANGE(NLA_U16,
+						    RINA_UDP_PORT_AGENT_MIN,
+						    RINA_UDP_PORT_AGENT),
 };
 
 static const struct nla_policy rina_job_add_policy[RINA_A_JOB_FALLBACK + 1] = {
@@ -119,6 +122,9 @@ static int rina_nl_parse_racks(struct genl_info *info,
 		rk->tor_port = htons(tb[RINA_A_RACK_TOR_PORT] ?
 				     nla_get_u16(tb[RINA_A_RACK_TOR_PORT]) :
 				     RINA_UDP_PORT_AGENT);
+		if (tb[RINA_A_RACK_AGENT_PORT])
+			rk->agent_port =
+				htons(nla_get_u16(tb[RINA_A_RACK_AGENT_PORT]));
 	}
 	if (!desc->n_racks) {
 		NL_SET_ERR_MSG_ATTR(extack, info->attrs[RINA_A_JOB_RACKS],
@@ -399,7 +405,10 @@ static int rina_nl_put_racks(struct sk_buff *skb, const struct rina_job *job)
 		    (rk->ina && nla_put_flag(skb, RINA_A_RACK_INA)) ||
 		    (rk->tor_ip &&
 		     nla_put_in_addr(skb, RINA_A_RACK_TOR_IPV4, rk->tor_ip)) ||
-		    nla_put_u16(skb, RINA_A_RACK_TOR_PORT, ntohs(rk->tor_port)))
+		    nla_put_u16(skb, RINA_A_RACK_TOR_PORT, ntohs(rk->tor_port)) ||
+		    (rk->agent_port &&
+		     nla_put_u16(skb, RINA_A_RACK_AGENT_PORT,
+				 ntohs(rk->agent_port))))
 			return -EMSGSIZE;
 		nla_nest_end(skb, e);
 	}

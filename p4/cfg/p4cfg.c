@@ -10,7 +10,7 @@
 #include "schedule.h"
 #include "configuration.h"
 
-#define AGENT_PORT	0x524f	/* RINA_UDP_PORT_AGENT */
+#define TOR_DATA_PORT	0x524f	/* RINA_UDP_PORT_AGENT: the ToR's own port */
 #define SRC_SWITCH	0xf000	/* RINA_SRC_SWITCH */
 
 void rina_p4cfg_defaults(struct rina_p4cfg *o)
@@ -70,7 +70,7 @@ static const char *macstr(const __u8 *m, char *buf)
 	return buf;
 }
 
-/* A ring member's address: the agent's ip and the agent port if INA. */
+/* A ring member's address: the agent's ip and its rack's agent port if INA. */
 static void member_addr(const struct rina_job_desc *job,
 			const struct rina_ring *ring, unsigned int k,
 			__be32 *ip, unsigned int *port, const __u8 **mac)
@@ -79,7 +79,7 @@ static void member_addr(const struct rina_job_desc *job,
 	const struct rina_rank_desc *r = &job->ranks[m->agent];
 
 	*ip = r->ip;
-	*port = m->ina ? AGENT_PORT : ntohs(r->port);
+	*port = ntohs(m->ina ? rina_rack_agent_port(job, m->rack) : r->port);
 	*mac = r->mac;
 }
 
@@ -159,16 +159,20 @@ int rina_p4cfg_write(FILE *f, const struct rina_job_desc *job,
 	member_addr(job, &ring, member, &ip, &port, &mac);
 	rk = rina_job_rack(job, o->rack);
 	for (k = 0; k < 2; k++) {
-		/* k = 1: the ToR's own address, for the agent's contributions */
+		/*
+		 * k = 1: the ToR's own address and port, where the workers
+		 * and the agent send their contributions
+		 */
 		__be32 key = k ? rk->tor_ip : ip;
+		unsigned int key_port = k ? TOR_DATA_PORT : port;
 
 		if (k && (!rk->tor_ip || rk->tor_ip == ip))
 			break;
 		fprintf(f, "table_add RinaIngress.job_classify.rina_job "
 			"RinaIngress.job_classify.set_job %s %u %u => "
 			"%u %u %u %u %u %u %u %u %u %u %u %s ",
-			ipstr(key, b1), port, job->job_id, o->job_idx, o->epoch,
-			o->pool_base, 2 * job->window, member, ring.L,
+			ipstr(key, b1), key_port, job->job_id, o->job_idx,
+			o->epoch, o->pool_base, 2 * job->window, member, ring.L,
 			rina_own_chunk(member, ring.L), m, (1u << m) - 1,
 			o->mgrp, SRC_SWITCH | o->rack, macstr(mac, b2));
 		fprintf(f, "%s %u ", ipstr(ip, b1), port);

@@ -29,7 +29,7 @@ defer rm -rf "$tmp"
 require_root
 require_cmd python3 ip ethtool
 
-ktap_plan 19
+ktap_plan 20
 
 if [ ! -x "$top/build/bin/rina-tor" ] || [ ! -x "$bench" ]; then
 	for j in $(seq 19); do
@@ -403,5 +403,17 @@ fr=$(grep '^\[rank 3\] {' "$tmp/upstream-drop.out" |
 report upstream-drop "$rc" \
 	"member upstream of an INA rack at 3% loss: exact, its losses found by RACK ($fr fast retransmits)" \
 	upstream-drop 4 3
+
+# 20: two concurrent jobs on the same ToRs whose agents share a host,
+# job B's on agent port 21070 (the ToR's tables take the job's port)
+if TWO_JOBS_AGENT_PORT=21070 two_jobs_on_tor "$tmp" \
+	"-b 16K -e 256K -f 4 -n 2 -w 1 -c 1" "" &&
+   grep -q '^rack 0 ina tor 198.18.0.254 agent_port 21070$' "$tmp/jobB" &&
+   grep -q '^rank 0 198.18.0.1:21057 rack 0$' "$tmp/jobB"; then
+	ktap_ok "two jobs on the same ToR, their agents on one host (agent_port 21070): both aggregated by it, exact"
+else
+	grep -v '^\[rank .\] {' "$tmp/two.out" | tail -6 | sed 's/^/# /'
+	ktap_fail "two jobs' agents on one host behind one ToR" "see above"
+fi
 
 ktap_finish

@@ -25,7 +25,7 @@ run=$top/build/bin/rina-run
 bench=$top/build/bin/rina-bench
 tmp=$(mktemp -d)
 defer rm -rf "$tmp"
-N=7
+N=8
 
 require_root
 require_cmd ip ethtool
@@ -162,6 +162,16 @@ if two_jobs_on_tor "$tmp" "-b 4K -e 4K -n 1 -w 0 -c 1" \
 else
 	grep -v '^\[rank .\] {' "$tmp/two.out" | tail -6 | sed 's/^/# /'
 	ktap_fail "two concurrent jobs on one bmv2 ToR" "see above"
+fi
+
+# last: the same as 5, job B's agent on job A's agent's host, agent port 21070:
+# rina-p4cfg writes the job's port into set_job and rw_agent
+if TWO_JOBS_AGENT_PORT=21070 two_jobs_on_tor "$tmp" "-b 4K -e 4K -n 1 -w 0 -c 1" \
+	'window 8\nrto_us 300000\ntimeout_ms 30000\n' --tor bmv2; then
+	ktap_ok "two jobs on one bmv2 ToR, their agents on one host (agent_port 21070): both aggregated, exact"
+else
+	grep -v '^\[rank .\] {' "$tmp/two.out" | tail -6 | sed 's/^/# /'
+	ktap_fail "two jobs' agents on one host behind one bmv2 ToR" "see above"
 fi
 
 ktap_finish

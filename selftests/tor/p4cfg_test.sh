@@ -29,7 +29,7 @@ ok() { n=$((n + 1)); echo "ok $n $1"; }
 nok() { n=$((n + 1)); echo "not ok $n $1"; bad=1; }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..13"
 if ! "$cfg" -f "$job" -r 1 -u 0 -p 1:1 -p 2:2 -p 3:3 -l > "$work/cfg"; then
 	nok "generate"
 else
@@ -104,5 +104,20 @@ if [ ${#tag} = 16 ] && ! grep -qi "$tag" "$work/cfg_s" &&
 	ok "the job's tag is in no output of rina-p4cfg"
 else
 	nok "the job's tag is in no output of rina-p4cfg"
+fi
+# a rack's agent_port: the set_job entry of the agent's address matches
+# it and writes it as the switch's source, rw_agent sends there; the
+# ToR's own address still takes contributions on 21071; nothing else moves
+sed 's/^rack 1 ina tor 198.18.1.254$/& agent_port 21068/' "$job" > "$work/job_p"
+a='198.18.1.11'
+if "$cfg" -f "$work/job_p" -r 1 -u 0 -p 1:1 -p 2:2 -p 3:3 -l > "$work/cfg_p" &&
+   [ "$(diff "$work/cfg" "$work/cfg_p" | grep -c '^>')" = 3 ] &&
+   grep -q "set_job $a 21068 7 => .* $a 21068 0 0\$" "$work/cfg_p" &&
+   grep -q "set_job 198.18.1.254 21071 7 => .* $a 21068 0 0\$" "$work/cfg_p" &&
+   grep -q "rw_agent [0-9]* => [0-9a-f:]* $a 21068\$" "$work/cfg_p"; then
+	ok "agent_port 21068: the agent's set_job key and source, rw_agent; the ToR's address on 21071"
+else
+	diff "$work/cfg" "$work/cfg_p" | sed 's/^/# /'
+	nok "agent_port 21068: the agent's set_job key and source, rw_agent; the ToR's address on 21071"
 fi
 exit $bad

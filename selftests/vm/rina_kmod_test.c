@@ -519,6 +519,7 @@ enum bad_kind {
 	BAD_EMPTY_RACKS, BAD_RANKS_WRONG_TYPE, BAD_ID_U32, BAD_RANK_IP_ZERO,
 	BAD_SECRET_SHORT, BAD_SECRET_LONG, BAD_SIGNED_IN_ADD,
 	BAD_OUTPUT_IN_ADD, BAD_AUTH_VALUE, BAD_AUTH_MAC_TOR,
+	BAD_RACK_AGENT_PORT,
 	BAD_N,
 };
 
@@ -570,6 +571,9 @@ static const struct {
 	/* the bad job's rack has a ToR: no per-packet MACs there */
 	[BAD_AUTH_MAC_TOR] = { "auth_mac_with_tor", EINVAL,
 			       "cannot check per-packet MACs" },
+	/* a rack's agent port is one of the agent ports, not a rank's */
+	[BAD_RACK_AGENT_PORT] = { "rack_agent_port_21063", ERANGE,
+				  "out of range" },
 };
 
 static struct nlmsghdr *bad_job(struct rgenl *g, enum bad_kind k)
@@ -622,6 +626,16 @@ static struct nlmsghdr *bad_job(struct rgenl *g, enum bad_kind k)
 		}
 		if (k == BAD_RACK_DUP)
 			put_rack(nlh, 1, false, 0);
+		if (k == BAD_RACK_AGENT_PORT) {
+			struct nlattr *e;
+
+			e = mnl_attr_nest_start(nlh, RINA_A_JOB_RACK);
+			mnl_attr_put_u16(nlh, RINA_A_RACK_ID, 2);
+			mnl_attr_put(nlh, RINA_A_RACK_INA, 0, NULL);
+			mnl_attr_put_u16(nlh, RINA_A_RACK_AGENT_PORT,
+					 RINA_UDP_PORT_AGENT_MIN - 1);
+			mnl_attr_nest_end(nlh, e);
+		}
 		mnl_attr_nest_end(nlh, l);
 	}
 	if (k == BAD_NO_RANKS)

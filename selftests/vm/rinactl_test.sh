@@ -108,6 +108,13 @@ out=$(rinactl job show; rinactl -j job show)
 echo "$out" | grep -qi "$(cat $D/new-secret)" &&
 	ktap_fail rinactl_job_show_no_new_secret "$out" ||
 	ktap_ok rinactl_job_show_no_new_secret
+# a rack's agent_port goes to the kernel and back
+sed 's/^job 7/job 14/; s/^rack 0 ina tor 198.18.0.254$/& agent_port 21070/' \
+	$D/job.txt > $D/j14.txt
+check rinactl_job_add_agent_port 0 "job 14 added" rinactl job add $D/j14.txt
+check rinactl_job_show_agent_port 0 "rack 0 ina tor 198.18.0.254:21071 agent_port 21070" rinactl job show 14
+check rinactl_job_show_agent_port_json 0 '"rack":0,"ina":true,"tor":"198.18.0.254","tor_port":21071,"agent_port":21070}' rinactl -j job show 14
+rinactl job del 14
 rinactl job del 13
 rinactl job del 12
 rinactl job del 10

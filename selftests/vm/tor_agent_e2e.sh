@@ -24,7 +24,10 @@
 #    the ToR "off";
 #  - rina-tor started only after the job: a call in software, then the
 #    agent, asking once a second, installs the job on it between calls
-#    (tor_returns 1, state "on") and the next calls are added in it.
+#    (tor_returns 1, state "on") and the next calls are added in it;
+#  - two jobs whose rack-0 agents are both host 0's kernel, the second
+#    on agent_port 21070, on one rina-tor at once: both exact, both
+#    added in the switch.
 # Prints KTAP; cleans up after itself; each run bounded by a watchdog.
 . /tests/ktap.sh
 . /tests/guest_lib.sh
@@ -46,7 +49,7 @@ cleanup() {
 	[ -n "$tor_pid" ] && kill -9 $tor_pid 2>/dev/null
 	[ -n "${wd:-}" ] && kill $wd 2>/dev/null
 	for h in 0 1 2 3; do
-		for j in 41 42 43 44 45; do
+		for j in 41 42 43 44 45 46 47; do
 			in_ns $h rinactl job del $j >/dev/null 2>&1
 		done
 	done
@@ -455,6 +458,47 @@ else
 	ktap_fail tor_agent_e2e_late_tor_aggregates_next_calls
 fi
 del_job 45
+kill $tor_pid
+wait $tor_pid 2>/dev/null
+tor_pid=""
+
+# 5. two jobs at once on one rina-tor whose rack-0 agents are both host
+# 0's kernel: job 47's ranks on port 21057 and its agent on agent port
+# 21070 (rina.ko binds the job's agent port, the ToR's tables take it)
+job 46 > $D/j46.txt
+job 47 | sed -e "s/^\(rank [0-9] $NET\.[0-9]*\) /\1:21057 /" \
+	-e 's/^rack 0 ina tor .*/& agent_port 21070/' > $D/j47.txt
+added=0	# the ToR first: each agent installs its job when it is added
+if start_tor 4 46 47; then
+	for h in 0 1 2 3; do
+		in_ns $h rinactl job add $D/j46.txt >/dev/null &&
+		in_ns $h rinactl job add $D/j47.txt >/dev/null &&
+		added=$((added + 1))
+	done
+fi
+start two46 46 -c 1 -b 4096 -e 262144 -f 8 -n 3 -w 1
+p46=$pids w46=$wd
+start two47 47 -c 1 -b 4096 -e 262144 -f 8 -n 3 -w 1
+pids="$pids $p46"
+reap
+kill $w46 2>/dev/null
+wait $w46 2>/dev/null
+sleep 1.2	# rina-tor's stats, written every second
+sd46=$(tor_ctr 46 slot_done) sd47=$(tor_ctr 47 slot_done)
+st46=$(agent_tor 46) st47=$(agent_tor 47)
+port=$(in_ns 0 rinactl job show 47 | grep -o 'agent_port [0-9]*')
+echo "# jobs 46, 47 added on $added hosts ($port); ToR slot_done $sd46, $sd47; host 0's agents: tor $st46, $st47"
+if [ $added = 4 ] && exact two46 3 && exact two47 3 &&
+   [ "${sd46:-0}" -gt 0 ] && [ "${sd47:-0}" -gt 0 ] &&
+   [ "$st46" = on ] && [ "$st47" = on ] && [ "$port" = "agent_port 21070" ]; then
+	ktap_ok tor_agent_e2e_two_jobs_agents_on_one_host
+else
+	diag two46 46
+	diag two47 47
+	ktap_fail tor_agent_e2e_two_jobs_agents_on_one_host
+fi
+del_job 46
+del_job 47
 kill $tor_pid
 wait $tor_pid 2>/dev/null
 tor_pid=""

@@ -93,6 +93,9 @@ static void put_job(struct nlmsghdr *nlh, const struct rina_job_desc *d)
 		if (rk->tor_port)
 			mnl_attr_put_u16(nlh, RINA_A_RACK_TOR_PORT,
 					 ntohs(rk->tor_port));
+		if (rk->agent_port)
+			mnl_attr_put_u16(nlh, RINA_A_RACK_AGENT_PORT,
+					 ntohs(rk->agent_port));
 		mnl_attr_nest_end(nlh, e);
 	}
 	mnl_attr_nest_end(nlh, list);
@@ -145,7 +148,6 @@ static int job_add(int argc, char **argv)
 	static struct rina_job_desc desc;
 	char err[256];
 	struct rgenl g;
-	unsigned int i;
 	int ret;
 
 	if (argc != 1 && (argc != 3 || strcmp(argv[1], "secret")))
@@ -153,15 +155,6 @@ static int job_add(int argc, char **argv)
 	if (rina_jobfile_parse(argv[0], &desc, err, sizeof(err))) {
 		fprintf(stderr, "rinactl: job add: %s\n", err);
 		return RINACTL_EXIT_FAIL;
-	}
-	for (i = 0; i < desc.n_racks; i++) {
-		if (desc.racks[i].agent_port &&
-		    ntohs(desc.racks[i].agent_port) != RINA_UDP_PORT_AGENT) {
-			explicit_bzero(desc.secret, sizeof(desc.secret));
-			fprintf(stderr, "rinactl: job add: %s: rack %u: agent_port: rina.ko's agents listen on %u only\n",
-				argv[0], desc.racks[i].id, RINA_UDP_PORT_AGENT);
-			return RINACTL_EXIT_FAIL;
-		}
 	}
 	/* the kernel first: no secret file is made for a job it cannot take */
 	ret = rgenl_open(&g);
@@ -268,7 +261,7 @@ static void show_rank(const struct nlattr *e, bool json, bool first)
 static void show_rack(const struct nlattr *e, bool json, bool first)
 {
 	const struct nlattr *a;
-	unsigned int id = 0, port = 0;
+	unsigned int id = 0, port = 0, agent_port = 0;
 	struct in_addr tor = { 0 };
 	bool ina = false;
 
@@ -286,6 +279,9 @@ static void show_rack(const struct nlattr *e, bool json, bool first)
 		case RINA_A_RACK_TOR_PORT:
 			port = mnl_attr_get_u16(a);
 			break;
+		case RINA_A_RACK_AGENT_PORT:
+			agent_port = mnl_attr_get_u16(a);
+			break;
 		}
 	}
 	if (json) {
@@ -294,12 +290,16 @@ static void show_rack(const struct nlattr *e, bool json, bool first)
 		if (tor.s_addr)
 			fprintf(OUT, ",\"tor\":\"%s\",\"tor_port\":%u",
 				     inet_ntoa(tor), port);
+		if (agent_port)
+			fprintf(OUT, ",\"agent_port\":%u", agent_port);
 		fprintf(OUT, "}");
 		return;
 	}
 	fprintf(OUT, "\track %u %s", id, ina ? "ina" : "plain");
 	if (tor.s_addr)
 		fprintf(OUT, " tor %s:%u", inet_ntoa(tor), port);
+	if (agent_port)
+		fprintf(OUT, " agent_port %u", agent_port);
 	fprintf(OUT, "\n");
 }
 

@@ -293,6 +293,7 @@ enum rina_rack_attr {
 	RINA_A_RACK_INA,	/* flag: the ToR aggregates */
 	RINA_A_RACK_TOR_IPV4,	/* u32, ToR control address, network order */
 	RINA_A_RACK_TOR_PORT,	/* u16, ToR control port (default agent port) */
+	RINA_A_RACK_AGENT_PORT,	/* u16, agent port 0x5248..0x524f (absent: 0x524f) */
 	__RINA_A_RACK_MAX,
 };
 #define RINA_A_RACK_MAX		(__RINA_A_RACK_MAX - 1)
