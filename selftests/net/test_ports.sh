@@ -8,6 +8,8 @@
 # second job whose INA agent would share a host with the first job's
 # (librina runs one agent per host; the kernel agent serves many jobs on
 # one port) fails at once, naming the port, while the first finishes.
+# A rank that starts only after the failed one gave up still hears its
+# ABORT, which a failed init repeats for 1.55 s.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 
@@ -21,7 +23,7 @@ tmp=$(mktemp -d /tmp/test_ports.XXXXXX)
 defer rm -rf "$tmp"
 chmod 755 "$tmp"
 (umask 077; od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$tmp/secret")
-ktap_plan 5
+ktap_plan 6
 
 # a small binder: bind ADDR:PORT over UDP, print the outcome, hold it
 cat >"$tmp/bind.py" <<'PY'
@@ -147,5 +149,30 @@ else
 	grep 'job-\|rina-bench\|^\[rank 0\] [0-9]$' "$tmp/twoports.out" |
 		head -8 | sed 's/^/# /'
 	ktap_fail "two jobs' agents on their own ports" "A done on $a_done, B on $b_done of 4, $exact exact"
+fi
+# 6: as 2-3, but rank 3 starts 0.5 s after rank 0's port is held, when
+# rank 0's init has failed and its first ABORTs are gone: the repeated
+# ABORT still reaches it, long before its 20 s timeout
+"$RUN" --topo 2x2 --timeout 60 --job-opt 'timeout_ms 20000' \
+	--job-opt "secret_file $tmp/secret" -- sh -c '
+	i=0
+	if [ "$RINA_RANK" = 0 ]; then
+		"$2" "$0" 198.18.0.1 21056 30 "$RINA_RUN_DIR/held" &
+	fi
+	while [ ! -e "$RINA_RUN_DIR/held" ] && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	[ "$RINA_RANK" = 3 ] && sleep 0.5
+	start=$(date +%s%N)
+	"$1" -b 64K -e 64K -n 1 -w 0 -c 1
+	echo "elapsed_ms $(( ($(date +%s%N) - start) / 1000000 ))"' \
+	"$tmp/bind.py" "$BENCH" "$PY" >"$tmp/late.out" 2>&1
+ms=$(sed -n "s/^\[rank 3\] elapsed_ms //p" "$tmp/late.out")
+if grep -q "^\[rank 3\].*rank 0 aborted the job" "$tmp/late.out" &&
+   [ -n "$ms" ] && [ "$ms" -lt 10000 ]; then
+	ktap_ok "a rank that starts after rank 0's failed init still hears its ABORT (${ms} ms)"
+else
+	grep 'rank [03]' "$tmp/late.out" | head -4 | sed 's/^/# /'
+	ktap_fail "late rank told of a failed init" "rank 3: ${ms:-no} ms"
 fi
 ktap_finish

@@ -48,7 +48,7 @@ static void abort_unbound(struct rina_comm *c, const char *want, int result)
 	snprintf(saved, sizeof(saved), "%s", rina_last_error());
 	c->self.port = 0;	/* any free port */
 	if (!open_transport(c, "udp")) {
-		rina_session_abort(c, result);
+		rina_session_abort_init(c, result);
 		c->tp->ops->destroy(c->tp);
 	}
 	c->tp = NULL;
@@ -287,7 +287,7 @@ err_tp:
 	 * unless they told us (or disagree with us about the job anyway).
 	 */
 	if (ret != RINA_ERR_ABORTED && ret != RINA_ERR_MISMATCH)
-		rina_session_abort(c, ret);
+		rina_session_abort_init(c, ret);
 	rina_kernel_detach(c);
 	c->tp->ops->destroy(c->tp);
 err_free:

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rina_int.h"
 #include "wire.h"
@@ -274,6 +275,35 @@ void rina_session_linger(struct rina_comm *c)
 					       msgs[j].ecn);
 		}
 		rina_ack_flush(c, &acks);
+	}
+}
+
+/*
+ * A rank whose init fails tells the others at once, but ranks start at
+ * about the same time, and one that has not bound its port yet misses
+ * every copy sent now: it would learn of the failure only from its own
+ * timeout (net_ports saw it under load). So the copies go again at
+ * doubling gaps, 50 ms to 800 ms, for 1.55 s in all: a rank that starts
+ * up to that late still hears it. Only at init, where the process is
+ * on its way out and the others are starting; a call that fails has
+ * bound peers, which the copies of rina_session_abort() reach.
+ */
+#define RINA_ABORT_INIT_ROUNDS	5
+#define RINA_ABORT_INIT_GAP_MS	50
+
+void rina_session_abort_init(struct rina_comm *c, int result)
+{
+	unsigned int round, gap_ms = RINA_ABORT_INIT_GAP_MS;
+	struct timespec ts;
+
+	rina_session_abort(c, result);
+	for (round = 0; round < RINA_ABORT_INIT_ROUNDS; round++) {
+		ts.tv_sec = gap_ms / 1000;
+		ts.tv_nsec = (long)(gap_ms % 1000) * 1000000L;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		rina_session_abort(c, result);
+		gap_ms *= 2;
 	}
 }
 

@@ -50,5 +50,7 @@ int rina_session_hello(struct rina_comm *c);
 void rina_session_linger(struct rina_comm *c);
 /* Tell every other rank this job is dead (best effort). */
 void rina_session_abort(struct rina_comm *c, int result);
+/* The same from a failed init, repeated while the others may still bind. */
+void rina_session_abort_init(struct rina_comm *c, int result);
 
 #endif /* RINA_SESSION_H */
