@@ -88,6 +88,18 @@ static inline __u32 rina_chunk_step(__u32 i, __u32 c, __u32 L)
 	return (i + L - c) % L;
 }
 
+/* Seqs of one block: its L·P reduce-scatter seqs, then as many allgather. */
+static inline __u32 rina_block_seqs(const struct rina_sched *s)
+{
+	return 2 * s->L * s->P;
+}
+
+/* Whether seq is an allgather one (rina_seq_decode()'s ag, cheaply). */
+static inline int rina_seq_is_ag(const struct rina_sched *s, __u32 seq)
+{
+	return seq % rina_block_seqs(s) >= s->L * s->P;
+}
+
 static inline __u32 rina_seq(const struct rina_sched *s, __u64 b, __u32 c,
 			     __u32 p, __u32 ag)
 {

@@ -224,7 +224,10 @@ static void test_schedule(void)
 							rina_seq_decode(&s, seq, &id);
 							if (id.block != b || id.chunk != c ||
 							    id.pkt != p || !id.ag ||
-							    seq >= s.seqs)
+							    seq >= s.seqs ||
+							    !rina_seq_is_ag(&s, seq) ||
+							    rina_seq_is_ag(&s, rina_seq(&s, b, c, p, 0)) ||
+							    seq / rina_block_seqs(&s) != b)
 								ok = false;
 							for (e = 0; e < n; e++)
 								seen[off + e]++;
@@ -237,7 +240,7 @@ static void test_schedule(void)
 					ok = false;
 				free(seen);
 			}
-	ktap_result(ok, "schedule: every element in exactly one packet; seq round-trips; 1 <= P <= W-1");
+	ktap_result(ok, "schedule: every element in exactly one packet; seq round-trips (rina_seq_is_ag, rina_block_seqs agree); 1 <= P <= W-1");
 
 	ok = true;
 	for (L = 1; L <= 7; L++) {

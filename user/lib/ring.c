@@ -212,7 +212,7 @@ static uint32_t next_inject(struct call *k)
 /* seq is ready to forward */
 static void fwd_push(struct call *k, uint32_t seq)
 {
-	uint32_t per_block = 2 * k->s.L * k->s.P;
+	uint32_t per_block = rina_block_seqs(&k->s);
 	uint64_t b = seq / per_block;
 
 	k->fwdq[b * per_block + k->fwd_tail[b]++] = seq;
@@ -235,7 +235,7 @@ static void fwd_push(struct call *k, uint32_t seq)
  */
 static uint32_t next_send(struct call *k)
 {
-	uint32_t per_block = 2 * k->s.L * k->s.P;
+	uint32_t per_block = rina_block_seqs(&k->s);
 	uint64_t b;
 
 	while (k->nfwd && k->fwd_head[k->fwd_lo] == k->fwd_tail[k->fwd_lo])
@@ -625,8 +625,7 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 			rina_rack_acked(rack_of(k, e), e->t_sent);
 		out_remove(k, seq);
 		rina_bit_test_and_set(k->ackmap, seq);
-		if (k->ordwin && seq % (2 * k->s.L * k->s.P) <
-		    k->s.L * k->s.P) {
+		if (k->ordwin && !rina_seq_is_ag(&k->s, seq)) {
 			rina_bit_test_and_set(k->sr_acked,
 					      (uint32_t)recv_ordinal(k, seq));
 			ord_advance(k);
