@@ -405,7 +405,8 @@ static int rina_nl_put_racks(struct sk_buff *skb, const struct rina_job *job)
 		    (rk->ina && nla_put_flag(skb, RINA_A_RACK_INA)) ||
 		    (rk->tor_ip &&
 		     nla_put_in_addr(skb, RINA_A_RACK_TOR_IPV4, rk->tor_ip)) ||
-		    nla_put_u16(skb, RINA_A_RACK_TOR_PORT, ntohs(rk->tor_port)) ||
+		    nla_put_u16(skb, RINA_A_RACK_TOR_PORT,
+				ntohs(rk->tor_port)) ||
 		    (rk->agent_port &&
 		     nla_put_u16(skb, RINA_A_RACK_AGENT_PORT,
 				 ntohs(rk->agent_port))))

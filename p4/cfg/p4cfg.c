@@ -10,7 +10,8 @@
 #include "schedule.h"
 #include "configuration.h"
 
-#define TOR_DATA_PORT	0x524f	/* RINA_UDP_PORT_AGENT: the ToR's own port */
+/* the ToR's own port (RINA_UDP_PORT_AGENT), whatever the agent's is */
+#define TOR_DATA_PORT	0x524f
 #define SRC_SWITCH	0xf000	/* RINA_SRC_SWITCH */
 
 void rina_p4cfg_defaults(struct rina_p4cfg *o)
