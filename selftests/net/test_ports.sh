@@ -60,22 +60,34 @@ else
 	ktap_fail "another user's bind" "rina-run $rc"
 fi
 
+# held_port_run OUT [LATE]: a signed 2x2 job whose rank 0 finds its port
+# held by another process (once it is held, rank 0 starts); with LATE,
+# rank 3 starts LATE seconds after that. Each rank prints elapsed_ms.
+held_port_run()
+{
+	"$RUN" --topo 2x2 --timeout 60 --job-opt 'timeout_ms 20000' \
+		--job-opt "secret_file $tmp/secret" -- sh -c '
+		if [ "$RINA_RANK" = 0 ]; then
+			"$2" "$0" 198.18.0.1 21056 30 "$RINA_RUN_DIR/held" &
+		fi
+		if [ "$RINA_RANK" = 0 ] || { [ -n "$3" ] && [ "$RINA_RANK" = 3 ]; }
+		then
+			i=0
+			while [ ! -e "$RINA_RUN_DIR/held" ] && [ $i -lt 100 ]; do
+				sleep 0.1; i=$((i + 1))
+			done
+			[ "$RINA_RANK" = 3 ] && sleep "$3"
+		fi
+		start=$(date +%s%N)
+		"$1" -b 64K -e 64K -n 1 -w 0 -c 1
+		echo "elapsed_ms $(( ($(date +%s%N) - start) / 1000000 ))"' \
+		"$tmp/bind.py" "$BENCH" "$PY" "${2:-}" >"$1" 2>&1
+}
+
 # 2 and 3: rank 0's port held by another process: its init fails with a
 # clear error, and ranks 1..3 learn it from its ABORT, long before their
 # 20 s timeout (signed: from another port only a signed ABORT is taken)
-"$RUN" --topo 2x2 --timeout 60 --job-opt 'timeout_ms 20000' \
-	--job-opt "secret_file $tmp/secret" -- sh -c '
-	if [ "$RINA_RANK" = 0 ]; then
-		"$2" "$0" 198.18.0.1 21056 30 "$RINA_RUN_DIR/held" &
-		i=0
-		while [ ! -e "$RINA_RUN_DIR/held" ] && [ $i -lt 100 ]; do
-			sleep 0.1; i=$((i + 1))
-		done
-	fi
-	start=$(date +%s%N)
-	"$1" -b 64K -e 64K -n 1 -w 0 -c 1
-	echo "elapsed_ms $(( ($(date +%s%N) - start) / 1000000 ))"' \
-	"$tmp/bind.py" "$BENCH" "$PY" >"$tmp/held.out" 2>&1
+held_port_run "$tmp/held.out"
 if grep -q '^\[rank 0\].*another communicator or process holds this port' \
 	"$tmp/held.out"; then
 	ktap_ok "a held rank port: init fails at once, naming the cause"
@@ -153,20 +165,7 @@ fi
 # 6: as 2-3, but rank 3 starts 0.5 s after rank 0's port is held, when
 # rank 0's init has failed and its first ABORTs are gone: the repeated
 # ABORT still reaches it, long before its 20 s timeout
-"$RUN" --topo 2x2 --timeout 60 --job-opt 'timeout_ms 20000' \
-	--job-opt "secret_file $tmp/secret" -- sh -c '
-	i=0
-	if [ "$RINA_RANK" = 0 ]; then
-		"$2" "$0" 198.18.0.1 21056 30 "$RINA_RUN_DIR/held" &
-	fi
-	while [ ! -e "$RINA_RUN_DIR/held" ] && [ $i -lt 100 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	[ "$RINA_RANK" = 3 ] && sleep 0.5
-	start=$(date +%s%N)
-	"$1" -b 64K -e 64K -n 1 -w 0 -c 1
-	echo "elapsed_ms $(( ($(date +%s%N) - start) / 1000000 ))"' \
-	"$tmp/bind.py" "$BENCH" "$PY" >"$tmp/late.out" 2>&1
+held_port_run "$tmp/late.out" 0.5
 ms=$(sed -n "s/^\[rank 3\] elapsed_ms //p" "$tmp/late.out")
 if grep -q "^\[rank 3\].*rank 0 aborted the job" "$tmp/late.out" &&
    [ -n "$ms" ] && [ "$ms" -lt 10000 ]; then
