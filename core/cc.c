@@ -184,6 +184,7 @@ void rina_cc_on_ack(struct rina_cc *cc, __u32 acked, __u32 ce,
 
 	if (!acked || !cc->p.flags)
 		return;
+	rina_cc_retx_restart(cc);
 	cc->acked_since_cut = 1;
 	if (cc->p.flags & RINA_CC_F_ECN)
 		ecn_round(cc, acked, ce, rtt, now_us);
@@ -262,6 +263,17 @@ __u32 rina_cc_retx_credit_floor(struct rina_cc *cc, const struct rina_rtt *rtt,
 	if (!cc->p.flags)
 		return ~0U;
 	if (now_us >= cc->retx_refill_us) {
+		if (cc->retx_fresh)
+			cc->retx_backoff = 0;
+		else if (cc->retx_sent &&
+			 cc->retx_backoff < RINA_CC_RETX_BACKOFF_MAX)
+			cc->retx_backoff++;
+		rt <<= cc->retx_backoff;
+		if (rt > RINA_CC_RETX_PERIOD_MAX_US)
+			rt = max_us > RINA_CC_RETX_PERIOD_MAX_US ? max_us :
+			     RINA_CC_RETX_PERIOD_MAX_US;
+		cc->retx_sent = 0;
+		cc->retx_fresh = 0;
 		cc->retx_credit = rina_cc_window_floor(cc, floor);
 		cc->retx_refill_us = now_us + rt;
 	}
@@ -271,4 +283,15 @@ __u32 rina_cc_retx_credit_floor(struct rina_cc *cc, const struct rina_rtt *rtt,
 void rina_cc_retx_spend(struct rina_cc *cc, __u32 n)
 {
 	cc->retx_credit = n < cc->retx_credit ? cc->retx_credit - n : 0;
+	if (n)
+		cc->retx_sent = 1;
+}
+
+void rina_cc_retx_restart(struct rina_cc *cc)
+{
+	cc->retx_fresh = 1;
+	if (cc->retx_backoff) {
+		cc->retx_backoff = 0;
+		cc->retx_refill_us = 0;
+	}
 }

@@ -52,6 +52,13 @@
 #define RINA_CC_DEF_ECN_G	4	/* DCTCP g = 1/16 */
 #define RINA_CC_EPOCH_RTTS	4	/* an epoch: this many round trips */
 #define RINA_CC_COMPETE_EPOCHS	4	/* undrained epochs before competing */
+/*
+ * The retransmission credit's period backs off (doubles) while its
+ * retransmissions bring nothing new, up to this long (RFC 6298's lower
+ * bound of an RTO; rina_cc_retx_credit_floor()).
+ */
+#define RINA_CC_RETX_PERIOD_MAX_US	1000000
+#define RINA_CC_RETX_BACKOFF_MAX	10
 
 struct rina_cc_params {
 	__u32	flags;		/* RINA_CC_F_*; 0: fixed window w_max */
@@ -87,6 +94,9 @@ struct rina_cc {
 	/* retransmissions allowed until retx_refill_us (rina_cc_retx_*) */
 	__u32	retx_credit;
 	__u64	retx_refill_us;
+	__u8	retx_sent;	/* any in the current period */
+	__u8	retx_backoff;	/* the period doubled this many times */
+	__u8	retx_fresh;	/* rina_cc_retx_restart() in the period */
 	struct rina_cc_stats st;
 };
 
@@ -127,6 +137,15 @@ void rina_cc_on_timeout(struct rina_cc *cc, __u32 tries,
 __u32 rina_cc_retx_credit(struct rina_cc *cc, const struct rina_rtt *rtt,
 			  __u64 min_us, __u64 max_us, __u64 now_us);
 /*
+ * The period backs off: a refill that finds the last period's
+ * retransmissions unanswered (nothing acknowledged, rina_cc_on_ack(), nor
+ * rina_cc_retx_restart() since) doubles the next one, up to
+ * RINA_CC_RETX_PERIOD_MAX_US, as TCP backs off its timer (RFC 6298, 5.5). Each INA worker's contributions have timers of their
+ * own; without it, an aggregator slower than their sum (bmv2 on a busy
+ * host, 300-600 frames/s) got every overdue one again each 100 ms from
+ * every worker, its queue grew to seconds, and the call never completed.
+ */
+/*
  * The same for a sender whose window never drops below floor
  * (rina_cc_window_floor(): an INA worker, P + 1): it may resend as many
  * per round trip as it may have in flight. With cwnd alone, a worker
@@ -139,6 +158,12 @@ __u32 rina_cc_retx_credit_floor(struct rina_cc *cc, const struct rina_rtt *rtt,
 				__u32 floor);
 /* n of the credit were sent. */
 void rina_cc_retx_spend(struct rina_cc *cc, __u32 n);
+/*
+ * The path delivers again (rina_cc_on_ack() calls it), or the sender now
+ * sends elsewhere: the period stops backing off, and a backed-off one
+ * ends now.
+ */
+void rina_cc_retx_restart(struct rina_cc *cc);
 /* When the credit is refilled next (microseconds, same clock). */
 static inline __u64 rina_cc_retx_refill_at(const struct rina_cc *cc)
 {

@@ -787,23 +787,52 @@ static void test_silent_tor(void)
 	ktap_result(ok, "agent with a ToR: names the local worker that sent no STALL while another stalled for 2/3 of the limit, not one that did, nobody once the stall ended");
 }
 
-/*
- * 38 of the ToR's 40 copies downstream lost (downstream ACKs only the
- * last): without congestion control every one goes again in one pass;
- * with it, a pass sends the window's credit, the loss halves the window,
- * the rest follow one round trip later, and all of them in the end.
- */
-static unsigned int repairs_of_burst(bool cc, unsigned int *first,
-				     unsigned int *second, __u32 *w0,
-				     __u32 *w1, __u64 *wait)
+/* Downstream ACKs every copy sent to it since nsent was last reset. */
+static void ack_sent_down(struct rina_agent_core *a)
 {
-	struct rina_agent_core a;
-	unsigned int j, total;
+	unsigned int j, n = nsent;
 	struct {
 		struct rina_hdr h;
 		__be32 s[1];
 	} __attribute__((packed)) p;
 
+	for (j = 0; j < n; j++) {
+		if ((sent[j].h.ver_op & 0xf) != RINA_OP_AG_DATA ||
+		    sent[j].to.ip != a->cfg.next.ip ||
+		    sent[j].to.port != a->cfg.next.port)
+			continue;
+		hdr(&p.h, RINA_OP_ACK, 1);
+		p.h.flags = RINA_F_AG_PHASE;
+		p.s[0] = sent[j].h.seq;
+		rina_agent_core_rx(a, &p, sizeof(p), &a->cfg.next);
+	}
+}
+
+struct burst {
+	unsigned int first, second, total;
+	unsigned int last_gap;	/* ticks between the last two repair passes */
+	__u32 w0, w1;
+	__u64 wait;
+};
+
+/*
+ * 38 of the ToR's 40 copies downstream lost (downstream ACKs only the
+ * last): without congestion control every one goes again in one pass;
+ * with it, a pass sends the window's credit, the loss halves the window,
+ * the rest follow one round trip later, and all of them in the end if
+ * downstream acknowledges the repairs (answer); if it does not, the
+ * passes back off (core/cc.h).
+ */
+static void repairs_of_burst(bool cc, bool answer, struct burst *b)
+{
+	struct rina_agent_core a;
+	unsigned int j, n, last = 0, prev = 0;
+	struct {
+		struct rina_hdr h;
+		__be32 s[1];
+	} __attribute__((packed)) p;
+
+	memset(b, 0, sizeof(*b));
 	memset(&setup_cc, 0, sizeof(setup_cc));
 	if (cc) {
 		rina_cc_params_default(&setup_cc, 256);
@@ -824,44 +853,52 @@ static unsigned int repairs_of_burst(bool cc, unsigned int *first,
 	p.h.flags = RINA_F_AG_PHASE;
 	p.s[0] = htonl(139);
 	rina_agent_core_rx(&a, &p, sizeof(p), &a.cfg.next);
-	*w0 = rina_cc_window(&a.cc);
+	b->w0 = rina_cc_window(&a.cc);
 	nsent = 0;
-	*wait = rina_agent_core_tick(&a);
-	*first = count(RINA_OP_AG_DATA, ~0U, &a.cfg.next);
-	*w1 = rina_cc_window(&a.cc);
-	total = *first;
+	b->wait = rina_agent_core_tick(&a);
+	b->first = count(RINA_OP_AG_DATA, ~0U, &a.cfg.next);
+	b->w1 = rina_cc_window(&a.cc);
+	b->total = b->first;
 	nsent = 0;
-	now_us += *wait;
+	now_us += b->wait;
 	rina_agent_core_tick(&a);
-	*second = count(RINA_OP_AG_DATA, ~0U, &a.cfg.next);
-	total += *second;
-	for (j = 0; j < 40; j++) {	/* ~40 round trips at most */
+	b->second = count(RINA_OP_AG_DATA, ~0U, &a.cfg.next);
+	b->total += b->second;
+	for (j = 1; j <= 40; j++) {	/* ~40 round trips at most */
+		if (answer)
+			ack_sent_down(&a);
 		nsent = 0;
 		now_us += 20000;
 		rina_agent_core_tick(&a);
-		total += count(RINA_OP_AG_DATA, ~0U, &a.cfg.next);
+		n = count(RINA_OP_AG_DATA, ~0U, &a.cfg.next);
+		b->total += n;
+		if (n) {
+			prev = last;
+			last = j;
+		}
 	}
+	b->last_gap = last - prev;
 	rina_agent_core_fini(&a);
-	return total;
 }
 
 static void test_repair_window(void)
 {
-	unsigned int first, second, total;
-	__u32 w0, w1;
-	__u64 wait;
+	struct burst b;
 
-	total = repairs_of_burst(false, &first, &second, &w0, &w1, &wait);
-	ktap_result(first == 38 && total >= 39,
+	repairs_of_burst(false, false, &b);
+	ktap_result(b.first == 38 && b.total >= 39,
 		    "agent: without congestion control 38 lost copies go again in one pass (%u)",
-		    first);
-	total = repairs_of_burst(true, &first, &second, &w0, &w1, &wait);
-	ktap_result(first == w0 && w0 < 38 && w1 == w0 / 2 &&
-		    second == w1 && wait == 20000 && total >= 39,
+		    b.first);
+	repairs_of_burst(true, true, &b);
+	ktap_result(b.first == b.w0 && b.w0 < 38 && b.w1 == b.w0 / 2 &&
+		    b.second == b.w1 && b.wait == 20000 && b.total >= 39,
 		    "agent: repairs go cwnd (%u) per round trip, the loss halves it (%u, %u sent %llu us later), all %u in the end",
-		    w0, w1, second, (unsigned long long)wait, total);
+		    b.w0, b.w1, b.second, (unsigned long long)b.wait, b.total);
+	repairs_of_burst(true, false, &b);
+	ktap_result(b.total < 39 && b.last_gap >= 8,
+		    "agent: repairs that downstream never acknowledges back off (%u sent in 40 round trips, the last two passes %u apart)",
+		    b.total, b.last_gap);
 }
-
 
 /* Installed on the ToR, the clock at the reply. */
 static void setup_on(struct rina_agent_core *a)
@@ -1425,7 +1462,7 @@ static void test_lost_mid_call(void)
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 2 + 3 + 2 + 1 + 1 + 2 + 5 + 3 + 4 + 5);
+	ktap_plan(4 + 2 + 2 + 2 + 3 + 2 + 1 + 1 + 3 + 5 + 3 + 4 + 5);
 	test_install();
 	test_tor_copies();
 	test_ack_delay();

@@ -454,6 +454,8 @@ static void test_retx_credit(void)
 	t0 = p.now;
 	c1 = rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, t0);
 	rina_cc_retx_spend(&p.cc, c1);
+	/* the path answers: no back-off */
+	rina_cc_on_ack(&p.cc, 1, 0, 0, &p.rtt, t0 + 1);
 	c2 = rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, t0 + BASE / 2);
 	c3 = rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, t0 + BASE);
 	ktap_result(c1 == w && c2 == 0 && c3 == w &&
@@ -463,6 +465,7 @@ static void test_retx_credit(void)
 	rina_rtt_update(&p.rtt, 50 * 1000000ULL, p.now);
 	p.rtt.srtt_us = 4000000;
 	rina_cc_retx_spend(&p.cc, ~0U);
+	rina_cc_on_ack(&p.cc, 1, 0, 0, &p.rtt, t0 + BASE + 1);
 	c1 = rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, t0 + 2 * BASE);
 	ktap_result(c1 == w &&
 		    rina_cc_retx_refill_at(&p.cc) == t0 + 2 * BASE + 100000,
@@ -470,6 +473,68 @@ static void test_retx_credit(void)
 	path_init(&p, 0);
 	ktap_result(rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, 1) == ~0U,
 		    "cc: flags 0 does not limit retransmissions");
+}
+
+/*
+ * A sender whose retransmissions bring nothing back: each period of its
+ * credit twice the last, up to RINA_CC_RETX_PERIOD_MAX_US; one answer
+ * ends the back-off at once. Returns the period after n unanswered ones.
+ */
+static __u64 unanswered_periods(struct path *p, __u32 n, bool spend)
+{
+	__u64 at = p->now, prev = at;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		at = rina_cc_retx_refill_at(&p->cc) > at ?
+		     rina_cc_retx_refill_at(&p->cc) : at;
+		rina_cc_retx_credit(&p->cc, &p->rtt, 100, 100000, at);
+		if (spend)
+			rina_cc_retx_spend(&p->cc, 1);
+		prev = at;
+	}
+	p->now = rina_cc_retx_refill_at(&p->cc);
+	return rina_cc_retx_refill_at(&p->cc) - prev;
+}
+
+static void test_retx_backoff(void)
+{
+	struct path p;
+	__u64 d3, d20, idle;
+	bool ok;
+	__u32 c;
+
+	path_init(&p, RINA_CC_F_LOSS);
+	round_acked(&p, BASE, 0);	/* srtt = BASE */
+	idle = unanswered_periods(&p, 5, false);
+	d3 = unanswered_periods(&p, 3, true);
+	ktap_result(idle == BASE && d3 == 4 * BASE,
+		    "cc: retransmission periods that bring nothing double (3rd: %llu us), idle ones do not (%llu us)",
+		    (unsigned long long)d3, (unsigned long long)idle);
+	d20 = unanswered_periods(&p, 20, true);
+	ktap_result(d20 == RINA_CC_RETX_PERIOD_MAX_US,
+		    "cc: ... up to %d us (%llu after 23)",
+		    RINA_CC_RETX_PERIOD_MAX_US, (unsigned long long)d20);
+	/* an ACK refills at once, one round trip on */
+	rina_cc_retx_spend(&p.cc, ~0U);
+	rina_cc_on_ack(&p.cc, 1, 0, 0, &p.rtt, p.now);
+	c = rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, p.now + 1);
+	ok = c == rina_cc_window(&p.cc) &&
+	     rina_cc_retx_refill_at(&p.cc) == p.now + 1 + BASE;
+	/* ... as does a new destination, after it backed off again */
+	unanswered_periods(&p, 4, true);
+	rina_cc_retx_spend(&p.cc, ~0U);
+	rina_cc_retx_restart(&p.cc);
+	ok &= rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000, p.now + 1) &&
+	      rina_cc_retx_refill_at(&p.cc) == p.now + 1 + BASE;
+	ktap_result(ok, "cc: an ACK or a new destination ends the back-off at once (credit %u, next period %d us)",
+		    c, BASE);
+	/* but without a back-off an ACK brings no credit before the period */
+	rina_cc_retx_spend(&p.cc, ~0U);
+	rina_cc_on_ack(&p.cc, 1, 0, 0, &p.rtt, p.now + 2);
+	ktap_result(!rina_cc_retx_credit(&p.cc, &p.rtt, 100, 100000,
+					 p.now + 3),
+		    "cc: ACKs do not refill the credit early: still one period of cwnd per round trip");
 }
 
 /* One reading of a job's cc directives for librina's and rina.ko's senders. */
@@ -499,7 +564,7 @@ static void test_job_params(void)
 
 int main(void)
 {
-	ktap_plan(34);
+	ktap_plan(38);
 	test_slow_start_and_cap();
 	test_loss();
 	test_delay();
@@ -508,6 +573,7 @@ int main(void)
 	test_rtt();
 	test_ina_window();
 	test_retx_credit();
+	test_retx_backoff();
 	test_job_params();
 	return ktap_finish();
 }
