@@ -268,6 +268,8 @@ __u32 rina_cc_retx_credit_floor(struct rina_cc *cc, const struct rina_rtt *rtt,
 		else if (cc->retx_sent &&
 			 cc->retx_backoff < RINA_CC_RETX_BACKOFF_MAX)
 			cc->retx_backoff++;
+		cc->retx_start_us = now_us;
+		cc->retx_rt_us = rt;
 		rt <<= cc->retx_backoff;
 		if (rt > RINA_CC_RETX_PERIOD_MAX_US)
 			rt = max_us > RINA_CC_RETX_PERIOD_MAX_US ? max_us :
@@ -292,6 +294,6 @@ void rina_cc_retx_restart(struct rina_cc *cc)
 	cc->retx_fresh = 1;
 	if (cc->retx_backoff) {
 		cc->retx_backoff = 0;
-		cc->retx_refill_us = 0;
+		cc->retx_refill_us = cc->retx_start_us + cc->retx_rt_us;
 	}
 }

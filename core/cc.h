@@ -94,6 +94,7 @@ struct rina_cc {
 	/* retransmissions allowed until retx_refill_us (rina_cc_retx_*) */
 	__u32	retx_credit;
 	__u64	retx_refill_us;
+	__u64	retx_start_us, retx_rt_us;	/* the period's, unshifted */
 	__u8	retx_sent;	/* any in the current period */
 	__u8	retx_backoff;	/* the period doubled this many times */
 	__u8	retx_fresh;	/* rina_cc_retx_restart() in the period */
@@ -161,7 +162,7 @@ void rina_cc_retx_spend(struct rina_cc *cc, __u32 n);
 /*
  * The path delivers again (rina_cc_on_ack() calls it), or the sender now
  * sends elsewhere: the period stops backing off, and a backed-off one
- * ends now.
+ * ends one round trip after it began, as if it had not.
  */
 void rina_cc_retx_restart(struct rina_cc *cc);
 /* When the credit is refilled next (microseconds, same clock). */
