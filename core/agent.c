@@ -1764,6 +1764,8 @@ int rina_agent_core_init(struct rina_agent_core *a,
 	a->scratch = zalloc(a, a->max_msg);
 	if (cfg->has_secret)
 		a->ctrl_guard = zalloc(a, sizeof(*a->ctrl_guard));
+	if (a->ctrl_guard)	/* nothing signed before we started */
+		rina_ctrl_guard_init(a->ctrl_guard, ops->wall_us(ctx));
 	if (cfg->tagged || cfg->auth_mac)
 		a->tagged_tx = zalloc(a, TAGGED_TX_LEN);
 	if (!a->fifo || !a->scratch ||

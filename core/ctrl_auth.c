@@ -78,6 +78,15 @@ static int guard_take(__u64 *seen, __u64 stamp)
 	return 1;
 }
 
+void rina_ctrl_guard_init(struct rina_ctrl_guard *g, __u64 not_before_us)
+{
+	__u32 k, i;
+
+	for (k = 0; k < RINA_MAX_RANKS + RINA_MAX_RACKS; k++)
+		for (i = 0; i < RINA_CTRL_GUARD_DEPTH; i++)
+			g->seen[k][i] = not_before_us;
+}
+
 enum rina_ctrl_verdict rina_ctrl_check(struct rina_ctrl_guard *g,
 				       const struct rina_hdr *h,
 				       const __u8 *key, rina_mac_fn mac,

@@ -78,6 +78,16 @@ __u32 rina_ctrl_seal(struct rina_ctrl_msg *m, const __u8 *key,
 		     __be16 to_port);
 
 /*
+ * A receiver's guard at its start: every sender's stamps up to
+ * not_before_us (the receiver's wall clock then) count as taken. The
+ * guards live in memory, so without it a message recorded less than
+ * RINA_CTRL_WINDOW_US before a receiver restarts could be replayed once
+ * after it; a sender's retries carry new stamps and pass. A sender whose
+ * clock lags the receiver's is refused for that lag after the start.
+ */
+void rina_ctrl_guard_init(struct rina_ctrl_guard *g, __u64 not_before_us);
+
+/*
  * Check a control message that passed rina_hdr_check(), received on
  * self_ip:self_port; key NULL: the job has no secret. On RINA_CTRL_OK the
  * stamp is remembered in g (NULL only without a key).

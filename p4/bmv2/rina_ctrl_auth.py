@@ -142,13 +142,17 @@ def seal(msg, key, to_ip, to_port, at=None):
 
 
 class Guard:
-    """One job's accepted stamps per sender (struct rina_ctrl_guard)."""
+    """One job's accepted stamps per sender (struct rina_ctrl_guard).
+    Stamps up to not_before (default: now, the receiver's start) count
+    as taken, as rina_ctrl_guard_init(): nothing recorded before a
+    restart replays after it."""
 
-    def __init__(self):
+    def __init__(self, not_before=None):
         self.seen = {}
+        self.not_before = wall_us() if not_before is None else not_before
 
     def take(self, k, st):
-        seen = self.seen.setdefault(k, [0] * GUARD_DEPTH)
+        seen = self.seen.setdefault(k, [self.not_before] * GUARD_DEPTH)
         if st in seen:
             return False
         oldest = min(range(GUARD_DEPTH), key=lambda i: (seen[i], i))

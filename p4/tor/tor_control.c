@@ -39,8 +39,14 @@ static __u8 my_mac[ETH_ALEN];
 
 void tor_control_set(__be32 ip, const __u8 mac[ETH_ALEN])
 {
+	__u64 start = rina_wall_us();
+	int k;
+
 	my_ip = ip;
 	memcpy(my_mac, mac, ETH_ALEN);
+	/* nothing signed before the ToR started is for it (ctrl_auth.h) */
+	for (k = 0; k < MAX_TOR_JOBS; k++)
+		rina_ctrl_guard_init(&ctrl_guard[k], start);
 }
 
 void tor_control_addr(const char *bridge)

@@ -574,10 +574,15 @@ static void test_signed(void)
 	ktap_result(ok, "agent, signed job: unsigned, strangers' and wrongly signed messages are refused (%llu)",
 		    (unsigned long long)a.st.ctrl_forged);
 
+	/* signed before the agent started (recorded, or a restart): no */
+	rx_signed_hello(&a, 41, test_secret, h_wall(NULL) - 1000);
+	ok = !a.hello_from && a.st.ctrl_replayed == 1;
+	ktap_result(ok, "agent, signed job: a HELLO signed 1 ms before the agent started is refused as replayed");
+	now_us += 1000;
 	rx_signed_hello(&a, 42, test_secret, h_wall(NULL));
 	ok = a.hello_from == 1 && a.worker_inc[0] == 42;
 	rx_signed_hello(&a, 43, test_secret, h_wall(NULL) - 40000000);
-	ok &= a.worker_inc[0] == 42 && a.st.ctrl_replayed == 1;
+	ok &= a.worker_inc[0] == 42 && a.st.ctrl_replayed == 2;
 	ktap_result(ok, "agent, signed job: a signed HELLO is taken, a stale one is not");
 
 	rina_agent_core_tick(&a);
@@ -1462,7 +1467,7 @@ static void test_lost_mid_call(void)
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 2 + 3 + 2 + 1 + 1 + 3 + 5 + 3 + 4 + 5);
+	ktap_plan(4 + 2 + 2 + 2 + 4 + 2 + 1 + 1 + 3 + 5 + 3 + 4 + 5);
 	test_install();
 	test_tor_copies();
 	test_ack_delay();

@@ -13,7 +13,7 @@
 #   ctrl_cases_cycles N: CTRL_CASES_CYCLES results, N installs and removals
 
 CTRL_CASES_UNSIGNED=10
-CTRL_CASES_SIGNED=17
+CTRL_CASES_SIGNED=21
 CTRL_CASES_CYCLES=4
 
 # a copy of job 7 with a secret
@@ -158,6 +158,17 @@ ctrl_cases_signed()
 	counted "signed: refusals counted (forged, replayed, bad hash, unknown)" \
 		'c == dict(ok=3, forged=2, replayed=4, bad_hash=1) and
 		 d["control"]["unknown_job"] == 1'
+	# an install signed (recorded) while no ToR ran, replayed to one
+	# started after it: its replay guards are new, its start is not
+	ip netns exec "$TST" "$ctrl" "$cjob" 198.18.1.254 install \
+		--save-only "$tmp/before_start.bin" >/dev/null 2>&1
+	ctrl_start
+	ctl "signed: a restarted ToR, an install signed before it started: unknown job" \
+		1 unsigned install --replay "$tmp/before_start.bin"
+	aggregates "signed: the restarted ToR installed nothing" no
+	ctl "signed: the restarted ToR takes a fresh install" 0 signed install
+	counted "signed: the restarted ToR counted it replayed" \
+		'c == dict(ok=1, forged=0, replayed=1, bad_hash=0)'
 }
 
 # install and remove job 7 N times, then install it: what a ToR that

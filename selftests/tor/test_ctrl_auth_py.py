@@ -65,6 +65,7 @@ def main():
             f.write("secret_file %s\n" % sec)
         ok(auth.load_secret(job) == key, "the secret read from secret_file")
         req = os.path.join(tmp, "req")
+        g = auth.Guard()	# the receiver runs before the request
         r = subprocess.run([ctrl, job, TOR_IP, "install", "--save-only",
                             req], capture_output=True, text=True)
         msg = open(req, "rb").read() if r.returncode == 0 else b""
@@ -72,11 +73,14 @@ def main():
            r.stderr.strip())
         if len(msg) != 60:
             return 1
-        g = auth.Guard()
         v = auth.check(g, msg, key, TOR_IP, PORT)
         ok(v == auth.OK, "a C-sealed request checks OK", auth.NAMES[v])
         v = auth.check(g, msg, key, TOR_IP, PORT)
         ok(v == auth.REPLAY, "the same again: replayed", auth.NAMES[v])
+        v = auth.check(auth.Guard(), msg, key, TOR_IP, PORT)
+        ok(v == auth.REPLAY,
+           "to a receiver started after it was sealed (a restarted ToR): "
+           "replayed", auth.NAMES[v])
         v = auth.check(auth.Guard(), msg, key, "198.18.1.253", PORT)
         ok(v == auth.FORGED, "for another destination: forged",
            auth.NAMES[v])

@@ -159,9 +159,11 @@ static int secret_setup(struct rina_comm *c)
 					 "auth mac needs the job secret (secret_file or RINA_SECRET_FILE)");
 		return RINA_OK;
 	}
-	c->ctrl_guard = calloc(1, sizeof(*c->ctrl_guard));
+	c->ctrl_guard = malloc(sizeof(*c->ctrl_guard));
 	if (!c->ctrl_guard)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
+	/* nothing signed before this communicator existed is for it */
+	rina_ctrl_guard_init(c->ctrl_guard, rina_wall_us());
 	/*
 	 * Data is tagged, through a ToR too: the P4 program checks the tag
 	 * of what it adds and tags what it emits (p4/tag_check.p4).
