@@ -61,7 +61,6 @@ struct wcall {
 	__u64		*ovfmap;
 	uint64_t	expect_ag, got_ag, got_done;
 	uint64_t	last_progress, last_nack, last_stall;
-	uint64_t	nack_gap;	/* from the last NACK to the next */
 
 	struct rina_msg	tx[RINA_BATCH];
 	int		ntx;
@@ -474,39 +473,6 @@ static void wnack(struct wcall *k)
 	c->st.nacks++;
 }
 
-/*
- * Whether to ask now: contributions all delivered but data missing, or
- * stalled RINA_NACK_STALL slot RTOs (after a ToR went, a contribution
- * whose ACK we missed completes only with its chunk's result, wrx_ag(),
- * which the agent may hold). One slot RTO after the last progress and
- * the last NACK; the gap doubles while NACKs bring nothing, up to the
- * retransmission credit's longest period: every NACK may bring a
- * repair of each packet it lists, and an aggregator too slow for them
- * (bmv2 on a busy host) would only queue more.
- */
-static bool wnack_due(struct wcall *k, uint64_t now)
-{
-	struct rina_comm *c = k->c;
-	uint64_t rto = rina_path_rto_slot(c, &c->to_agg), gap = rto;
-
-	if (k->got_done < k->nct &&
-	    now - k->last_progress <= RINA_NACK_STALL * rto)
-		return false;
-	if (now - k->last_progress <= rto)
-		return false;
-	if (k->last_nack > k->last_progress) {	/* it brought nothing */
-		gap = 2 * k->nack_gap;
-		if (gap > RINA_CC_RETX_PERIOD_MAX_US)
-			gap = RINA_CC_RETX_PERIOD_MAX_US;
-		if (gap < rto)
-			gap = rto;
-	}
-	if (now - k->last_nack <= gap)
-		return false;
-	k->nack_gap = gap;
-	return true;
-}
-
 /* Our contribution to allgather packet "id" is delivered. */
 static void ag_done(struct wcall *k, const struct rina_sched *s,
 		    const struct rina_pkt_id *id, bool ce)
@@ -747,7 +713,18 @@ static int wloop(struct wcall *k)
 		if (ret)
 			return ret;
 		now = rina_now_us();
-		if (wnack_due(k, now)) {
+		/*
+		 * Contributions all delivered but data missing: ask. Also
+		 * when stalled long before that: after a ToR went, a
+		 * contribution whose ACK we missed completes only with its
+		 * chunk's result (wrx_ag()), which the agent may hold.
+		 */
+		if ((k->got_done == k->nct ||
+		     now - k->last_progress >
+		     RINA_NACK_STALL * rina_path_rto_slot(c, &c->to_agg)) &&
+		    now - k->last_progress >
+		    rina_path_rto_slot(c, &c->to_agg) &&
+		    now - k->last_nack > rina_path_rto_slot(c, &c->to_agg)) {
 			wnack(k);
 			k->last_nack = now;
 		}
