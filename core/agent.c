@@ -695,22 +695,54 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
  * - to the upstream member, the copies of its chunks we keep: AG_PHASE
  *   (a->ag_up), as for allgather data it sent us itself.
  */
+static __u32 ackq_max(const struct rina_agent_core *a)
+{
+	__u32 max = (a->max_msg - RINA_HDR_LEN) / 4;
+
+	return max > RINA_AGENT_HELD_MAX ? RINA_AGENT_HELD_MAX : max;
+}
+
+static int ackq_has(const struct rina_agent_ackq *q, __u32 seq)
+{
+	__u32 j;
+
+	for (j = 0; j < q->n; j++)
+		if (q->seq[j] == seq)
+			return 1;
+	return 0;
+}
+
+/*
+ * After its own seqs an ACK lists the last one's again (same round, as
+ * far as they fit), as TCP's SACK repeats its latest blocks (RFC 2018):
+ * one lost ACK then loses nothing, where each lost one used to cost a
+ * retransmission by every sender it acknowledged, a re-emission by the
+ * ToR, and a halved window (rina-tor at 10% loss: 935 -> 695 ms a call).
+ */
 static void ackq_flush(struct rina_agent_core *a, struct rina_agent_ackq *q)
 {
 	struct {
 		struct rina_hdr h;
 		__be32 seqs[RINA_AGENT_HELD_MAX];
 	} __attribute__((packed)) p;
-	__u32 j, len = RINA_HDR_LEN + 4 * q->n;
+	__u32 j, n, len, max = ackq_max(a);
 
 	if (!q->n)
 		return;
 	hdr_init(a, &p.h, RINA_OP_ACK, q->round);
 	p.h.flags = q->flags;
 	p.h.seq = rina_htonl(q->seq[0]);
-	p.h.n_elem = rina_htons((__u16)q->n);
 	for (j = 0; j < q->n; j++)
 		p.seqs[j] = rina_htonl(q->seq[j]);
+	n = q->n;
+	for (j = 0; q->prev_round == q->round && j < q->nprev && n < max; j++)
+		if (!ackq_has(q, q->prev[j]))
+			p.seqs[n++] = rina_htonl(q->prev[j]);
+	p.h.n_elem = rina_htons((__u16)n);
+	len = RINA_HDR_LEN + 4 * n;
+	rina_memcpy(q->prev, q->seq, q->n * sizeof(q->seq[0]));
+	q->nprev = q->n;
+	q->prev_round = q->round;
 	if (q->to_workers)
 		to_workers(a, &p, len);
 	else
@@ -728,11 +760,7 @@ static void ackq_flush(struct rina_agent_core *a, struct rina_agent_ackq *q)
 static void ackq_push(struct rina_agent_core *a, struct rina_agent_ackq *q,
 		      __u16 round, __u32 seq, int at_once)
 {
-	__u32 max = (a->max_msg - RINA_HDR_LEN) / 4;
-
-	if (max > RINA_AGENT_HELD_MAX)
-		max = RINA_AGENT_HELD_MAX;
-	if (q->n && (q->n >= max || q->round != round))
+	if (q->n && (q->n >= ackq_max(a) || q->round != round))
 		ackq_flush(a, q);
 	if (!q->n)
 		q->t0 = a->ops->now_us(a->ctx);

@@ -222,10 +222,16 @@ struct rina_agent_ag;
 #define RINA_AGENT_ACK_BATCH		16
 #define RINA_AGENT_ACK_DELAY_MAX_US	1000
 
-/* An ACK being gathered: seqs of one round, for one destination. */
+/*
+ * An ACK being gathered: seqs of one round, for one destination; and the
+ * last one sent, whose seqs the next one of the same round lists again.
+ */
 struct rina_agent_ackq {
 	__u32	seq[RINA_AGENT_HELD_MAX];
 	__u32	n;
+	__u32	prev[RINA_AGENT_HELD_MAX];
+	__u32	nprev;
+	__u16	prev_round;
 	__u16	round;
 	__u8	flags;		/* of the ACK */
 	__u8	to_workers;	/* else to the upstream member */

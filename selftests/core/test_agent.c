@@ -360,10 +360,11 @@ static void test_tor_copies(void)
 	      count(RINA_OP_ACK, 200, &a.cfg.prev) == 0 &&
 	      count(RINA_OP_AG_DATA, ~0U, NULL) == 4 &&
 	      count(RINA_OP_AG_DATA, ~0U, &a.cfg.local[0]) == 4;
+	/* the re-emitted copy's ACK lists the last one's 201 again */
 	rx_ag_copy(&a, (__u16)own, 200, 0);
 	rina_agent_core_tick(&a);
-	ok &= held_acks(&a.cfg.local[0], 200, 1) == 1 &&
-	      held_acks(&a.cfg.local[1], 200, 1) == 1 &&
+	ok &= held_acks(&a.cfg.local[0], 200, 2) == 2 &&
+	      held_acks(&a.cfg.local[1], 200, 2) == 2 &&
 	      count(RINA_OP_AG_DATA, ~0U, &a.cfg.local[0]) == 5 &&
 	      count(RINA_OP_AG_DATA, ~0U, NULL) == 5 && a.st.host_relays == 5;
 	ktap_result(ok, "agent: ToR copies ACKed upstream once each; the own chunk's told to the workers as held, again when re-emitted; data only to the worker on the agent's host, each copy relayed");
@@ -424,6 +425,18 @@ static unsigned int acks(const struct rina_agent_addr *to, __u8 flags,
 	return n;
 }
 
+/* The i-th seq an ACK kept in s lists (one short enough to keep whole). */
+static __u32 acked_seq(const struct sent *s, unsigned int i)
+{
+	__be32 v;
+
+	if ((s->h.ver_op & 0xf) != RINA_OP_ACK ||
+	    s->len < RINA_HDR_LEN + 4 * (i + 1) || s->len > sizeof(s->ctrl))
+		return ~0U;
+	memcpy(&v, (const __u8 *)&s->ctrl + RINA_HDR_LEN + 4 * i, 4);
+	return ntohl(v);
+}
+
 /*
  * The ACKs of the ToR's copies wait for company (delayed ACKs): until
  * RINA_AGENT_ACK_BATCH seqs, or a quarter of the smoothed RTT, at most
@@ -435,6 +448,7 @@ static void test_ack_delay(void)
 	__u16 own = (__u16)rina_own_chunk(0, 3);
 	__u32 j;
 	__u64 wait;
+	unsigned int found;
 	bool ok;
 
 	setup(&a, true);
@@ -467,7 +481,10 @@ static void test_ack_delay(void)
 	ok = acks(&a.cfg.prev, RINA_F_AG_PHASE, 100,
 		  RINA_AGENT_ACK_BATCH) == 1 &&
 	     count(RINA_OP_ACK, ~0U, NULL) == 1;
-	/* a long RTT: the delay stops at RINA_AGENT_ACK_DELAY_MAX_US */
+	/*
+	 * a long RTT: the delay stops at RINA_AGENT_ACK_DELAY_MAX_US; the
+	 * ACK lists the last one's 16 seqs again after its own
+	 */
 	a.rtt.srtt_us = 400000;
 	rx_ag_copy(&a, 2, 300, 1);
 	now_us += RINA_AGENT_ACK_DELAY_MAX_US - 1;
@@ -475,13 +492,27 @@ static void test_ack_delay(void)
 	ok &= count(RINA_OP_ACK, 300, &a.cfg.prev) == 0;
 	now_us += 1;
 	rina_agent_core_tick(&a);
-	ok &= acks(&a.cfg.prev, RINA_F_AG_PHASE, 300, 1) == 1;
+	ok &= acks(&a.cfg.prev, RINA_F_AG_PHASE, 300,
+		   1 + RINA_AGENT_ACK_BATCH) == 1;
 	/* another round does not wait for this one's */
 	rx_ag_copy(&a, 2, 301, 1);
 	rx_ag_copy_round(&a, 1, 2, 302, 1);
-	ok &= acks(&a.cfg.prev, RINA_F_AG_PHASE, 301, 1) == 1;
+	ok &= acks(&a.cfg.prev, RINA_F_AG_PHASE, 301, 2) == 1;
 	ktap_result(ok, "agent: ACKs upstream go at %u seqs at once, after at most %u us, and a new round sends the last one's",
 		    RINA_AGENT_ACK_BATCH, RINA_AGENT_ACK_DELAY_MAX_US);
+	/*
+	 * So a lost ACK loses nothing: 301's lists 300 again, and the next
+	 * round's lists nothing of round 0's
+	 */
+	now_us += RINA_AGENT_ACK_DELAY_MAX_US;
+	rina_agent_core_tick(&a);
+	ok = acks(&a.cfg.prev, RINA_F_AG_PHASE, 302, 1) == 1;
+	for (j = 0, found = 0; j < nsent; j++)
+		if ((sent[j].h.ver_op & 0xf) == RINA_OP_ACK &&
+		    sent[j].arg == 301 && acked_seq(&sent[j], 1) == 300)
+			found++;
+	ok &= found == 1;
+	ktap_result(ok, "agent: an ACK lists the last one's seqs of the same round again, another round's not (RFC 2018)");
 	rina_agent_core_fini(&a);
 }
 
@@ -1467,7 +1498,7 @@ static void test_lost_mid_call(void)
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 2 + 2 + 4 + 2 + 1 + 1 + 3 + 5 + 3 + 4 + 5);
+	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 5 + 3 + 4 + 5);
 	test_install();
 	test_tor_copies();
 	test_ack_delay();
