@@ -685,16 +685,6 @@ static void aggregate(struct rina_agent_core *a, const struct rina_hdr *h,
 
 /* ---- other packets ----------------------------------------------- */
 
-/*
- * The ACKs of the ToR's allgather copies, gathered (RINA_AGENT_ACK_BATCH):
- * - to the rack's workers, which own-chunk results we hold: AG_PHASE |
- *   OWN_FINAL listing their allgather seqs (a->held). A worker's own-chunk
- *   contribution completes only on it (not on its own copy of the data),
- *   so the ToR's slot, which can re-emit the result, is not reused before
- *   the agent, the sender of record downstream, has it;
- * - to the upstream member, the copies of its chunks we keep: AG_PHASE
- *   (a->ag_up), as for allgather data it sent us itself.
- */
 static __u32 ackq_max(const struct rina_agent_core *a)
 {
 	__u32 max = (a->max_msg - RINA_HDR_LEN) / 4;
@@ -713,11 +703,19 @@ static int ackq_has(const struct rina_agent_ackq *q, __u32 seq)
 }
 
 /*
+ * The ACKs of the ToR's allgather copies, gathered (RINA_AGENT_ACK_BATCH):
+ * - to the rack's workers, which own-chunk results we hold: AG_PHASE |
+ *   OWN_FINAL listing their allgather seqs (a->held). A worker's own-chunk
+ *   contribution completes only on it (not on its own copy of the data),
+ *   so the ToR's slot, which can re-emit the result, is not reused before
+ *   the agent, the sender of record downstream, has it;
+ * - to the upstream member, the copies of its chunks we keep: AG_PHASE
+ *   (a->ag_up), as for allgather data it sent us itself.
  * After its own seqs an ACK lists the last one's again (same round, as
  * far as they fit), as TCP's SACK repeats its latest blocks (RFC 2018):
- * one lost ACK then loses nothing, where each lost one used to cost a
+ * one lost ACK then loses nothing, where each lost one cost a
  * retransmission by every sender it acknowledged, a re-emission by the
- * ToR, and a halved window (rina-tor at 10% loss: 935 -> 695 ms a call).
+ * ToR, and a halved window (rina-tor at 10% loss: 850 -> 709 ms a call).
  */
 static void ackq_flush(struct rina_agent_core *a, struct rina_agent_ackq *q)
 {

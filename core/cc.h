@@ -134,18 +134,18 @@ void rina_cc_on_timeout(struct rina_cc *cc, __u32 tries,
  * not burst them into the queue that just dropped them, where its tail
  * (the youngest, often the ones the ring waits for) would drop again.
  * Unlimited without congestion control (flags 0).
- */
-__u32 rina_cc_retx_credit(struct rina_cc *cc, const struct rina_rtt *rtt,
-			  __u64 min_us, __u64 max_us, __u64 now_us);
-/*
+ *
  * The period backs off: a refill that finds the last period's
  * retransmissions unanswered (nothing acknowledged, rina_cc_on_ack(), nor
  * rina_cc_retx_restart() since) doubles the next one, up to
- * RINA_CC_RETX_PERIOD_MAX_US, as TCP backs off its timer (RFC 6298, 5.5). Each INA worker's contributions have timers of their
- * own; without it, an aggregator slower than their sum (bmv2 on a busy
- * host, 300-600 frames/s) got every overdue one again each 100 ms from
- * every worker, its queue grew to seconds, and the call never completed.
+ * RINA_CC_RETX_PERIOD_MAX_US, as TCP backs off its timer (RFC 6298,
+ * 5.5). Each INA worker's contributions have timers of their own;
+ * without it, an aggregator slower than their sum (bmv2 on a busy host,
+ * 300-600 frames/s) got every overdue one again each 100 ms from every
+ * worker, its queue grew to seconds, and the call never completed.
  */
+__u32 rina_cc_retx_credit(struct rina_cc *cc, const struct rina_rtt *rtt,
+			  __u64 min_us, __u64 max_us, __u64 now_us);
 /*
  * The same for a sender whose window never drops below floor
  * (rina_cc_window_floor(): an INA worker, P + 1): it may resend as many
