@@ -200,7 +200,7 @@ static void contrib_dest(struct rina_comm *c)
 		return;
 	to = rina_agent_tor_on(c->agent) ? c->tor_to : c->next;
 	/* another aggregator: what backed off towards the last one ends */
-	if (to.ip != c->contrib_to.ip || to.port != c->contrib_to.port)
+	if (!rina_addr_eq(&to, &c->contrib_to))
 		rina_cc_retx_restart(&c->to_agg.cc);
 	c->contrib_to = to;
 }
