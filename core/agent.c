@@ -85,6 +85,63 @@ static void tor_heard(struct rina_agent_core *a)
 	a->tor_tries = 0;
 }
 
+/*
+ * The ring's session is s (0: not known yet): the data tag and key are
+ * its. Until it is known, rx refuses all data of a tagged job.
+ */
+static void session_set(struct rina_agent_core *a, __u64 s)
+{
+	a->session = s;
+	if (a->cfg.tagged)
+		rina_session_tag(a->cfg.secret, a->ops->mac, a->cfg.job_id, s,
+				 a->tag);
+	if (a->cfg.auth_mac)
+		rina_data_key(a->cfg.secret, a->ops->mac, a->cfg.job_id, s,
+			      a->mac_key);
+}
+
+/* The ring's first member starts every session with a new number. */
+static void session_draw(struct rina_agent_core *a)
+{
+	__u64 s = 0;
+
+	while (!s)
+		s = a->ops->random_u64(a->ctx);
+	session_set(a, s);
+}
+
+static int ring_head(const struct rina_agent_core *a)
+{
+	return a->cfg.member == 0;
+}
+
+static void send_ctrl(struct rina_agent_core *a,
+		      const struct rina_agent_addr *to, __u32 type);
+
+/*
+ * TOR_INSTALL, resent by tor_tick(): it carries the session, from which
+ * the ToR derives the tag it checks and writes, so it waits for it
+ * (tor_tries 0; session_learnt() sends it).
+ */
+static void tor_ask_install(struct rina_agent_core *a)
+{
+	a->tor_tries = 0;
+	if (!a->session)
+		return;
+	a->tor_tries = 1;
+	a->tor_last = a->ops->now_us(a->ctx);
+	send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_INSTALL);
+}
+
+/* Upstream's HELLO told the session: a ToR may be asked now. */
+static void session_learnt(struct rina_agent_core *a, __u64 s)
+{
+	session_set(a, s);
+	if (a->tor_state == RINA_AGENT_TOR_WAIT && !a->tor_reinstall &&
+	    !a->tor_tries)
+		tor_ask_install(a);
+}
+
 static void hdr_init(const struct rina_agent_core *a, struct rina_hdr *h,
 		     __u8 op, __u16 round)
 {
@@ -106,8 +163,8 @@ static void xmit(struct rina_agent_core *a, const struct rina_agent_addr *to,
 	    len + RINA_TAG_LEN <= TAGGED_TX_LEN) {
 		rina_memcpy(a->tagged_tx, buf, len);
 		len = rina_data_seal(a->tagged_tx, len,
-				     a->cfg.tagged ? a->cfg.tag : NULL,
-				     a->cfg.auth_mac ? a->cfg.mac_key : NULL,
+				     a->cfg.tagged ? a->tag : NULL,
+				     a->cfg.auth_mac ? a->mac_key : NULL,
 				     a->ops->mac);
 		buf = a->tagged_tx;
 	}
@@ -123,6 +180,7 @@ static void send_ctrl_arg(struct rina_agent_core *a,
 	__u32 len;
 
 	hdr_init(a, &r.h, RINA_OP_CTRL, 0);
+	rina_ctrl_set_session(&r.h, a->session);
 	r.c.type = rina_htonl(type);
 	r.c.arg = rina_htonl(arg);
 	rina_put_be64(&r.c.hash, a->cfg.job_hash);
@@ -1222,9 +1280,7 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 		if (a->tor_reinstall) {
 			/* the last session's slots are gone: install anew */
 			a->tor_reinstall = 0;
-			a->tor_tries = 1;
-			a->tor_last = a->ops->now_us(a->ctx);
-			send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_INSTALL);
+			tor_ask_install(a);
 			return;
 		}
 		a->tor_status = rina_ntohl(m->arg);
@@ -1303,6 +1359,14 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 			a->st.stale++;
 			return;
 		}
+		/* upstream greets once it knows the session */
+		if (!rina_ctrl_session(h)) {
+			a->st.bad++;
+			return;
+		}
+		if (!ring_head(a) && (!a->hello_prev || !a->session ||
+				      a->prev_inc != rina_ntohl(m->arg)))
+			session_learnt(a, rina_ctrl_session(h));
 		a->prev_inc = rina_ntohl(m->arg);
 		send_ctrl_arg(a, from, RINA_CTRL_HELLO_ACK, a->prev_inc);
 		if (!a->hello_prev) {
@@ -1358,9 +1422,14 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 		a->st.foreign++;
 		return;
 	}
-	len = rina_data_open(h, len, a->cfg.tagged ? a->cfg.tag : NULL,
-			     a->cfg.auth_mac ? a->cfg.mac_key : NULL,
-			     a->ops->mac);
+	/* before the session is known no data is the session's */
+	if (!a->session && (a->cfg.tagged || a->cfg.auth_mac) &&
+	    rina_hdr_opcode(h) != RINA_OP_CTRL)
+		len = 0;
+	else
+		len = rina_data_open(h, len, a->cfg.tagged ? a->tag : NULL,
+				     a->cfg.auth_mac ? a->mac_key : NULL,
+				     a->ops->mac);
 	if (!len) {
 		a->st.bad_tag++;
 		return;
@@ -1446,9 +1515,7 @@ void rina_agent_core_tor_install(struct rina_agent_core *a)
 	a->tor_reinstall = 0;
 	a->tor_state = RINA_AGENT_TOR_WAIT;
 	a->tor_back = 0;
-	a->tor_tries = 1;
-	a->tor_last = a->ops->now_us(a->ctx);
-	send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_INSTALL);
+	tor_ask_install(a);
 }
 
 int rina_agent_core_tor_may_return(const struct rina_agent_core *a,
@@ -1568,7 +1635,8 @@ static __u64 tor_tick(struct rina_agent_core *a, __u64 now)
 	if (a->tor_state == RINA_AGENT_TOR_LOST ||
 	    rina_agent_core_tor_unheard(a))
 		return tor_release(a, now);
-	if (a->tor_state != RINA_AGENT_TOR_WAIT)
+	if (a->tor_state != RINA_AGENT_TOR_WAIT ||
+	    (!a->tor_reinstall && !a->tor_tries))	/* no session yet */
 		return RINA_AGENT_NO_WAIT;
 	if (now - a->tor_last >= RINA_AGENT_TOR_RETRY_US) {
 		if (a->tor_tries >= RINA_AGENT_TOR_TRIES) {
@@ -1606,7 +1674,7 @@ __u64 rina_agent_core_tick(struct rina_agent_core *a)
 		wait = w2;
 	if (!a->active || a->cfg.L < 2)
 		return wait;
-	if (!a->hello_next) {
+	if (!a->hello_next && a->session) {
 		if (now - a->last_hello >= RINA_AGENT_HELLO_US) {
 			send_ctrl_arg(a, &a->cfg.next, RINA_CTRL_HELLO,
 				      a->cfg.incarnation);
@@ -1668,6 +1736,11 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	a->hello_from = a->data_from = a->bye_from = 0;
 	a->last_hello = a->last_bye = 0;
 	a->stall_first = a->stall_last = 0;
+	/* the next session's number: ours to draw, or upstream's to tell */
+	if (ring_head(a))
+		session_draw(a);
+	else
+		session_set(a, 0);
 	tor_session_reset(a);
 	ev(a, RINA_AGENT_EV_SESSION_END, 0);
 }
@@ -1769,7 +1842,8 @@ int rina_agent_core_init(struct rina_agent_core *a,
 	    !cfg->L || !cfg->window || cfg->elems > RINA_MAX_ELEMS ||
 	    (cfg->has_secret &&
 	     (!ops->mac || !ops->wall_us || !ops->ctrl_stamp)) ||
-	    (cfg->auth_mac && !cfg->has_secret))
+	    ((cfg->auth_mac || cfg->tagged) && !cfg->has_secret) ||
+	    (cfg->member == 0 && !ops->random_u64))
 		return -1;
 	a->cfg = *cfg;
 	a->ops = ops;
@@ -1794,6 +1868,10 @@ int rina_agent_core_init(struct rina_agent_core *a,
 		rina_ctrl_guard_init(a->ctrl_guard, ops->wall_us(ctx));
 	if (cfg->tagged || cfg->auth_mac)
 		a->tagged_tx = zalloc(a, TAGGED_TX_LEN);
+	if (ring_head(a))
+		session_draw(a);
+	else
+		session_set(a, 0);
 	if (!a->fifo || !a->scratch ||
 	    (cfg->has_secret && !a->ctrl_guard) ||
 	    ((cfg->tagged || cfg->auth_mac) && !a->tagged_tx) ||
@@ -1818,5 +1896,6 @@ void rina_agent_core_fini(struct rina_agent_core *a)
 	a->ctrl_guard = NULL;
 	a->tagged_tx = NULL;
 	rina_memzero_explicit(a->cfg.secret, sizeof(a->cfg.secret));
-	rina_memzero_explicit(a->cfg.mac_key, sizeof(a->cfg.mac_key));
+	rina_memzero_explicit(a->mac_key, sizeof(a->mac_key));
+	rina_memzero_explicit(a->tag, sizeof(a->tag));
 }

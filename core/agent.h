@@ -149,6 +149,11 @@ struct rina_agent_ops {
 	rina_mac_fn mac;
 	__u64	(*wall_us)(void *ctx);
 	__u64	(*ctrl_stamp)(void *ctx);
+	/*
+	 * Required for the ring's first member (cfg.member 0): 64 random
+	 * bits, the session it draws (linux/rina.h, "The session").
+	 */
+	__u64	(*random_u64)(void *ctx);
 };
 
 struct rina_agent_cfg {
@@ -194,15 +199,13 @@ struct rina_agent_cfg {
 	/* the job secret: control messages signed and checked with it */
 	__u32	has_secret;
 	__u8	secret[RINA_SECRET_LEN];
-	/* tagged: every other datagram carries tag (ctrl_auth.h) */
-	__u32	tagged;
-	__u8	tag[RINA_TAG_LEN];
 	/*
-	 * auth_mac (job option `auth mac`): every other datagram carries its
-	 * MAC under mac_key (rina_data_key()) instead of the tag.
+	 * tagged: every other datagram carries the session's tag
+	 * (rina_session_tag()); auth_mac (job option `auth mac`): its MAC
+	 * under the session's data key (rina_data_key()) instead.
 	 */
+	__u32	tagged;
 	__u32	auth_mac;
-	__u8	mac_key[RINA_SECRET_LEN];
 };
 
 struct rina_agent_ag;
@@ -258,6 +261,14 @@ struct rina_agent_core {
 	__u16			max_round;
 
 	/* session */
+	/*
+	 * The ring's session (linux/rina.h), 0 until known: drawn here by
+	 * the first member, else taken from upstream's HELLO; the data tag
+	 * and key follow it (session_set()).
+	 */
+	__u64			session;
+	__u8			tag[RINA_TAG_LEN];
+	__u8			mac_key[RINA_SECRET_LEN];
 	int			active;	/* a local worker spoke */
 	int			hello_next;	/* HELLO answered */
 	int			bye_next;	/* BYE answered */

@@ -118,16 +118,28 @@ enum rina_ctrl_verdict rina_ctrl_check(struct rina_ctrl_guard *g,
 	return RINA_CTRL_OK;
 }
 
-void rina_job_tag(const __u8 key[RINA_SECRET_LEN], rina_mac_fn mac,
-		  __u16 job_id, __u8 tag[RINA_TAG_LEN])
+/* label, job id and session, big-endian: what tag and data key hash */
+static __u32 session_input(__u8 *in, const char *label, __u32 label_len,
+			   __u16 job_id, __u64 session)
 {
-	static const char label[] = "rina data tag v1";
-	__u8 in[sizeof(label) - 1 + 2];
+	int i;
 
-	rina_memcpy(in, label, sizeof(label) - 1);
-	in[sizeof(label) - 1] = (__u8)(job_id >> 8);
-	in[sizeof(label)] = (__u8)job_id;
-	mac(key, in, sizeof(in), tag);
+	rina_memcpy(in, label, label_len);
+	in[label_len] = (__u8)(job_id >> 8);
+	in[label_len + 1] = (__u8)job_id;
+	for (i = 0; i < 8; i++)
+		in[label_len + 2 + i] = (__u8)(session >> (56 - 8 * i));
+	return label_len + 10;
+}
+
+void rina_session_tag(const __u8 key[RINA_SECRET_LEN], rina_mac_fn mac,
+		      __u16 job_id, __u64 session, __u8 tag[RINA_TAG_LEN])
+{
+	static const char label[] = "rina data tag v2";
+	__u8 in[sizeof(label) - 1 + 10];
+
+	mac(key, in, session_input(in, label, sizeof(label) - 1, job_id,
+				   session), tag);
 }
 
 __u32 rina_tag_seal(void *pkt, __u32 len, const __u8 tag[RINA_TAG_LEN])
@@ -162,18 +174,16 @@ __u32 rina_tag_open(const void *pkt, __u32 len, const __u8 *tag)
 }
 
 void rina_data_key(const __u8 secret[RINA_SECRET_LEN], rina_mac_fn mac,
-		   __u16 job_id, __u8 key[RINA_SECRET_LEN])
+		   __u16 job_id, __u64 session, __u8 key[RINA_SECRET_LEN])
 {
-	static const char label[] = "rina data key v1";
-	__u8 in[sizeof(label) - 1 + 3];
+	static const char label[] = "rina data key v2";
+	__u8 in[sizeof(label) - 1 + 11];
+	__u32 n = session_input(in, label, sizeof(label) - 1, job_id, session);
 	int half;
 
-	rina_memcpy(in, label, sizeof(label) - 1);
-	in[sizeof(label) - 1] = (__u8)(job_id >> 8);
-	in[sizeof(label)] = (__u8)job_id;
 	for (half = 0; half < 2; half++) {
-		in[sizeof(label) + 1] = (__u8)half;
-		mac(secret, in, sizeof(in), key + half * RINA_MAC_LEN);
+		in[n] = (__u8)half;
+		mac(secret, in, n + 1, key + half * RINA_MAC_LEN);
 	}
 	rina_memzero_explicit(in, sizeof(in));
 }

@@ -98,15 +98,30 @@ enum rina_ctrl_verdict rina_ctrl_check(struct rina_ctrl_guard *g,
 				       __u64 now_us, __be32 self_ip,
 				       __be16 self_port);
 
+/* The session a CTRL carries (linux/rina.h): 0 when none. */
+static inline __u64 rina_ctrl_session(const struct rina_hdr *h)
+{
+	return (__u64)rina_ntohl(h->seq) << 32 |
+	       (__u32)rina_ntohs(h->chunk) << 16 | rina_ntohs(h->slot);
+}
+
+static inline void rina_ctrl_set_session(struct rina_hdr *h, __u64 session)
+{
+	h->seq = rina_htonl((__u32)(session >> 32));
+	h->chunk = rina_htons((__u16)(session >> 16));
+	h->slot = rina_htons((__u16)session);
+}
+
 /*
- * The job's data tag (protocol.md 6.3): SipHash-2-4 under the secret of
- * a fixed label and the job id. Every data packet, ACK and NACK of a
- * tagged job carries it after its payload; a packet without it is not
- * the job's. Unguessable without the secret, but a bearer token: an
- * on-path observer reads it (Documentation/security.md).
+ * The session's data tag (protocol.md 6.3): SipHash-2-4 under the secret
+ * of a fixed label, the job id and the session (linux/rina.h). Every
+ * data packet, ACK and NACK of a tagged job carries it after its
+ * payload; a packet without it is not the session's. Unguessable without
+ * the secret, but a bearer token: an on-path observer reads it
+ * (Documentation/security.md).
  */
-void rina_job_tag(const __u8 key[RINA_SECRET_LEN], rina_mac_fn mac,
-		  __u16 job_id, __u8 tag[RINA_TAG_LEN]);
+void rina_session_tag(const __u8 key[RINA_SECRET_LEN], rina_mac_fn mac,
+		      __u16 job_id, __u64 session, __u8 tag[RINA_TAG_LEN]);
 
 /*
  * Put tag after the packet's len bytes (the buffer has RINA_TAG_LEN
@@ -130,11 +145,12 @@ __u32 rina_tag_open(const void *pkt, __u32 len, const __u8 *tag);
  * tag still cannot forge or alter a packet.
  *
  * The data key: two SipHash-2-4 outputs under the secret of a label, the
- * job id and the half's number; never the secret itself, so that no data
- * packet's MAC is a control message's.
+ * job id, the session and the half's number; never the secret itself, so
+ * that no data packet's MAC is a control message's, and a new one every
+ * session, so that no packet of one session passes in another.
  */
 void rina_data_key(const __u8 secret[RINA_SECRET_LEN], rina_mac_fn mac,
-		   __u16 job_id, __u8 key[RINA_SECRET_LEN]);
+		   __u16 job_id, __u64 session, __u8 key[RINA_SECRET_LEN]);
 
 /*
  * Mark the header and put the MAC of the packet's len bytes after them

@@ -227,6 +227,12 @@ static __u64 rina_agent_ctrl_stamp(void *ctx)
 	return rina_kctrl_stamp();
 }
 
+/* The session this agent starts, when its rack is the ring's first. */
+static __u64 rina_agent_random(void *ctx)
+{
+	return get_random_u64();
+}
+
 static const struct rina_agent_ops rina_agent_kops = {
 	.zalloc		= rina_agent_zalloc,
 	.free		= rina_agent_kfree,
@@ -237,6 +243,7 @@ static const struct rina_agent_ops rina_agent_kops = {
 	.mac		= rina_kmac,
 	.wall_us	= rina_agent_wall_us,
 	.ctrl_stamp	= rina_agent_ctrl_stamp,
+	.random_u64	= rina_agent_random,
 };
 
 /* ---- the worker thread ------------------------------------------- */
@@ -455,7 +462,8 @@ static void rina_member_addr(const struct rina_job *job, unsigned int i,
 /*
  * The job secret: control messages signed and checked with it, and data
  * tagged (through a ToR too: the P4 program checks the tag), or a MAC per
- * packet (auth mac), as librina's ranks do (user/lib/comm.c).
+ * packet (auth mac), as librina's ranks do (user/lib/comm.c); the core
+ * derives both from the secret and each session's number.
  */
 static void rina_agent_cfg_secret(const struct rina_job *job,
 				  struct rina_agent_cfg *cfg)
@@ -467,11 +475,7 @@ static void rina_agent_cfg_secret(const struct rina_job *job,
 	cfg->has_secret = 1;
 	memcpy(cfg->secret, d->secret, sizeof(cfg->secret));
 	cfg->tagged = 1;
-	rina_job_tag(cfg->secret, rina_kmac, d->job_id, cfg->tag);
-	if (d->auth == RINA_JOB_AUTH_MAC) {
-		cfg->auth_mac = 1;
-		rina_data_key(cfg->secret, rina_kmac, d->job_id, cfg->mac_key);
-	}
+	cfg->auth_mac = d->auth == RINA_JOB_AUTH_MAC;
 }
 
 /* The core's view of member i's rack (the same as librina's). */

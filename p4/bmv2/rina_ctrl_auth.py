@@ -83,12 +83,21 @@ def siphash24(key, data):
     return out.raw
 
 
-def job_tag(key, job_id):
-    """The job's data tag (rina_job_tag()): SipHash-2-4 under the secret
-    of the label and the job id, as the 64-bit number set_job takes
-    (its 8 bytes big-endian, as on the wire)."""
-    tag = siphash24(key, b"rina data tag v1" + struct.pack("!H", job_id))
+def session_tag(key, job_id, session):
+    """A session's data tag (rina_session_tag()): SipHash-2-4 under the
+    secret of the label, the job id and the session's number, as the
+    64-bit number set_job takes (its 8 bytes big-endian, as on the
+    wire)."""
+    tag = siphash24(key, b"rina data tag v2" +
+                    struct.pack("!HQ", job_id, session))
     return int.from_bytes(tag, "big")
+
+
+def ctrl_session(msg):
+    """The session a control message carries (rina_ctrl_session()):
+    seq, then chunk and slot of its header."""
+    chunk, seq, slot = struct.unpack_from("!HIH", msg, 10)
+    return seq << 32 | chunk << 16 | slot
 
 
 def load_secret(jobfile):

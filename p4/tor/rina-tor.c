@@ -90,7 +90,9 @@ static int install_all(void)
 	int i, st;
 
 	for (i = 0; i < n_jobs; i++) {
-		st = tor_job_install(i, n_ports);
+		/* a job with a secret is tagged for its first session's
+		 * number once an agent tells it (TOR_INSTALL) */
+		st = tor_job_install(i, n_ports, 0);
 		if (st) {
 			fprintf(stderr, "rina-tor: job %u: %s\n",
 				jobs[i].job_id,

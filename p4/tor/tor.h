@@ -42,9 +42,11 @@ int tor_install_flood(int n_ports);
 void tor_jobs_epoch(unsigned int epoch);
 /*
  * Install or remove job k: an enum rina_tor_status. Installing a job
- * installed is ok; removing one that is not, "unknown job".
+ * installed for the same session is ok (an agent's probe); for another
+ * session it is installed anew, with that session's tag and a fresh
+ * epoch. Removing one that is not installed: "unknown job".
  */
-int tor_job_install(int k, int n_ports);
+int tor_job_install(int k, int n_ports, __u64 session);
 int tor_job_remove(int k);
 
 /* ---- tor_control.c: the ToR control protocol (TOR_INSTALL...) ---- */

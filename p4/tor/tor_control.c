@@ -194,7 +194,8 @@ unsigned int tor_control(const __u8 *f, unsigned int len, __u8 *reply,
 	else
 		k = n_jobs;
 	if (k < n_jobs && ntohl(q->m.c.type) == RINA_CTRL_TOR_INSTALL)
-		st = (__u32)tor_job_install(k, n_ports);
+		st = (__u32)tor_job_install(k, n_ports,
+					    rina_ctrl_session(&q->m.h));
 	else if (k < n_jobs)
 		st = (__u32)tor_job_remove(k);
 	memset(&m, 0, sizeof(m));

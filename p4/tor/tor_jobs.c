@@ -42,6 +42,7 @@ struct undo {
 };
 
 static int installed[MAX_TOR_JOBS];
+static __u64 installed_session[MAX_TOR_JOBS];	/* its tag's session */
 static struct undo undo[MAX_TOR_JOBS];
 static unsigned int next_epoch;
 
@@ -235,7 +236,7 @@ static int apply(int k, const struct rina_p4cfg *o)
  * Install job k where rina_p4cfg_layout() puts it, with a fresh epoch,
  * and plain L2 entries for its ranks. Returns an enum rina_tor_status.
  */
-int tor_job_install(int k, int n_ports)
+int tor_job_install(int k, int n_ports, __u64 session)
 {
 	const struct rina_job_desc *job = &jobs[k];
 	unsigned int window[MAX_TOR_JOBS];
@@ -243,8 +244,10 @@ int tor_job_install(int k, int n_ports)
 	struct rina_p4cfg o;
 	int i, st;
 
-	if (installed[k])
+	if (installed[k] && installed_session[k] == session)
 		return RINA_TOR_ST_OK;
+	if (installed[k])	/* the job's next session */
+		tor_job_remove(k);
 	if (job->elems > RINA_TOR_ELEMS)
 		return RINA_TOR_ST_BAD_PARAMS;
 	rina_p4cfg_defaults(&o);
@@ -272,7 +275,8 @@ int tor_job_install(int k, int n_ports)
 	}
 	/* the data tag goes from here to the model's table, never out */
 	if (job->has_secret) {
-		rina_job_tag(job->secret, rina_siphash24, job->job_id, tag);
+		rina_session_tag(job->secret, rina_siphash24, job->job_id,
+				 session, tag);
 		o.tag = tag;
 	}
 	st = apply(k, &o);
@@ -280,6 +284,7 @@ int tor_job_install(int k, int n_ports)
 	if (st != RINA_TOR_ST_OK)
 		return st;
 	installed[k] = 1;
+	installed_session[k] = session;
 	fprintf(stderr, "rina-tor: job %u installed (job_idx %d, pool %u..%u, "
 		"epoch %u)\n", job->job_id, k, o.pool_base,
 		o.pool_base + 2 * job->window - 1, o.epoch);

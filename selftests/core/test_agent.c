@@ -107,10 +107,23 @@ static __u64 h_stamp(void *ctx)
 	return last;
 }
 
+/* sessions the ring's first member draws: 0x5e0001, 0x5e0002, ... */
+static __u64 drawn;
+
+static __u64 h_random(void *ctx)
+{
+	(void)ctx;
+	return 0x5e0000 + ++drawn;
+}
+
 static const struct rina_agent_ops ops = {
 	.zalloc = h_zalloc, .free = h_free, .now_us = h_now, .send = h_send,
 	.relay = h_relay, .mac = rina_siphash24, .wall_us = h_wall, .ctrl_stamp = h_stamp,
+	.random_u64 = h_random,
 };
+
+/* the session upstream's HELLOs carry (rx_ctrl()) */
+#define UP_SESSION	0xabcdef0123456789ull
 
 static const __u8 test_secret[RINA_SECRET_LEN] = "0123456789abcdef";
 
@@ -128,6 +141,7 @@ static struct rina_agent_addr addr(unsigned int host, unsigned int port)
 static struct rina_cc_params setup_cc;	/* zero: no congestion control */
 static bool setup_relay;		/* cfg.relay_own: rina.ko's agent */
 static bool setup_retry;		/* cfg.tor_retry: fallback software */
+static __u32 setup_member;		/* cfg.member: 0, the ring's first */
 
 static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
 {
@@ -139,7 +153,7 @@ static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
 	cfg.n_local = 2;
 	cfg.window = 256;
 	cfg.L = 3;
-	cfg.member = 0;
+	cfg.member = setup_member;
 	cfg.rto_us = 20000;
 	cfg.cc = setup_cc;
 	cfg.relay_own = setup_relay;
@@ -155,6 +169,7 @@ static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
 	if (signed_job) {
 		cfg.has_secret = 1;
 		memcpy(cfg.secret, test_secret, sizeof(cfg.secret));
+		cfg.tagged = 1;	/* as librina and rina.ko do */
 	}
 	if (rina_agent_core_init(a, &cfg, &ops, NULL)) {
 		printf("Bail out! agent core init\n");
@@ -187,6 +202,7 @@ static void rx_ctrl(struct rina_agent_core *a, __u32 type, __u32 arg,
 	int j;
 
 	hdr(&p.h, RINA_OP_CTRL, RINA_CTRL_WORDS);
+	rina_ctrl_set_session(&p.h, UP_SESSION);
 	p.m.type = htonl(type);
 	p.m.arg = htonl(arg);
 	for (j = 0; j < 8; j++)
@@ -1496,9 +1512,138 @@ static void test_lost_mid_call(void)
 	ktap_result(ok, "agent, ToR lost mid-call: a retried slot that lacks a local worker asks the workers again; a retry of a partial or contribution whose result we hold is answered with the ACK or the result");
 }
 
+/* A signed control message from src_id src at "from", naming session. */
+static void rx_signed(struct rina_agent_core *a, __u32 type, __u32 arg,
+		      __u16 src, __u64 session, struct rina_agent_addr from)
+{
+	struct rina_ctrl_msg m;
+	__u32 len;
+
+	hdr(&m.h, RINA_OP_CTRL, 0);
+	m.h.src_id = htons(src);
+	rina_ctrl_set_session(&m.h, session);
+	m.c.type = htonl(type);
+	m.c.arg = htonl(arg);
+	m.c.hash = htobe64(a->cfg.job_hash);
+	len = rina_ctrl_seal(&m, test_secret, rina_siphash24, h_stamp(NULL),
+			     a->cfg.self.ip, a->cfg.self.port);
+	rina_agent_core_rx(a, &m, len, &from);
+}
+
+/* Control messages of "type" sent to "to" that name "session". */
+static unsigned int count_session(__u32 type,
+				  const struct rina_agent_addr *to,
+				  __u64 session)
+{
+	unsigned int j, n = 0;
+
+	for (j = 0; j < nsent; j++)
+		if ((sent[j].h.ver_op & 0xf) == RINA_OP_CTRL &&
+		    sent[j].arg == type &&
+		    rina_ctrl_session(&sent[j].h) == session &&
+		    sent[j].to.ip == to->ip && sent[j].to.port == to->port)
+			n++;
+	return n;
+}
+
+/* A worker's contribution tagged for "session": counted bad_tag or not. */
+static bool tag_refused(struct rina_agent_core *a, __u64 session)
+{
+	struct {
+		struct rina_hdr h;
+		__be32 w[4];
+		__u8 tag[RINA_TAG_LEN];
+	} __attribute__((packed)) p;
+	__u8 tag[RINA_TAG_LEN];
+	__u64 bad = a->st.bad_tag;
+	__u32 len;
+
+	hdr(&p.h, RINA_OP_SR_CONTRIB, 4);
+	p.h.seq = htonl(5);
+	p.h.p_chunk = htons(1);
+	p.h.num_contrib = htons(1);
+	memset(p.w, 0, sizeof(p.w));
+	rina_session_tag(test_secret, rina_siphash24, 7, session, tag);
+	len = rina_tag_seal(&p, RINA_HDR_LEN + sizeof(p.w), tag);
+	rina_agent_core_rx(a, &p, len, &a->cfg.local[0]);
+	return a->st.bad_tag == bad + 1;
+}
+
+/*
+ * The session (linux/rina.h): the ring's first member draws it, the
+ * others learn it from upstream's HELLO before they greet downstream or
+ * ask the ToR, and pass it on; the tag follows it.
+ */
+static void test_session(void)
+{
+	struct rina_agent_core a;
+	__u64 first;
+	bool ok;
+
+	/* the first member (a ToR, a signed job) */
+	setup_job(&a, true, true);
+	first = a.session;
+	rina_agent_core_tor_install(&a);
+	rx_signed(&a, RINA_CTRL_HELLO, 42, 0, 0, a.cfg.local[0]);
+	rina_agent_core_tick(&a);
+	ok = first == 0x5e0000 + drawn &&
+	     count_session(RINA_CTRL_TOR_INSTALL, &a.cfg.tor, first) == 1 &&
+	     count_session(RINA_CTRL_HELLO, &a.cfg.next, first) == 1;
+	/* upstream's HELLO names the session it was told: ours */
+	rx_signed(&a, RINA_CTRL_HELLO, 9, 2, first, a.cfg.prev);
+	ok &= a.session == first && a.hello_prev &&
+	      !tag_refused(&a, first) && tag_refused(&a, UP_SESSION);
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent, the ring's first member: draws the session; its HELLO and TOR_INSTALL carry it, data is tagged for it");
+
+	/* member 1 of 3: upstream tells it */
+	setup_member = 1;
+	setup_job(&a, true, true);
+	rina_agent_core_tor_install(&a);
+	rx_signed(&a, RINA_CTRL_HELLO, 42, 0, 0, a.cfg.local[0]);
+	now_us += 200000;	/* past every retry of the ToR */
+	rina_agent_core_tick(&a);
+	ok = !a.session && nsent == 0 && a.tor_state == RINA_AGENT_TOR_WAIT &&
+	     tag_refused(&a, UP_SESSION) && tag_refused(&a, 0);
+	/* a HELLO that names none is not upstream's */
+	rx_signed(&a, RINA_CTRL_HELLO, 9, 2, 0, a.cfg.prev);
+	ok &= !a.session && !a.hello_prev && nsent == 0;
+	rx_signed(&a, RINA_CTRL_HELLO, 9, 2, UP_SESSION, a.cfg.prev);
+	rina_agent_core_tick(&a);
+	ok &= a.session == UP_SESSION &&
+	      count_session(RINA_CTRL_HELLO_ACK, &a.cfg.prev, UP_SESSION) == 1 &&
+	      count_session(RINA_CTRL_TOR_INSTALL, &a.cfg.tor,
+			    UP_SESSION) == 1 &&
+	      count_session(RINA_CTRL_HELLO, &a.cfg.next, UP_SESSION) == 1;
+	ktap_result(ok, "agent, not the first member: greets downstream and asks the ToR only once upstream's HELLO named the session, and passes it on");
+
+	nsent = 0;
+	rx_signed(&a, RINA_CTRL_HELLO_ACK, a.cfg.incarnation, 3, 1,
+		  a.cfg.next);
+	rx_signed(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, RINA_SRC_SWITCH, 0,
+		  a.cfg.tor);
+	ok = count_session(RINA_CTRL_HELLO_ACK, &a.cfg.local[0],
+			   UP_SESSION) == 1;
+	/* a later HELLO of the same upstream changes nothing */
+	rx_signed(&a, RINA_CTRL_HELLO, 9, 2, UP_SESSION + 1, a.cfg.prev);
+	ok &= a.session == UP_SESSION && !tag_refused(&a, UP_SESSION) &&
+	      tag_refused(&a, UP_SESSION + 1) && tag_refused(&a, first);
+	rina_agent_core_fini(&a);
+	setup_member = 0;
+	ktap_result(ok, "agent, not the first member: tells its workers the session (HELLO_ACK); data tagged for another session of the job is refused");
+
+	/* an agent of many sessions (rina.ko's): each its own number */
+	setup_job(&a, false, true);
+	first = a.session;
+	rina_agent_core_reset(&a);
+	ok = a.session && a.session != first;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent of many sessions, the ring's first member: a new session draws a new number");
+}
+
 int main(void)
 {
-	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 5 + 3 + 4 + 5);
+	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 5 + 3 + 4 + 5 + 4);
 	test_install();
 	test_tor_copies();
 	test_ack_delay();
@@ -1512,5 +1657,6 @@ int main(void)
 	test_relay_own();
 	test_tor_late();
 	test_lost_mid_call();
+	test_session();
 	return ktap_finish();
 }

@@ -202,10 +202,15 @@ static void test_tag(void)
 	__u32 len, n;
 	bool ok;
 
-	rina_job_tag(key, rina_siphash24, 7, tag);
-	rina_job_tag(key, rina_siphash24, 8, other);
+	rina_session_tag(key, rina_siphash24, 7, 1, tag);
+	rina_session_tag(key, rina_siphash24, 8, 1, other);
 	ktap_result(memcmp(tag, other, sizeof(tag)) != 0,
 		    "tag: each job has its own");
+	rina_session_tag(key, rina_siphash24, 7, 2, other);
+	ok = memcmp(tag, other, sizeof(tag)) != 0;
+	rina_session_tag(key, rina_siphash24, 7, 1ull << 32 | 1, other);
+	ok &= memcmp(tag, other, sizeof(tag)) != 0;
+	ktap_result(ok, "tag: each session of a job has its own (every bit of the session counts)");
 
 	len = data_pkt(buf, 4);
 	n = rina_tag_seal(buf, len, tag);
@@ -262,13 +267,16 @@ static void test_mac(void)
 	bool ok;
 	int i;
 
-	rina_data_key(key, rina_siphash24, 7, k7);
-	rina_data_key(key, rina_siphash24, 8, k8);
-	rina_job_tag(key, rina_siphash24, 7, tag);
+	rina_data_key(key, rina_siphash24, 7, 1, k7);
+	rina_data_key(key, rina_siphash24, 8, 1, k8);
+	rina_session_tag(key, rina_siphash24, 7, 1, tag);
 	ok = memcmp(k7, k8, sizeof(k7)) && memcmp(k7, key, sizeof(k7)) &&
 	     memcmp(k7, tag, sizeof(tag)) &&
 	     memcmp(k7 + RINA_MAC_LEN, k7, RINA_MAC_LEN);
 	ktap_result(ok, "mac: the data key is the job's own, neither the secret nor the tag, two distinct halves");
+	rina_data_key(key, rina_siphash24, 7, 2, k8);
+	ktap_result(memcmp(k7, k8, sizeof(k7)) != 0,
+		    "mac: each session of a job has its own data key");
 
 	len = data_pkt(buf, 8);
 	for (i = 0; i < 32; i++)
@@ -351,13 +359,43 @@ static void test_secret_file(void)
 	rmdir(dir);
 }
 
+/*
+ * The session a HELLO or TOR_INSTALL carries: 64 bits in the header's
+ * seq, chunk and slot, under the MAC like the rest of the header.
+ */
+static void test_session_field(void)
+{
+	const __u64 s = 0x0123456789abcdefull;
+	struct rina_ctrl_guard g;
+	struct rina_ctrl_msg m;
+	bool ok;
+
+	build(&m, 1, RINA_CTRL_HELLO);
+	ok = rina_ctrl_session(&m.h) == 0;
+	rina_ctrl_set_session(&m.h, s);
+	ok &= rina_ctrl_session(&m.h) == s && ntohl(m.h.seq) == 0x01234567 &&
+	      ntohs(m.h.chunk) == 0x89ab && ntohs(m.h.slot) == 0xcdef;
+	ktap_result(ok, "session: 64 bits in seq, chunk and slot of a control message, 0 when none");
+
+	rina_ctrl_guard_init(&g, 0);
+	seal(&m, 1000);
+	m.h.slot ^= htons(1);
+	ok = rina_ctrl_check(&g, &m.h, key, rina_siphash24, 1000, SELF_IP,
+			     SELF_PORT) == RINA_CTRL_FORGED;
+	m.h.slot ^= htons(1);
+	ok &= rina_ctrl_check(&g, &m.h, key, rina_siphash24, 1000, SELF_IP,
+			      SELF_PORT) == RINA_CTRL_OK;
+	ktap_result(ok, "session: signed with the message (one bit changed: forged)");
+}
+
 int main(void)
 {
-	ktap_plan(25);
+	ktap_plan(29);
 	test_siphash();
 	test_seal_check();
 	test_freshness();
 	test_tag();
+	test_session_field();
 	test_mac();
 	test_secret_file();
 	return ktap_finish();

@@ -13,7 +13,7 @@
 #   ctrl_cases_cycles N: CTRL_CASES_CYCLES results, N installs and removals
 
 CTRL_CASES_UNSIGNED=10
-CTRL_CASES_SIGNED=21
+CTRL_CASES_SIGNED=25
 CTRL_CASES_CYCLES=4
 
 # a copy of job 7 with a secret
@@ -169,6 +169,26 @@ ctrl_cases_signed()
 	ctl "signed: the restarted ToR takes a fresh install" 0 signed install
 	counted "signed: the restarted ToR counted it replayed" \
 		'c == dict(ok=1, forged=0, replayed=1, bad_hash=0)'
+	# the job's next session (tor_ctrl's default is session 1): the
+	# ToR takes its tag, and the last session's packets no longer pass
+	ctrl_start
+	ctl "signed: install for session 1" 0 signed install
+	ctl "signed: install for session 2, the job's next" 0 signed \
+		install --session 2
+	ip netns exec "$TST" "$replay" t0,t1,t2,t3 "$aggvec" >"$tmp/replay" 2>&1
+	if grep -q '^not ok 1 ' "$tmp/replay" &&
+	   ! grep -q 'extra port ' "$tmp/replay"; then
+		ktap_ok "signed: session 1's tagged packets are dropped"
+	else
+		sed "s/^/# /" "$tmp/replay" | head -8
+		ktap_fail "signed: session 1's tagged packets are dropped"
+	fi
+	local aggvec=$tmp/agg_first_chunk_session2.vec
+	python3 "$top/selftests/tor/tag_vec.py" 7 "$("$ctrl" "$job7s" tag 2)" \
+		"$vec/agg_first_chunk.vec" "$aggvec"
+	aggregates "signed: session 2's aggregate" yes
+	counted "signed: session 1's counted bad_tag" \
+		'd["jobs"][0]["counters"]["bad_tag"] >= 1 and c["ok"] == 2'
 }
 
 # install and remove job 7 N times, then install it: what a ToR that

@@ -34,17 +34,17 @@ def ok(cond, name, why=""):
 
 def main():
     print("TAP version 13")
-    print("1..11")
+    print("1..12")
     try:
         import rina_ctrl_auth as auth
         auth.siphash24(bytes(16), b"")
     except OSError as e:
-        for i in range(11):
+        for i in range(12):
             print("ok %d ctrl_auth # SKIP %s" % (i + 1, e))
         return 4
     ctrl = os.path.join(TOP, "build", "selftests", "tor", "tor_ctrl")
     if not os.access(ctrl, os.X_OK):
-        for i in range(11):
+        for i in range(12):
             print("ok %d ctrl_auth # SKIP build/selftests/tor/tor_ctrl "
                   "not built" % (i + 1))
         return 4
@@ -102,15 +102,24 @@ def main():
            "%s %s" % (auth.NAMES[v1], auth.NAMES[v2]))
         ok(auth.seal(msg[:44], key, TOR_IP, PORT, at=st) == msg,
            "Python's seal() of the same fields: the same 60 bytes")
-        r = subprocess.run([ctrl, job, "tag"], capture_output=True,
+        s = 0x0123456789abcdef
+        r = subprocess.run([ctrl, job, "tag", str(s)], capture_output=True,
                            text=True)
         jid = [int(x.split()[1]) for x in open(job)
                if x.split()[:1] == ["job"]][0]
-        py = "%016x" % auth.job_tag(key, jid)
-        other = "%016x" % auth.job_tag(key, jid + 1)
-        ok(r.returncode == 0 and r.stdout.strip() == py and py != other,
-           "the job's data tag: Python's job_tag() is rina_job_tag()'s",
+        py = "%016x" % auth.session_tag(key, jid, s)
+        others = {"%016x" % auth.session_tag(key, jid + 1, s),
+                  "%016x" % auth.session_tag(key, jid, s + 1)}
+        ok(r.returncode == 0 and r.stdout.strip() == py and py not in others,
+           "a session's data tag: Python's session_tag() is "
+           "rina_session_tag()'s, its own per job and session",
            r.stderr.strip())
+        hdr = bytearray(msg)
+        hdr[10:12], hdr[12:16], hdr[16:18] = b"\x89\xab", \
+            b"\x01\x23\x45\x67", b"\xcd\xef"
+        ok(auth.ctrl_session(hdr) == s and auth.ctrl_session(msg) == 1,
+           "ctrl_session() reads a control message's session as "
+           "rina_ctrl_session() (seq, chunk, slot; tor_ctrl's is 1)")
     finally:
         subprocess.run(["rm", "-rf", tmp])
     print("# Totals: pass:%d fail:%d skip:0" % (n - failed, failed))

@@ -15,13 +15,17 @@
  *   --save-only FILE  write the datagram to FILE, send nothing
  *   --replay FILE   send FILE's datagram instead of building one
  *   --reply FILE    keep the reply's datagram
+ *   --session N     the session an install names (default 1); the ToR
+ *                   tags the job for it (protocol.md 6.3)
  * Exit status: the reply's status, or 10 when no reply came within a
  * second.
  *
  *   tor_ctrl JOBFILE TOR_IPV4 install|remove [OPTION...]
- *   tor_ctrl JOBFILE tag
- * The second prints the job's data tag (rina_job_tag()) in hex, for the
- * test of the Python copy (test_ctrl_auth_py.py); the tools never do.
+ *   tor_ctrl JOBFILE tag [SESSION]
+ * The second prints the job's data tag for a session (default 1;
+ * rina_session_tag()) in hex, for the tests that send tagged packets to
+ * a ToR and of the Python copy (test_ctrl_auth_py.py); the tools never
+ * do.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -42,6 +46,7 @@ static struct rina_ctrl_guard guard;
 
 struct opts {
 	int job_id, bad_hash, unsigned_, bad_mac, stale, save_only;
+	unsigned long long session;
 	const char *save, *replay, *reply;
 };
 
@@ -50,7 +55,8 @@ static int usage(void)
 	fprintf(stderr, "usage: tor_ctrl JOBFILE TOR_IPV4 install|remove "
 		"[--bad-hash] [--job-id N] [--unsigned] [--bad-mac] "
 		"[--stale] [--save FILE] [--save-only FILE] "
-		"[--replay FILE] [--reply FILE]\n");
+		"[--replay FILE] [--reply FILE] [--session N]\n"
+		"       tor_ctrl JOBFILE tag [SESSION]\n");
 	return 2;
 }
 
@@ -59,6 +65,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int i;
 
 	o->job_id = -1;
+	o->session = 1;
 	for (i = 4; i < argc; i++) {
 		if (!strcmp(argv[i], "--bad-hash"))
 			o->bad_hash = 1;
@@ -78,6 +85,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->replay = argv[++i];
 		else if (!strcmp(argv[i], "--reply") && i + 1 < argc)
 			o->reply = argv[++i];
+		else if (!strcmp(argv[i], "--session") && i + 1 < argc)
+			o->session = strtoull(argv[++i], NULL, 0);
 		else
 			return -1;
 	}
@@ -105,6 +114,7 @@ static ssize_t request(struct rina_ctrl_msg *m, const char *op,
 	m->h.ver_op = RINA_VERSION << 4 | RINA_OP_CTRL;
 	m->h.job_id = htons((__u16)(o->job_id >= 0 ? o->job_id : job.job_id));
 	m->h.exp = RINA_EXP_NONE;
+	rina_ctrl_set_session(&m->h, o->session);
 	m->c.type = htonl(strcmp(op, "install") ? RINA_CTRL_TOR_REMOVE :
 						  RINA_CTRL_TOR_INSTALL);
 	m->c.hash = htobe64(rina_job_hash(&job) ^ (o->bad_hash ? 1 : 0));
@@ -142,7 +152,7 @@ int main(int argc, char **argv)
 	int fd;
 	ssize_t n, len;
 
-	if (argc == 3 && !strcmp(argv[2], "tag")) {
+	if ((argc == 3 || argc == 4) && !strcmp(argv[2], "tag")) {
 		__u8 tag[RINA_TAG_LEN];
 
 		if (rina_jobfile_parse(argv[1], &job, err, sizeof(err)) ||
@@ -151,7 +161,9 @@ int main(int argc, char **argv)
 				"the job has no secret");
 			return 2;
 		}
-		rina_job_tag(job.secret, rina_siphash24, job.job_id, tag);
+		rina_session_tag(job.secret, rina_siphash24, job.job_id,
+				 argc == 4 ? strtoull(argv[3], NULL, 0) : 1,
+				 tag);
 		printf("%016llx\n", (unsigned long long)rina_get_be64(tag));
 		return 0;
 	}

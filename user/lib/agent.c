@@ -119,6 +119,12 @@ static __u64 op_ctrl_stamp(void *ctx)
 	return rina_ctrl_stamp();
 }
 
+static __u64 op_random(void *ctx)
+{
+	(void)ctx;
+	return rina_random_u64();
+}
+
 /*
  * Where the agent rank's worker sends its contributions follows the
  * ToR (rina_agent_tor_on()): to the ToR while it aggregates, to the
@@ -196,6 +202,7 @@ static const struct rina_agent_ops agent_ops = {
 	.mac		= rina_siphash24,
 	.wall_us	= op_wall_us,
 	.ctrl_stamp	= op_ctrl_stamp,
+	.random_u64	= op_random,
 	.event		= op_event,
 };
 
@@ -329,13 +336,25 @@ static void *agent_main(void *arg)
 static int agent_tor_install(struct rina_agent *a, struct rina_comm *c)
 {
 	const char *no = getenv("RINA_NO_TOR");
+	uint64_t start = rina_now_us();
 	char ip[INET_ADDRSTRLEN];
 
 	if (no && *no && strcmp(no, "0"))
 		return RINA_OK;
+	/* sent once upstream's HELLO told the session (core/agent.c) */
 	rina_agent_core_tor_install(&a->core);
-	while (a->core.tor_state == RINA_AGENT_TOR_WAIT)
+	while (a->core.tor_state == RINA_AGENT_TOR_WAIT) {
+		if (!a->core.session &&
+		    rina_now_us() - start > (uint64_t)c->timeout_ms * 1000)
+			return rina_fail(RINA_ERR_TIMEOUT,
+					 "agent of rack %u: upstream (rank %d) did not greet within %u ms%s",
+					 c->ring.m[c->member].rack,
+					 c->prev_rank, c->timeout_ms,
+					 a->core.st.ctrl_forged ?
+					 "; control messages that failed authentication came: do all ranks have the job's secret?" :
+					 "");
 		agent_step(a);
+	}
 	if (a->core.tor_state == RINA_AGENT_TOR_OFF &&
 	    c->job.fallback == RINA_FALLBACK_ABORT) {
 		/* the others fail at once, not at their timeouts */
@@ -399,9 +418,7 @@ static void rina_agent_cfg_fill(const struct rina_comm *c,
 	cfg->has_secret = c->job.has_secret;
 	memcpy(cfg->secret, c->job.secret, sizeof(cfg->secret));
 	cfg->tagged = c->tagged;
-	memcpy(cfg->tag, c->tag, sizeof(cfg->tag));
 	cfg->auth_mac = c->auth_mac;
-	memcpy(cfg->mac_key, c->mac_key, sizeof(cfg->mac_key));
 	for (k = 0; k < c->job.n_racks; k++) {
 		const struct rina_rack_desc *r = &c->job.racks[k];
 

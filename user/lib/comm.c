@@ -169,12 +169,9 @@ static int secret_setup(struct rina_comm *c)
 	 * of what it adds and tags what it emits (p4/tag_check.p4).
 	 */
 	c->tagged = true;
-	rina_job_tag(c->job.secret, rina_siphash24, c->job.job_id, c->tag);
-	if (c->job.auth == RINA_JOB_AUTH_MAC) {
-		rina_data_key(c->job.secret, rina_siphash24, c->job.job_id,
-			      c->mac_key);
-		c->auth_mac = true;
-	}
+	c->auth_mac = c->job.auth == RINA_JOB_AUTH_MAC;
+	/* the session's tag and key once HELLO told it (session.c) */
+	rina_session_set(c, 0);
 	return RINA_OK;
 }
 

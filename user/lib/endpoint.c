@@ -94,6 +94,7 @@ void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
 	struct rina_msg msg = { &r, 0, *to, IPTOS_ECN_NOT_ECT };
 
 	rina_hdr_init(c, &r.h, RINA_OP_CTRL, 0);
+	rina_ctrl_set_session(&r.h, c->session_id);
 	r.c.type = htonl(type);
 	r.c.arg = htonl(arg);
 	r.c.hash = htobe64(c->job_hash);
@@ -250,8 +251,14 @@ bool rina_rx_accept(struct rina_comm *c, struct rina_msg *m)
 		c->st.rx_foreign++;
 		return false;
 	}
-	len = rina_data_open(h, m->len, c->tagged ? c->tag : NULL,
-			     c->auth_mac ? c->mac_key : NULL, rina_siphash24);
+	/* before the session is known no data is the session's */
+	if (!c->session_id && (c->tagged || c->auth_mac) &&
+	    rina_hdr_opcode(h) != RINA_OP_CTRL)
+		len = 0;
+	else
+		len = rina_data_open(h, m->len, c->tagged ? c->tag : NULL,
+				     c->auth_mac ? c->mac_key : NULL,
+				     rina_siphash24);
 	if (!len) {
 		c->st.rx_bad_tag++;
 		return false;

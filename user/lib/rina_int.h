@@ -117,7 +117,9 @@ struct rina_comm {
 	bool			prev_greeted;
 	/* signed control messages: stamps taken (job.has_secret only) */
 	struct rina_ctrl_guard	*ctrl_guard;
-	/* every data packet, ACK and NACK carries the job's tag */
+	/* the ring's session (session.c), 0 until known */
+	uint64_t		session_id;
+	/* every data packet, ACK and NACK carries the session's tag */
 	bool			tagged;
 	uint8_t			tag[RINA_TAG_LEN];
 	/* job option `auth mac`: a MAC per packet under mac_key instead */

@@ -126,6 +126,21 @@ void rina_siphash24(const __u8 key[RINA_SECRET_LEN], const void *in,
 	crypto_shorthash_siphash24(out, in, len, key);
 }
 
+__u64 rina_random_u64(void)
+{
+	__u64 r;
+
+	/*
+	 * sodium_init() is idempotent and thread-safe. A session's number
+	 * is sent in clear and needs only to be new: should libsodium fail
+	 * to start, the wall clock's microseconds will do.
+	 */
+	if (sodium_init() < 0)
+		return rina_wall_us();
+	randombytes_buf(&r, sizeof(r));
+	return r;
+}
+
 __u64 rina_wall_us(void)
 {
 	struct timespec ts;

@@ -39,4 +39,7 @@ __u64 rina_ctrl_stamp(void);
 /* The wall clock in microseconds, for checking stamps. */
 __u64 rina_wall_us(void);
 
+/* 64 random bits (libsodium's randombytes_buf): a session's number. */
+__u64 rina_random_u64(void);
+
 #endif /* RINA_SECRET_H */

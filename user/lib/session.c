@@ -66,6 +66,27 @@ static bool ctrl_trusted(struct rina_comm *c, const struct rina_hdr *h,
 	return false;
 }
 
+void rina_session_set(struct rina_comm *c, uint64_t session)
+{
+	c->session_id = session;
+	if (c->tagged)
+		rina_session_tag(c->job.secret, rina_siphash24, c->job.job_id,
+				 session, c->tag);
+	if (c->auth_mac)
+		rina_data_key(c->job.secret, rina_siphash24, c->job.job_id,
+			      session, c->mac_key);
+}
+
+/*
+ * The ring's first member draws the session; the others learn it from
+ * upstream's HELLO, an INA rack's workers from their agent's HELLO_ACK.
+ * Until then no data passes (rina_rx_accept()).
+ */
+static bool session_head(const struct rina_comm *c)
+{
+	return c->member == 0 && !c->ina_local;
+}
+
 int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 		      const struct rina_addr *from,
 		      struct rina_ctrl_seen *seen)
@@ -100,6 +121,13 @@ int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 				c->st.rx_stale++;
 				return 0;
 			}
+			/* upstream greets once it knows the session */
+			if (!rina_ctrl_session(h)) {
+				c->st.rx_malformed++;
+				return 0;
+			}
+			if (!c->prev_greeted && !session_head(c))
+				rina_session_set(c, rina_ctrl_session(h));
 			c->prev_inc = inc;
 			c->prev_greeted = true;
 			rina_send_ctrl(c, from, RINA_CTRL_HELLO_ACK, inc);
@@ -111,6 +139,14 @@ int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 			if (ntohl(m->arg) != c->incarnation) {
 				c->st.rx_stale++;
 				return 0;
+			}
+			/* an INA worker's agent tells it the session */
+			if (c->ina_local && !seen->hello_next) {
+				if (!rina_ctrl_session(h)) {
+					c->st.rx_malformed++;
+					return 0;
+				}
+				rina_session_set(c, rina_ctrl_session(h));
 			}
 			seen->hello_next = true;
 		}
@@ -163,11 +199,20 @@ int rina_session_hello(struct rina_comm *c)
 
 	/* the job may be gone already: deleted or aborted since attach */
 	ret = rina_kernel_poll(c);
-	if (ret || c->L < 2)
+	if (ret)
 		return ret;
-	/* a worker of an INA rack greets its agent only */
+	if (session_head(c)) {
+		uint64_t s = 0;
+
+		while (!s)	/* 0 is "not known" */
+			s = rina_random_u64();
+		rina_session_set(c, s);
+	}
+	/* a worker of an INA rack greets its agent only, in any ring */
 	if (c->ina_local)
 		seen.hello_prev = true;
+	else if (c->L < 2)
+		return RINA_OK;
 	while (!seen.hello_prev || !seen.hello_next) {
 		uint64_t now = rina_now_us();
 
@@ -182,7 +227,12 @@ int rina_session_hello(struct rina_comm *c)
 					 c->st.ctrl_forged ?
 					 "; control messages that failed authentication came: do all ranks have the job's secret?" :
 					 "");
-		if (!seen.hello_next && now - last_tx >= 10000) {
+		/*
+		 * Downstream learns the session from our HELLO; an INA
+		 * worker learns it from its agent's answer.
+		 */
+		if (!seen.hello_next && (c->session_id || c->ina_local) &&
+		    now - last_tx >= 10000) {
 			rina_send_ctrl(c, &c->next, RINA_CTRL_HELLO,
 				       c->incarnation);
 			last_tx = now;

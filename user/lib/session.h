@@ -9,6 +9,7 @@
 #define RINA_SESSION_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <linux/rina.h>
 
@@ -36,6 +37,12 @@ struct rina_ctrl_seen {
 	bool	hello_next;	/* HELLO_ACK from downstream */
 	bool	bye_next;	/* BYE_ACK from downstream */
 };
+
+/*
+ * The ring's session number (linux/rina.h, "The session"; 0: not known
+ * yet) and the data tag and key derived from it, in a job with a secret.
+ */
+void rina_session_set(struct rina_comm *c, uint64_t session);
 
 /* HELLO, BYE, ABORT handling shared by every role; seen may be NULL. */
 int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,

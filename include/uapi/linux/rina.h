@@ -142,6 +142,17 @@ struct rina_ctrl {
 #define RINA_CTRL_WORDS		4
 
 /*
+ * The session: a 64-bit number the ring's first member draws for every
+ * new session and HELLO carries around the ring (a member greets
+ * downstream once it knows it); HELLO_ACK of an INA agent gives it to
+ * the rack's workers, and TOR_INSTALL to the ToR. The job's data tag and
+ * `auth mac` key are derived from it (protocol.md 6.3), so that nothing
+ * recorded in one session of a job passes in another. In a CTRL's
+ * header: the high 32 bits in `seq`, the low ones in `chunk` (high 16)
+ * and `slot`; signed with the rest of it. 0: not known yet.
+ */
+
+/*
  * The arg of a RINA_CTRL_TOR_REPLY: the ToR's answer to a TOR_INSTALL or
  * TOR_REMOVE (protocol-ina.md, "The ToR control protocol"). A request
  * that does not prove it comes from a job the ToR holds is answered
