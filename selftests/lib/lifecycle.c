@@ -3,7 +3,8 @@
  * One rank of the lifecycle test (selftests/net/test_lifecycle.sh): N
  * back-to-back cycles of init, one float32 allreduce (checked), destroy
  * on the same job and port, with no pause between them. Prints
- * "lifecycle: N cycles ok, fds A -> B" or the first failure.
+ * "lifecycle: N cycles ok, fds A -> B, rx_bad_tag T" (T: data refused
+ * at the door, over all cycles) or the first failure.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -30,8 +31,10 @@ int main(int argc, char **argv)
 {
 	static float x[COUNT];
 	int cycles = argc > 1 ? atoi(argv[1]) : 100, i, j, fds0 = -1;
+	unsigned long long bad_tag = 0;
 
 	for (i = 0; i < cycles; i++) {
+		struct rina_stats st;
 		rina_comm_t *c;
 		int rc = rina_comm_init_env(&c), n;
 
@@ -59,11 +62,14 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
+		st.size = sizeof(st);
+		if (!rina_comm_get_stats(c, &st))
+			bad_tag += st.rx_bad_tag;
 		rina_comm_destroy(c);
 		if (!i)
 			fds0 = open_fds();
 	}
-	printf("lifecycle: %d cycles ok, fds %d -> %d\n", cycles, fds0,
-	       open_fds());
+	printf("lifecycle: %d cycles ok, fds %d -> %d, rx_bad_tag %llu\n",
+	       cycles, fds0, open_fds(), bad_tag);
 	return fds0 == open_fds() ? 0 : 1;
 }

@@ -6,17 +6,23 @@ the claimed sender's source address spoofed (raw IPv4) and the right job
 id. Bounded: exactly COUNT packets spread over SECONDS, then it exits and
 prints what it sent.
 
-    inject.py ctrl|data|observer JOBFILE COUNT SECONDS [--own-address]
+    inject.py ctrl|data|observer|replay JOBFILE COUNT SECONDS [--own-address]
     inject.py farnack JOBFILE COUNT SECONDS SRC_IP:PORT DST_IP:PORT
 
 ctrl: ABORT, HELLO, HELLO_ACK and BYE, unsigned or with a made-up MAC and
 a fresh stamp, right or wrong job hash. data: SR_CONTRIB, SR_PARTIAL,
 AG_DATA with garbage values, ACK and NACK, for guessed rounds (the first
 few hundred calls), chunks and sequence numbers, untagged or with a
-made-up tag. observer: the data class as an on-path observer forges it,
-who has read the job's tag off the wire: every packet carries the real
-tag (computed here from the job file's secret_file, standing in for the
-capture). --own-address sends from the injector's own address instead
+made-up tag. observer: the data class as an on-path observer forges it:
+it reads the trailer of the job's data off the wire (this host's
+frames) and puts it on every packet, as it found it: the session's tag
+(RINA_X_TAG), or with `auth mac` another packet's MAC (RINA_X_MAC).
+replay: an on-path observer's replay: it records the job's tagged data
+to and from this host during one session (one tag), and once the next
+session's tag shows, sends the recordings as they were (addresses,
+ports, tag) to their destinations, COUNT of them over SECONDS, while the
+job's later communicators run. --own-address sends from the injector's
+own address instead
 (no spoofing): what a non-root attacker can do. farnack: well-formed
 allgather NACKs (one seq each, seqs 0..63) of rounds far from the job's,
 alternately 16384 ahead of and behind its first rounds, from the spoofed
@@ -30,7 +36,7 @@ import sys
 import time
 
 OP_CONTRIB, OP_PARTIAL, OP_AG, OP_ACK, OP_NACK, OP_CTRL = 1, 2, 3, 4, 5, 6
-X_TAG = 0x8000
+X_TAG, X_MAC = 0x8000, 0x4000
 VERSION = 1
 HELLO, HELLO_ACK, ABORT, BYE = 1, 2, 3, 4
 PORT_AGENT = 0x524f
@@ -64,21 +70,67 @@ def rina_ctrl(job_id, src, ctype, arg, h, signed):
     return hdr + body
 
 
-def job_tag(job_path, job_id):
-    """The job's data tag, as rina_job_tag() makes it (core/ctrl_auth.c)."""
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(
-        __file__)), "../../p4/bmv2"))
-    import rina_ctrl_auth as auth
-    key = auth.load_secret(job_path)
-    if key is None:
-        sys.exit("inject: observer: the job file names no secret_file")
-    return auth.siphash24(key, b"rina data tag v1" +
-                          struct.pack("!H", job_id))
+def job_frames(job_id, seconds):
+    """What an on-path observer reads at this host for `seconds`: every
+    data packet, ACK and NACK of the job with a trailer, as (its IPv4
+    datagram, rsvd, the 8-byte trailer: the session's tag, or a MAC)."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                      socket.htons(0x0800))
+    s.settimeout(0.5)
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            f = s.recv(65535)
+        except socket.timeout:
+            continue
+        ip = f[14:]
+        if len(ip) < 20 or ip[0] >> 4 != 4 or ip[9] != socket.IPPROTO_UDP:
+            continue
+        ip = ip[:struct.unpack_from("!H", ip, 2)[0]]
+        rina = ip[(ip[0] & 15) * 4 + 8:]
+        if len(rina) < 28 + 8 or rina[0] >> 4 != VERSION or \
+           rina[0] & 15 == OP_CTRL or \
+           struct.unpack_from("!H", rina, 2)[0] != job_id:
+            continue
+        rsvd = struct.unpack_from("!H", rina, 26)[0]
+        n_elem = struct.unpack_from("!H", rina, 18)[0]
+        if rsvd in (X_TAG, X_MAC) and len(rina) == 28 + 4 * n_elem + 8:
+            yield ip, rsvd, rina[-8:]
+
+
+def sniff_trailer(job_id, seconds=10):
+    """The rsvd flag and trailer of the first of the job's packets."""
+    for _, rsvd, trailer in job_frames(job_id, seconds):
+        return rsvd, trailer
+    sys.exit("inject: observer: no data of job %d seen in %d s" %
+             (job_id, seconds))
+
+
+def record_session(job_id, most=400, seconds=20):
+    """Up to `most` of the job's tagged datagrams of one session (one
+    tag), returned once another session's tag shows."""
+    rec, tag = [], None
+    for ip, rsvd, trailer in job_frames(job_id, seconds):
+        if rsvd != X_TAG:
+            continue
+        if tag is None:
+            tag = trailer
+        if trailer != tag:
+            return rec
+        if len(rec) < most:
+            # a frame from a veth may hold a partial (offloaded) UDP
+            # checksum: sent again as it is, the receiver would drop it
+            # as corrupt; 0 is "no checksum" in IPv4
+            h = (ip[0] & 15) * 4
+            rec.append(ip[:h + 6] + b"\0\0" + ip[h + 8:])
+    sys.exit("inject: replay: no second session of job %d within %d s "
+             "(%d packets of a first)" % (job_id, seconds, len(rec)))
 
 
 def rina_data(job_id, src, op, rng, tag=None):
     """One forged data-class packet: a guessed round, chunk and seq;
-    with tag, the job's real tag, else none or a made-up one."""
+    with tag (rsvd, trailer), the trailer read off the wire, else none
+    or a made-up tag."""
     tagged = tag is not None or rng.random() < 0.5
     rnd, chunk, seq = rng.randrange(400), rng.randrange(8), \
         rng.randrange(4096)
@@ -94,9 +146,10 @@ def rina_data(job_id, src, op, rng, tag=None):
     hdr = struct.pack("!BBHHBBHHIHHHHbBH", VERSION << 4 | op, flags,
                       job_id, rnd, 0, 0, src, chunk, seq, seq & 0xffff, n,
                       rng.choice((1, 4, 16)), 1, EXP_NONE, dtype,
+                      tag[0] if tag is not None else
                       X_TAG if tagged else 0)
     if tag is not None:
-        return hdr + body + tag
+        return hdr + body + tag[1]
     return hdr + body + (os.urandom(8) if tagged else b"")
 
 
@@ -122,12 +175,39 @@ def ipv4_udp(src, sport, dst, dport, payload):
     return ip + udp + payload
 
 
+def replay(rec, count, seconds):
+    """Send the recorded datagrams as they were, count over seconds."""
+    raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    sent, t0 = 0, time.monotonic()
+    for i in range(count):
+        ip = rec[i % len(rec)]
+        try:
+            raw.sendto(ip, (socket.inet_ntoa(ip[16:20]), 0))
+            sent += 1
+        except OSError:
+            pass
+        lag = t0 + seconds * (i + 1) / count - time.monotonic()
+        if lag > 0:
+            time.sleep(lag)
+        if time.monotonic() - t0 > seconds + 5:
+            break
+    print(f"inject: sent {sent} replayed packets ({len(rec)} recorded in "
+          f"an earlier session) in {time.monotonic() - t0:.1f} s",
+          flush=True)
+
+
 def main():
     what, job_path, count, seconds = sys.argv[1], sys.argv[2], \
         int(sys.argv[3]), float(sys.argv[4])
     own = "--own-address" in sys.argv[5:]
     job_id, ranks, ina = parse_job(job_path)
-    tag = job_tag(job_path, job_id) if what == "observer" else None
+    if what == "replay":
+        replay(record_session(job_id), count, seconds)
+        return
+    tag = sniff_trailer(job_id) if what == "observer" else None
+    if tag is not None:
+        print("inject: observer: read a %s off the wire" %
+              ("tag" if tag[0] == X_TAG else "MAC"), flush=True)
     targets = [(ip, port) for ip, port, _ in ranks.values()]
     # the agent port of each INA rack: its lowest rank's address
     for rack in sorted(ina):

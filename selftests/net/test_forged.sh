@@ -23,10 +23,15 @@
 #                         hosts the rest; without, they reach the ToR's
 #                         and the hosts' protocol checks
 #   test_forged.sh observer  the data class as an on-path observer forges
-#                         it, with the job's real tag read off the wire:
+#                         it, with the session's tag read off the wire:
 #                         the tag does not stop it (the proof); with
 #                         `auth mac` every one is refused (rx_bad_tag),
-#                         plain and INA racks
+#                         plain and INA racks. And its replay: packets
+#                         recorded in one session of a job sent as they
+#                         were into the job's later communicators
+#                         (back-to-back, selftests/lib/lifecycle.c) are
+#                         refused (rx_bad_tag: each session has its own
+#                         tag), every cycle exact, plain and INA racks
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 
@@ -56,7 +61,7 @@ defer rm -rf "$tmp"
 case $CLASS in
 ctrl) ktap_plan 4 ;;
 data) ktap_plan 5 ;;
-observer) ktap_plan 3 ;;
+observer) ktap_plan 5 ;;
 esac
 secret=(--job-opt "secret_file $tmp/secret")
 
@@ -149,10 +154,43 @@ survived()
 	fi
 }
 
+# replayed NAME RINA-RUN-ARGS...: rank 3's host records the job's data
+# of one session and replays it (REPLAY_COUNT over REPLAY_SECS seconds)
+# while every rank runs REPLAY_CYCLES back-to-back communicators; every
+# cycle must be exact and the door must refuse what came (rx_bad_tag, at
+# least a twentieth of what was sent: ~17% on an idle machine, since a
+# communicator's counters are read after its call, and a replay that
+# reaches a rank between two communicators finds no socket)
+REPLAY_COUNT=20000 REPLAY_SECS=8 REPLAY_CYCLES=${REPLAY_CYCLES:-300}
+replayed()
+{
+	local name=$1 out=$tmp/$1.out rc sent bad
+	shift
+	"$RUN" --topo 2x2 --timeout 120 "$@" -- sh -c '
+		if [ "$RINA_RANK" = 3 ]; then
+			"$0" "$1" replay "$RINA_JOB" '"$REPLAY_COUNT $REPLAY_SECS"' &
+		fi
+		exec "$2" '"$REPLAY_CYCLES" \
+		"$PY" "$INJECT" "$top/build/selftests/lifecycle" >"$out" 2>&1
+	rc=$?
+	sent=$(sent_of "$out")
+	bad=$(sed -n 's/.*lifecycle: .* rx_bad_tag \([0-9]*\).*/\1/p' "$out" |
+	      awk '{ s += $1 } END { print s + 0 }')
+	if [ "$rc" -eq 0 ] &&
+	   [ "$(grep -c "lifecycle: $REPLAY_CYCLES cycles ok" "$out")" = 4 ] &&
+	   [ "${sent:-0}" -ge "$REPLAY_COUNT" ] &&
+	   [ "$bad" -gt 0 ] && [ "$bad" -ge $((sent / 20)) ]; then
+		ktap_ok "$name: $REPLAY_CYCLES communicators exact; $bad of $sent packets replayed from an earlier session refused (rx_bad_tag)"
+	else
+		grep 'lifecycle:\|inject:' "$out" | head -6 | sed 's/^/# /'
+		ktap_fail "$name" "rc $rc, sent ${sent:-0}, rx_bad_tag $bad"
+	fi
+}
+
 if [ "$CLASS" = observer ]; then
 	# the tag is a bearer token: whoever read it passes the door
 	run tag-observer "" "${secret[@]}"
-	reached tag-observer $? "with the job's tag read off the wire, forged data reaches the protocol: only auth mac stops it"
+	reached tag-observer $? "with the session's tag read off the wire, forged data reaches the protocol: only auth mac stops it"
 	run plain-mac "" "${secret[@]}" --job-opt "auth mac"
 	survived plain-mac $? rx_bad_tag
 	# half the calls: software agents with a MAC per packet take ~50 s
@@ -160,6 +198,8 @@ if [ "$CLASS" = observer ]; then
 	ITERS_INA=$((ITERS_INA / 2)) run ina-mac "" --ina all --tor off "${secret[@]}" \
 		--job-opt "auth mac"
 	survived ina-mac $? rx_bad_tag
+	replayed plain-replay "${secret[@]}"
+	replayed ina-replay --ina all --tor off "${secret[@]}"
 	ktap_finish
 	exit
 fi
