@@ -1506,6 +1506,11 @@ int rina_agent_core_session_done(const struct rina_agent_core *a)
 	       (a->cfg.L < 2 || (a->prev_said_bye && a->bye_next));
 }
 
+void rina_agent_core_set_session(struct rina_agent_core *a, __u64 session)
+{
+	session_learnt(a, session);
+}
+
 void rina_agent_core_tor_install(struct rina_agent_core *a)
 {
 	if (!a->cfg.tor.ip)

@@ -332,8 +332,15 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
  */
 __u64 rina_agent_core_tick(struct rina_agent_core *a);
 /*
+ * The ring's session, as upstream's HELLO would tell it (linux/rina.h),
+ * for hosts that model no HELLO (the simulator). A pending TOR_INSTALL
+ * goes out.
+ */
+void rina_agent_core_set_session(struct rina_agent_core *a, __u64 session);
+/*
  * Ask the rack's ToR to aggregate the job (TOR_INSTALL, resent by the
- * tick until a TOR_REPLY or RINA_AGENT_TOR_TRIES tries). Without a ToR
+ * tick until a TOR_REPLY or RINA_AGENT_TOR_TRIES tries; once the session
+ * is known). Without a ToR
  * address the state stays RINA_AGENT_TOR_NONE.
  */
 void rina_agent_core_tor_install(struct rina_agent_core *a);

@@ -139,10 +139,10 @@ __u32 rina_tag_open(const void *pkt, __u32 len, const __u8 *tag);
 
 /*
  * Per-packet MACs (job option `auth mac`, protocol.md 6.4): instead of
- * the job's constant tag, every data packet, ACK and NACK between two
- * hosts carries SipHash-2-4 of its header (rsvd RINA_X_MAC) and payload
- * under the job's data key, so that an on-path observer who reads the
- * tag still cannot forge or alter a packet.
+ * the session's tag, every data packet, ACK and NACK between two hosts
+ * carries SipHash-2-4 of its header (rsvd RINA_X_MAC) and payload under
+ * the session's data key, so that an on-path observer who reads the tag
+ * still cannot forge or alter a packet.
  *
  * The data key: two SipHash-2-4 outputs under the secret of a label, the
  * job id, the session and the half's number; never the secret itself, so

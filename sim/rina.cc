@@ -1265,10 +1265,25 @@ static void ag_send_fn(void *ctx, const struct rina_agent_addr *to,
 	host_send(*rh->h, fr, flen);
 }
 
+/*
+ * The session the ring's first agent draws: the simulated ranks say no
+ * HELLO and carry no secret, so any number will do; a fixed one keeps
+ * runs reproducible.
+ */
+#define SIM_SESSION	0x5e55105e55105eULL
+
+static __u64 ag_random(void *ctx)
+{
+	(void)ctx;
+	return SIM_SESSION;
+}
+
 static const struct rina_agent_ops g_agent_ops = {
 	ag_zalloc, ag_free, ag_now, ag_send_fn,
 	nullptr,	/* relay: no relay_own */
 	nullptr, nullptr, nullptr, nullptr, ag_event,
+	nullptr, nullptr, nullptr,	/* no secret: mac, clocks */
+	ag_random,
 };
 
 void RinaHost::tick()
@@ -1489,9 +1504,12 @@ static void start_all()
 		start_parts();
 		return;
 	}
+	/* the session every agent's upstream HELLO would have told it */
 	for (auto *rh : g_rh)
-		if (rh && rh->agent)
+		if (rh && rh->agent) {
+			rina_agent_core_set_session(rh->agent, SIM_SESSION);
 			rina_agent_core_tor_install(rh->agent);
+		}
 }
 
 int rina_setup()

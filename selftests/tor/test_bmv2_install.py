@@ -5,7 +5,10 @@ mc_node_associate line that is short, not numeric or names a node the
 job did not create is refused (no slots), everything it did is undone,
 and the control plane goes on; a well-formed list installs. The switch
 is a fake that records the commands and hands out handles (no bmv2).
-Before, such a line raised IndexError or ValueError out of install()."""
+Before, such a line raised IndexError or ValueError out of install().
+And the session a TOR_INSTALL names: set_job gets that session's tag;
+an install for the same session sends nothing, one for another session
+undoes the job and installs it with the new session's tag."""
 import importlib.machinery
 import importlib.util
 import os
@@ -27,7 +30,8 @@ def tor(cmds):
     t = bmv2.Tor.__new__(bmv2.Tor)
     t.elems, t.pool_size, t.max_jobs = 256, 4096, 8
     t.jobs = [types.SimpleNamespace(installed=None, elems=64, window=8,
-                                    job_id=7, next_cmds=list(cmds))]
+                                    job_id=7, next_cmds=list(cmds),
+                                    secret=None, session=None)]
     t.rec, t.sent, t.next_handle = None, [], 10
 
     def cli(line):
@@ -46,7 +50,7 @@ def run():
     for line in bad:
         t = tor(BASE + [line])
         try:
-            st = t.install(0)
+            st = t.install(0, 1)
         except Exception as e:  # noqa: BLE001 - what the test is about
             results.append((False, "'%s': raised %r" % (line, e)))
             continue
@@ -57,11 +61,34 @@ def run():
         results.append((ok, "'%s': refused (status %d), %d undone" %
                         (line, st, len(undone))))
     t = tor(BASE + ["mc_node_associate 2 0", "mc_node_associate 2 1"])
-    st = t.install(0)
+    st = t.install(0, 1)
     ok = st == bmv2.ST_OK and "mc_node_associate 2 12" in t.sent and \
         "mc_node_associate 2 13" in t.sent
     results.append((ok, "well-formed: installed, nodes by the switch's "
                     "handles (status %d)" % st))
+
+    key = bytes(range(16))
+    set_job = "table_add RinaIngress.job_classify.set_job 0 => 8 1 %s"
+    cmds = BASE + ["mc_node_associate 2 0", set_job % bmv2.P4CFG_TAG]
+    t = tor(cmds)
+    t.jobs[0].secret = key
+    t.commands = lambda k: list(cmds)
+    t.snapshot = lambda: None
+    tags = [set_job % ("0x%016x" % bmv2.auth.session_tag(key, 7, s))
+            for s in (1, 2)]
+    st1 = t.install(0, 1)
+    sent1 = list(t.sent)
+    st2 = t.install(0, 1)
+    probe = t.sent[len(sent1):]
+    st3 = t.install(0, 2)
+    again = t.sent[len(sent1):]
+    ok = (st1, st2, st3) == (bmv2.ST_OK,) * 3 and tags[0] in sent1 and \
+        tags[1] not in sent1 and not probe and tags[1] in again and \
+        any(x.startswith("table_delete") for x in again) and \
+        t.jobs[0].session == 2
+    results.append((ok, "session 1's tag in set_job; again for session 1 "
+                    "nothing sent; for session 2 undone and installed with "
+                    "its tag (%d, %d commands)" % (len(sent1), len(again))))
     return results
 
 
