@@ -1245,6 +1245,18 @@ static void ctrl(struct rina_agent_core *a, const struct rina_hdr *h,
 			a->st.bad++;
 			return;
 		}
+		/*
+		 * The ToR echoes the request's session: an answer to the
+		 * last session's TOR_REMOVE (librina's agent of the last
+		 * communicator, on the same port) is not ours. Taken as the
+		 * answer to our install, its "unknown job" had the rack
+		 * aggregate in software while the ToR installed the job:
+		 * split slots, the call stalled (net_lifecycle with ToRs).
+		 */
+		if (rina_ctrl_session(h) != a->session) {
+			a->st.stale++;
+			return;
+		}
 		if (a->tor_state == RINA_AGENT_TOR_ON) {
 			tor_heard(a);	/* a probe answered */
 			return;

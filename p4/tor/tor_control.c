@@ -204,6 +204,8 @@ unsigned int tor_control(const __u8 *f, unsigned int len, __u8 *reply,
 	m.h.job_id = q->m.h.job_id;
 	m.h.src_id = htons((__u16)(RINA_SRC_SWITCH | rack));
 	m.h.exp = RINA_EXP_NONE;
+	/* which of an agent's requests this answers (an old one's?) */
+	rina_ctrl_set_session(&m.h, rina_ctrl_session(&q->m.h));
 	m.c.type = htonl(RINA_CTRL_TOR_REPLY);
 	m.c.arg = htonl(st);
 	m.c.hash = q->m.c.hash;

@@ -202,7 +202,9 @@ static void rx_ctrl(struct rina_agent_core *a, __u32 type, __u32 arg,
 	int j;
 
 	hdr(&p.h, RINA_OP_CTRL, RINA_CTRL_WORDS);
-	rina_ctrl_set_session(&p.h, UP_SESSION);
+	/* the ToR echoes the session of the agent's request */
+	rina_ctrl_set_session(&p.h, type == RINA_CTRL_TOR_REPLY ? a->session :
+				    UP_SESSION);
 	p.m.type = htonl(type);
 	p.m.arg = htonl(arg);
 	for (j = 0; j < 8; j++)
@@ -1620,9 +1622,16 @@ static void test_session(void)
 	nsent = 0;
 	rx_signed(&a, RINA_CTRL_HELLO_ACK, a.cfg.incarnation, 3, 1,
 		  a.cfg.next);
-	rx_signed(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, RINA_SRC_SWITCH, 0,
-		  a.cfg.tor);
-	ok = count_session(RINA_CTRL_HELLO_ACK, &a.cfg.local[0],
+	/* the ToR's answer to the last session's TOR_REMOVE: not ours */
+	rx_signed(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_UNKNOWN_JOB,
+		  RINA_SRC_SWITCH, UP_SESSION - 1, a.cfg.tor);
+	ok = a.tor_state == RINA_AGENT_TOR_WAIT &&
+	     count(RINA_OP_CTRL, RINA_CTRL_HELLO_ACK, &a.cfg.local[0]) == 0;
+	ktap_result(ok, "agent: a TOR_REPLY that names another session (an answer to the last session's TOR_REMOVE) is not the answer to its install");
+	rx_signed(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, RINA_SRC_SWITCH,
+		  UP_SESSION, a.cfg.tor);
+	ok = a.tor_state == RINA_AGENT_TOR_ON &&
+	     count_session(RINA_CTRL_HELLO_ACK, &a.cfg.local[0],
 			   UP_SESSION) == 1;
 	/* a later HELLO of the same upstream changes nothing */
 	rx_signed(&a, RINA_CTRL_HELLO, 9, 2, UP_SESSION + 1, a.cfg.prev);
@@ -1643,7 +1652,7 @@ static void test_session(void)
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 5 + 3 + 4 + 5 + 4);
+	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 5 + 3 + 4 + 5 + 5);
 	test_install();
 	test_tor_copies();
 	test_ack_delay();

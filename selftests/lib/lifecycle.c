@@ -50,6 +50,21 @@ int main(int argc, char **argv)
 		if (rc) {
 			printf("lifecycle: cycle %d: allreduce: %s\n", i,
 			       rina_last_error());
+			st.size = sizeof(st);
+			if (!rina_comm_get_stats(c, &st))
+				printf("lifecycle: cycle %d: rx %llu tx %llu retransmits %llu timeouts %llu duplicates %llu stale %llu early %llu rx_bad_tag %llu tor %llu/%llu agent contributions %llu slots %llu\n",
+				       i, (unsigned long long)st.rx_packets,
+				       (unsigned long long)st.tx_packets,
+				       (unsigned long long)st.retransmits,
+				       (unsigned long long)st.timeouts,
+				       (unsigned long long)st.duplicates,
+				       (unsigned long long)st.rx_stale,
+				       (unsigned long long)st.rx_early,
+				       (unsigned long long)st.rx_bad_tag,
+				       (unsigned long long)st.agent_tor,
+				       (unsigned long long)st.agent_tor_status,
+				       (unsigned long long)st.agent_contrib_in,
+				       (unsigned long long)st.agent_slots_done);
 			return 1;
 		}
 		for (j = 0; j < COUNT; j++) {

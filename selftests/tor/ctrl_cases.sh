@@ -13,7 +13,7 @@
 #   ctrl_cases_cycles N: CTRL_CASES_CYCLES results, N installs and removals
 
 CTRL_CASES_UNSIGNED=10
-CTRL_CASES_SIGNED=25
+CTRL_CASES_SIGNED=26
 CTRL_CASES_CYCLES=4
 
 # a copy of job 7 with a secret
@@ -173,8 +173,18 @@ ctrl_cases_signed()
 	# ToR takes its tag, and the last session's packets no longer pass
 	ctrl_start
 	ctl "signed: install for session 1" 0 signed install
-	ctl "signed: install for session 2, the job's next" 0 signed \
-		install --session 2
+	ctl "signed: install for the job's next session" 0 signed \
+		install --session 0x123456789 --reply "$tmp/r2"
+	# the reply names the request's session: an agent tells the answer
+	# to its install from one to its predecessor's remove
+	if python3 -c 'import struct, sys
+b = open(sys.argv[1], "rb").read()
+chunk, seq, slot = struct.unpack_from("!HIH", b, 10)
+sys.exit((seq << 32 | chunk << 16 | slot) != 0x123456789)' "$tmp/r2"; then
+		ktap_ok "signed: the reply names the install's session"
+	else
+		ktap_fail "signed: the reply names the install's session"
+	fi
 	ip netns exec "$TST" "$replay" t0,t1,t2,t3 "$aggvec" >"$tmp/replay" 2>&1
 	if grep -q '^not ok 1 ' "$tmp/replay" &&
 	   ! grep -q 'extra port ' "$tmp/replay"; then
@@ -183,10 +193,11 @@ ctrl_cases_signed()
 		sed "s/^/# /" "$tmp/replay" | head -8
 		ktap_fail "signed: session 1's tagged packets are dropped"
 	fi
-	local aggvec=$tmp/agg_first_chunk_session2.vec
-	python3 "$top/selftests/tor/tag_vec.py" 7 "$("$ctrl" "$job7s" tag 2)" \
+	local aggvec=$tmp/agg_first_chunk_next.vec
+	python3 "$top/selftests/tor/tag_vec.py" 7 \
+		"$("$ctrl" "$job7s" tag 0x123456789)" \
 		"$vec/agg_first_chunk.vec" "$aggvec"
-	aggregates "signed: session 2's aggregate" yes
+	aggregates "signed: the next session's aggregate" yes
 	counted "signed: session 1's counted bad_tag" \
 		'd["jobs"][0]["counters"]["bad_tag"] >= 1 and c["ok"] == 2'
 }
