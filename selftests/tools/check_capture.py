@@ -29,7 +29,8 @@ FIELDS = ["frame.number", "frame.len", "eth.src", "eth.dst", "ip.src",
 	  "rina.seq", "rina.n_elem", "rina.p_chunk", "rina.num_contrib",
 	  "rina.verdict", "rina.ctrl.type", "rina.ctrl.status",
 	  "rina.ctrl.hash", "rina.ack.seq", "rina.tor.request_in",
-	  "rina.tor.reply_in", "rina.ctrl.mac", "_ws.expert.message"]
+	  "rina.tor.reply_in", "rina.ctrl.mac", "rina.ctrl.session",
+	  "_ws.expert.message"]
 
 
 class Job:
@@ -193,6 +194,7 @@ def main():
 	per_call = 2 if fp else 1
 	cnt = {}		# round -> elements of that call
 	hashes = set()
+	sessions = set()	# named by HELLO, HELLO_ACK, the ToR's control
 	any_retx = any(b.get("retransmits", 0) for b in bench.values())
 
 	for r, pkts in pk.items():
@@ -227,6 +229,12 @@ def main():
 					(r, what))
 		for p in ct(pkts, 1) + ct(pkts, 2):
 			hashes.add(p["rina.ctrl.hash"])
+			# but a worker's HELLO to its agent: it learns the
+			# session from the answer
+			if p["rina.ctrl.type"] == 2 or \
+			   p["udp.dstport"] != AGENT_PORT or \
+			   p["udp.srcport"] == AGENT_PORT:
+				sessions.add(p["rina.ctrl.session"])
 		# with a job secret every control message is signed (a stamp
 		# and a MAC after struct rina_ctrl), without one none is
 		for p in pkts:
@@ -368,6 +376,7 @@ def main():
 						 for p in rep])
 		for p in inst + rem + rep:
 			hashes.add(p["rina.ctrl.hash"])
+			sessions.add(p["rina.ctrl.session"])
 		# what the ToR emits leaves from the agent's address: seen
 		# at the downstream member as one member's packets
 		nxt = job.ring[(i + 1) % job.L][0]
@@ -411,6 +420,11 @@ def main():
 						      len(want)))
 	if len(hashes) != 1:
 		ck.fail(names[1], "job hashes %s" % sorted(hashes))
+	# one communicator per run: one session, drawn by the ring's first
+	# member and passed round (protocol.md 6, Init); the ToR's replies
+	# echo it
+	if len(sessions) != 1 or int(min(sessions), 16) == 0:
+		ck.fail(names[1], "sessions %s" % sorted(sessions))
 	ck.report(names)
 
 

@@ -101,7 +101,8 @@ def cases():
 		("ok", seqs(4, [10, 11, 12], flags=0x80)),
 		("ok", seqs(4, [3], dtype_op=0xff)),	# dtype: data only
 		("ok", seqs(5, [40, 41])),
-		("ok", ctrl(1)), ("ok", ctrl(2)), ("ok", ctrl(3, 5)),
+		("ok", ctrl(1, chunk=0x89ab, seq=0x01234567, slot=0xcdef)),
+		("ok", ctrl(2)), ("ok", ctrl(3, 5)),
 		("ok", ctrl(4)), ("ok", ctrl(5)),
 		("ok", ctrl(16)), ("ok", ctrl(17)),
 		("ok", ctrl(18, 0, flags=0x40, src=0xf000)),

@@ -112,7 +112,8 @@ ts "$tmp/cases.pcap" -T json -e frame.number -e rina.flags.from_switch \
 	-e rina.ack.seq -e rina.nack.seq -e rina.ctrl.type \
 	-e rina.ctrl.status -e rina.ctrl.result -e rina.ctrl.hash \
 	-e rina.exp -e rina.n_elem -e rina.ctrl.stamp -e rina.ctrl.mac \
-	-e rina.ctrl.signed -e rina.ctrl.stamp_time >"$tmp/f.json"
+	-e rina.ctrl.signed -e rina.ctrl.stamp_time -e rina.ctrl.session \
+	>"$tmp/f.json"
 ts "$tmp/cases.pcap" -o rina.words:1024 -Y 'frame.number == 4' -T fields \
 	-e rina.data.value >"$tmp/words.txt"
 if "$py" - "$tmp/f.json" "$tmp/words.txt" <<'EOF'
@@ -141,6 +142,8 @@ want(5, "rina.ack.seq", ["10", "11", "12"])
 want(7, "rina.nack.seq", ["40", "41"])
 want(8, "rina.ctrl.type", ["1"])
 want(8, "rina.ctrl.hash", ["0x0123456789abcdef"])
+want(8, "rina.ctrl.session", ["0x0123456789abcdef"])
+want(9, "rina.ctrl.session", ["0x0000000000000000"])
 want(10, "rina.ctrl.result", ["5"])
 want(13, "rina.ctrl.type", ["16"])
 want(14, "rina.ctrl.type", ["17"])

@@ -118,6 +118,9 @@ local f = {
 					"Silent local workers", base.HEX, nil,
 					0xffffff00),
 	ctrl_hash = ProtoField.uint64("rina.ctrl.hash", "Job hash", base.HEX),
+	-- the ring's session (linux/rina.h): seq, then chunk and slot
+	ctrl_session = ProtoField.uint64("rina.ctrl.session", "Session",
+					 base.HEX),
 	-- a signed CTRL (n_elem 8, protocol.md 6.2): the sender's wall clock
 	-- in microseconds and the SipHash-2-4 MAC under the job secret (a
 	-- dissector without the secret shows it, cannot check it)
@@ -355,6 +358,9 @@ local function dissect_ctrl(tree, tvb, pinfo, cap, job)
 		sub:add(f.ctrl_arg, tvb(base_off + 4, 4))
 	end
 	sub:add(f.ctrl_hash, tvb(base_off + 8, 8))
+	sub:add(f.ctrl_session, tvb(10, 8),
+		UInt64.new(tvb(10, 2):uint() * 65536 + tvb(16, 2):uint(),
+			   tvb(12, 4):uint())):set_generated()
 	sub:add(f.ctrl_signed, signed):set_generated()
 	if body == 32 then
 		local st = tvb(base_off + 16, 8):uint64()
