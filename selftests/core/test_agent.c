@@ -1613,7 +1613,8 @@ static void test_session(void)
 	rx_signed(&a, RINA_CTRL_HELLO, 9, 2, UP_SESSION, a.cfg.prev);
 	rina_agent_core_tick(&a);
 	ok &= a.session == UP_SESSION &&
-	      count_session(RINA_CTRL_HELLO_ACK, &a.cfg.prev, UP_SESSION) == 1 &&
+	      count_session(RINA_CTRL_HELLO_ACK, &a.cfg.prev,
+			    UP_SESSION) == 1 &&
 	      count_session(RINA_CTRL_TOR_INSTALL, &a.cfg.tor,
 			    UP_SESSION) == 1 &&
 	      count_session(RINA_CTRL_HELLO, &a.cfg.next, UP_SESSION) == 1;

@@ -349,7 +349,9 @@ static int agent_tor_install(struct rina_agent *a, struct rina_comm *c)
 			return rina_fail(RINA_ERR_TIMEOUT,
 					 "agent of rack %u: upstream (rank %d) did not greet within %u ms%s",
 					 c->ring.m[c->member].rack,
-					 c->prev_rank, c->timeout_ms,
+					 c->ring.m[rina_ring_prev(&c->ring,
+								  c->member)].agent,
+					 c->timeout_ms,
 					 a->core.st.ctrl_forged ?
 					 "; control messages that failed authentication came: do all ranks have the job's secret?" :
 					 "");

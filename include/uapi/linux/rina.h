@@ -238,7 +238,7 @@ enum rina_job_attr {
 
 /* How a signed job's data packets prove they are its (protocol.md 6.3, 6.4) */
 enum rina_job_auth {
-	RINA_JOB_AUTH_TAG	= 0,	/* the session's tag after the payload */
+	RINA_JOB_AUTH_TAG	= 0,	/* the session's tag after payload */
 	RINA_JOB_AUTH_MAC	= 1,	/* a SipHash MAC per packet */
 };
 
