@@ -100,19 +100,22 @@ static void session_set(struct rina_agent_core *a, __u64 s)
 			      a->mac_key);
 }
 
-/* The ring's first member starts every session with a new number. */
-static void session_draw(struct rina_agent_core *a)
-{
-	__u64 s = 0;
-
-	while (!s)
-		s = a->ops->random_u64(a->ctx);
-	session_set(a, s);
-}
-
 static int ring_head(const struct rina_agent_core *a)
 {
 	return a->cfg.member == 0;
+}
+
+/*
+ * A new session's number: the ring's first member draws it (never 0,
+ * "not known"), the others wait for upstream's HELLO to tell it.
+ */
+static void session_start(struct rina_agent_core *a)
+{
+	__u64 s = 0;
+
+	while (ring_head(a) && !s)
+		s = a->ops->random_u64(a->ctx);
+	session_set(a, s);
 }
 
 static void send_ctrl(struct rina_agent_core *a,
@@ -1753,11 +1756,7 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	a->hello_from = a->data_from = a->bye_from = 0;
 	a->last_hello = a->last_bye = 0;
 	a->stall_first = a->stall_last = 0;
-	/* the next session's number: ours to draw, or upstream's to tell */
-	if (ring_head(a))
-		session_draw(a);
-	else
-		session_set(a, 0);
+	session_start(a);
 	tor_session_reset(a);
 	ev(a, RINA_AGENT_EV_SESSION_END, 0);
 }
@@ -1885,10 +1884,7 @@ int rina_agent_core_init(struct rina_agent_core *a,
 		rina_ctrl_guard_init(a->ctrl_guard, ops->wall_us(ctx));
 	if (cfg->tagged || cfg->auth_mac)
 		a->tagged_tx = zalloc(a, TAGGED_TX_LEN);
-	if (ring_head(a))
-		session_draw(a);
-	else
-		session_set(a, 0);
+	session_start(a);
 	if (!a->fifo || !a->scratch ||
 	    (cfg->has_secret && !a->ctrl_guard) ||
 	    ((cfg->tagged || cfg->auth_mac) && !a->tagged_tx) ||

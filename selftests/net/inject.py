@@ -175,14 +175,13 @@ def ipv4_udp(src, sport, dst, dport, payload):
     return ip + udp + payload
 
 
-def replay(rec, count, seconds):
-    """Send the recorded datagrams as they were, count over seconds."""
-    raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+def paced(count, seconds, send):
+    """send(i) for i in 0..count-1 spread over seconds, bounded in time
+    whatever happens: (how many went out, the time taken)."""
     sent, t0 = 0, time.monotonic()
     for i in range(count):
-        ip = rec[i % len(rec)]
         try:
-            raw.sendto(ip, (socket.inet_ntoa(ip[16:20]), 0))
+            send(i)
             sent += 1
         except OSError:
             pass
@@ -191,9 +190,19 @@ def replay(rec, count, seconds):
             time.sleep(lag)
         if time.monotonic() - t0 > seconds + 5:
             break
+    return sent, time.monotonic() - t0
+
+
+def replay(rec, count, seconds):
+    """Send the recorded datagrams as they were, count over seconds."""
+    raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+
+    def send(i):
+        ip = rec[i % len(rec)]
+        raw.sendto(ip, (socket.inet_ntoa(ip[16:20]), 0))
+    sent, took = paced(count, seconds, send)
     print(f"inject: sent {sent} replayed packets ({len(rec)} recorded in "
-          f"an earlier session) in {time.monotonic() - t0:.1f} s",
-          flush=True)
+          f"an earlier session) in {took:.1f} s", flush=True)
 
 
 def main():
@@ -221,9 +230,8 @@ def main():
     DATA_OPS = (OP_CONTRIB, OP_PARTIAL, OP_AG, OP_ACK, OP_NACK)
     kinds = [(ABORT, False), (ABORT, True), (HELLO, False), (HELLO, True),
              (HELLO_ACK, True), (BYE, False), (BYE, True)]
-    sent = 0
-    t0 = time.monotonic()
-    for i in range(count):
+
+    def send(i):
         ip, port = targets[i % len(targets)]
         # a claimed sender that is not the target's own address
         src = rng.choice([r for r, v in ranks.items() if v[0] != ip])
@@ -240,23 +248,13 @@ def main():
             h = rng.getrandbits(64)
             arg = 5 if ctype == ABORT else rng.getrandbits(32)
             msg = rina_ctrl(job_id, src, ctype, arg, h, signed)
-        try:
-            if own:
-                udp.sendto(msg, (ip, port))
-            else:
-                raw.sendto(ipv4_udp(sip, sport, ip, port, msg), (ip, 0))
-            sent += 1
-        except OSError:
-            pass
-        # spread over the run; bounded in time whatever happens
-        lag = t0 + seconds * (i + 1) / count - time.monotonic()
-        if lag > 0:
-            time.sleep(lag)
-        if time.monotonic() - t0 > seconds + 5:
-            break
+        if own:
+            udp.sendto(msg, (ip, port))
+        else:
+            raw.sendto(ipv4_udp(sip, sport, ip, port, msg), (ip, 0))
+    sent, took = paced(count, seconds, send)
     print(f"inject: sent {sent} forged {what} packets to "
-          f"{len(targets)} ports in {time.monotonic() - t0:.1f} s",
-          flush=True)
+          f"{len(targets)} ports in {took:.1f} s", flush=True)
 
 
 if __name__ == "__main__":
