@@ -42,6 +42,12 @@ ALL_TARGETS += $(SELFTEST_BIN)/rx_corrupt.so
 $(SELFTEST_BIN)/rx_corrupt.so: $(TOP)/selftests/net/rx_corrupt.c
 	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)
 
+# Loses one chunk's results from an INA ToR, preloaded into a rack's
+# ranks by selftests/net/test_tor_failover.sh.
+ALL_TARGETS += $(SELFTEST_BIN)/rx_drop.so
+$(SELFTEST_BIN)/rx_drop.so: $(TOP)/selftests/net/rx_drop.c
+	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)
+
 # The receive order of one rank's ring data, preloaded by
 # selftests/net/test_shaped.sh.
 ALL_TARGETS += $(SELFTEST_BIN)/rx_log.so

@@ -365,6 +365,7 @@ int rina_comm_destroy(rina_comm_t *c)
 	c->tp->ops->destroy(c->tp);
 	for (j = 0; j < RINA_STASH_MAX; j++)
 		free(c->stash[j].buf);
+	rina_ring_kept_free(c);
 	free(c->work);
 	free(c->txbuf);
 	free(c->ctrl_guard);

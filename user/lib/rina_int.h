@@ -131,6 +131,8 @@ struct rina_comm {
 	struct rina_stash_ent	stash[RINA_STASH_MAX];
 	unsigned int		nstash;
 
+	/* the last call's result of an INA member upstream (ring.c) */
+	struct rina_kept	*kept;
 	/* scratch kept across calls, grown on demand */
 	int32_t			*work;
 	size_t			work_cap;
@@ -182,6 +184,8 @@ static inline bool rina_linger_over(uint32_t timeout_ms, uint64_t start,
 /* Ring allreduce of int32 words in place (wire dtype and op given). */
 int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 		  uint8_t dtype_op);
+/* Free what rina_ring_run() kept across calls (struct rina_kept). */
+void rina_ring_kept_free(struct rina_comm *c);
 struct rina_sched;
 /* The schedule of a call of count elements on this ring (sched.c). */
 int rina_call_sched(const struct rina_comm *c, struct rina_sched *s,

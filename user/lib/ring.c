@@ -94,6 +94,34 @@ struct call {
 	int		result;		/* first error seen while processing */
 };
 
+/*
+ * The last call's result of an INA member upstream (a mixed ring), kept
+ * after we leave the call. If that member's ToR dies after it sent its
+ * own chunk's result to us but before the rack's workers had it, the
+ * ToR has acknowledged everything upstream sent it, so the rest of the
+ * ring finishes the call and goes on; the rack's agent then asks us for
+ * that result (core/agent.c, ask_again()), and only we still hold it.
+ * Without it the rack could never finish the call and the job timed out
+ * (net_tor_failover). Only that member's chunk is copied; the rest of
+ * acc is never read.
+ */
+struct rina_kept {
+	struct rina_sched s;
+	uint16_t	round;
+	uint8_t		dtype_op;
+	uint32_t	chunk;		/* upstream's own chunk */
+	int32_t		*acc;		/* s.count words */
+	size_t		cap;
+	__u64		*ovfmap;	/* all zero: such a call succeeded */
+	size_t		ovf_words;
+	bool		valid;
+};
+
+static void *zalloc(size_t n)
+{
+	return calloc(1, n ? n : 1);
+}
+
 /* ---- sending ----------------------------------------------------- */
 
 static int flush_tx(struct call *k)
@@ -686,12 +714,62 @@ static uint32_t answer_seq(struct call *k, uint32_t seq, bool ag, uint64_t now)
 }
 
 /*
+ * Upstream's agent asks for its own chunk's result of the call we left
+ * (struct rina_kept): answer from the copy. The packets are built as
+ * that call built them (emit()), through a call of their own, since
+ * emit() reads the call's schedule, data and round.
+ */
+static int rx_ask_kept(struct call *k, const struct rina_hdr *h,
+		       const struct rina_addr *from)
+{
+	const struct rina_kept *kp = k->c->kept;
+	const __be32 *seqs = (const __be32 *)(h + 1);
+	uint32_t j, n = ntohs(h->n_elem), seq;
+	struct rina_pkt_id id;
+	struct call *o;
+	int ret;
+
+	ret = flush_tx(k);	/* o's packets are built in the same txbuf */
+	if (ret)
+		return ret;
+	o = zalloc(sizeof(*o));
+	if (!o)
+		return 0;	/* the agent asks again */
+	o->c = k->c;
+	o->s = kp->s;
+	o->acc = kp->acc;
+	o->ovfmap = kp->ovfmap;
+	o->round = kp->round;
+	o->dtype_op = kp->dtype_op;
+	o->i = k->i;
+	for (j = 0; j < n && !ret; j++) {
+		seq = ntohl(seqs[j]);
+		if (seq >= kp->s.seqs)
+			continue;
+		rina_seq_decode(&kp->s, seq, &id);
+		if (!id.ag || id.chunk != kp->chunk ||
+		    !rina_pkt_sent(&kp->s, id.block, id.chunk, id.pkt))
+			continue;
+		ret = emit(o, seq, true);
+		if (ret)
+			break;
+		o->tx[o->ntx - 1].addr = *from;
+		k->c->st.resent_asked++;
+	}
+	if (!ret)
+		ret = flush_tx(o);
+	free(o);
+	return ret;
+}
+
+/*
  * An INA member whose ToR died in full flight of a call asks again for
  * what that ToR had taken, ACKed or emitted and lost (core/agent.c,
  * ask_again()): downstream, partials we sent it (a NACK of reduce-scatter
  * seqs, no AG_PHASE); upstream, its own chunk's result, which passed us
- * (an AG_PHASE NACK). Send what acc holds of them to whoever asked. A
- * member that has left the call cannot answer.
+ * (an AG_PHASE NACK). Send what acc holds of them to whoever asked.
+ * Once we left that call, only upstream's own-chunk result of the last
+ * call can still be given (rx_ask_kept()).
  */
 static int rx_ask(struct call *k, const struct rina_hdr *h,
 		  const struct rina_addr *from)
@@ -708,6 +786,9 @@ static int rx_ask(struct call *k, const struct rina_hdr *h,
 		return 0;
 	}
 	if (rina_round_cmp(ntohs(h->round), k->round)) {
+		if (ag && c->kept && c->kept->valid &&
+		    ntohs(h->round) == c->kept->round)
+			return rx_ask_kept(k, h, from);
 		c->st.rx_stale++;
 		return 0;
 	}
@@ -769,11 +850,6 @@ static int rx_one(struct call *k, const struct rina_msg *m, bool from_stash)
 }
 
 /* ---- the call ---------------------------------------------------- */
-
-static void *zalloc(size_t n)
-{
-	return calloc(1, n ? n : 1);
-}
 
 static void call_free(struct call *k)
 {
@@ -856,6 +932,62 @@ static int call_loop(struct call *k)
 	return RINA_OK;
 }
 
+/* Copy upstream's own chunk of the call that just ended (rina_kept). */
+static void keep_result(struct call *k)
+{
+	struct rina_comm *c = k->c;
+	struct rina_kept *kp = c->kept;
+	const struct rina_sched *s = &k->s;
+	size_t words = RINA_BITMAP_WORDS(s->count / c->job.elems + 1);
+	uint32_t p;
+	uint64_t b, off;
+
+	if (!kp) {
+		kp = zalloc(sizeof(*kp));
+		if (!kp)
+			return;
+		c->kept = kp;
+	}
+	kp->valid = false;
+	if (s->count > kp->cap) {
+		int32_t *a = realloc(kp->acc, s->count * sizeof(*a));
+
+		if (!a)
+			return;
+		kp->acc = a;
+		kp->cap = s->count;
+	}
+	if (words > kp->ovf_words) {
+		free(kp->ovfmap);
+		kp->ovfmap = zalloc(words * 8);
+		kp->ovf_words = kp->ovfmap ? words : 0;
+		if (!kp->ovfmap)
+			return;
+	}
+	kp->s = *s;
+	kp->round = k->round;
+	kp->dtype_op = k->dtype_op;
+	kp->chunk = rina_own_chunk(rina_ring_prev(&c->ring, k->i), s->L);
+	for (b = 0; b < s->nblocks; b++)
+		for (p = 0; p < s->P; p++) {
+			off = rina_pkt_off(s, b, kp->chunk, p);
+			memcpy(kp->acc + off, k->acc + off,
+			       rina_pkt_len(s, b, kp->chunk, p) *
+			       sizeof(*kp->acc));
+		}
+	kp->valid = true;
+}
+
+void rina_ring_kept_free(struct rina_comm *c)
+{
+	if (!c->kept)
+		return;
+	free(c->kept->acc);
+	free(c->kept->ovfmap);
+	free(c->kept);
+	c->kept = NULL;
+}
+
 int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 		  uint8_t dtype_op)
 {
@@ -930,6 +1062,8 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 						(unsigned long long)c->st.calls);
 	}
 	c->slot_base += (uint32_t)(k->s.nblocks * k->s.L * k->s.P);
+	if (!ret && k->after_ina && c->L > 1)
+		keep_result(k);
 out:
 	call_free(k);
 	free(k);
