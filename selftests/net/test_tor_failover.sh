@@ -11,8 +11,9 @@
 # instead of taking contributions the agent now adds; it then answers
 # the agent again and is given the job back between two calls. With the job's
 # "fallback abort" every rank fails at once with the agent's abort. Killed
-# in full flight of a call (35 and 55 ms into one of 12 back-to-back
-# calls), both racks INA and in a mixed ring (rack 1 plain): the call
+# in full flight of a call (from a timer of 35 or 55 ms after the fourth
+# of 12 back-to-back calls, through pkill: some calls later, at no fixed
+# point of the call), both racks INA and in a mixed ring (rack 1 plain): the call
 # completes exactly; before the agent asked its neighbours and workers
 # again (core/agent.c, ask_again()) about a third of all-INA runs timed
 # out, a slot waiting for a partial that upstream had been told was
@@ -42,8 +43,8 @@ ktap_plan 8
 # run NAME SIGNAL GAP [INTO_MS [RINA-RUN OPTIONS]]: 2x2, both racks INA
 # (unless the options say --ina 0), rina-tor, GAP seconds between calls
 # (0.3: the next call starts before the agent gives up on the ToR, 500 ms
-# after its last word); with INTO_MS (not "-"), the signal INTO_MS ms
-# into the fifth call. With DROP set ("ROUND CHUNK SEQ"), ranks 0 and 1
+# after its last word); with INTO_MS (not "-"), the signal from a timer
+# of INTO_MS ms after the fourth call, in full flight of a later one. With DROP set ("ROUND CHUNK SEQ"), ranks 0 and 1
 # (rack 0) preload rx_drop.so with those RX_DROP_* values. Every rank
 # prints its call times and counters too (TOR_FAILOVER_TIMES).
 run()
@@ -128,7 +129,7 @@ for into in 35 55; do
 	run "mid$into" KILL 0 "$into"
 	ok=0
 	failed_over "mid$into" lost && ok=1
-	report "mid$into" "rina-tor of rack 0 killed ${into} ms into a call of 12 back-to-back: that call and the rest complete, exact on every rank" $ok
+	report "mid$into" "rina-tor of rack 0 killed in full flight (timer ${into} ms) of 12 back-to-back calls: the call in flight and the rest complete, exact on every rank" $ok
 done
 
 # ... with plain members around the INA rack (a mixed ring): upstream
@@ -138,12 +139,13 @@ for into in 35 55; do
 	run "mixed$into" KILL 0 "$into" --ina 0
 	ok=0
 	failed_over "mixed$into" lost none && ok=1
-	report "mixed$into" "mixed ring, rina-tor of rack 0 killed ${into} ms into a call of 12 back-to-back: every call exact on every rank" $ok
+	report "mixed$into" "mixed ring, rina-tor of rack 0 killed in full flight (timer ${into} ms) of 12 back-to-back calls: every call exact on every rank" $ok
 done
 
 # The ToR's copies of the rack's own chunk's last results (chunk 1 of the
 # 3-member ring, seqs from 2190: its last block) lost at the rack in the
-# fifth call (round 4), the ToR killed 300 ms into that call: ranks 2 and
+# fifth call (round 4), the ToR killed while the rack waits in it (timer
+# of 300 ms after the fourth): ranks 2 and
 # 3 finish it and wait in the next; rank 2 answers the agent from the
 # result it kept, and every call is exact
 DROP="4 1 2190" run lost_result KILL 0 300 --ina 0

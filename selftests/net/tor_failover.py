@@ -3,8 +3,10 @@
 GAP seconds apart (a training step's compute), each result checked
 exactly. Rank 0 sends SIGNAL to its rack's rina-tor in the gap after
 call KILL_AT (and SIGCONT 2 s later for SIGSTOP), then goes on; with
-INTO_MS, INTO_MS milliseconds into call KILL_AT + 1 instead, from a
-thread, while the call is in full flight. Prints
+INTO_MS, from a thread started INTO_MS milliseconds after call KILL_AT,
+while the calls go on back to back. pkill's own start takes 0.1 s or
+more there, so the signal lands in full flight of a later call, at no
+fixed point of it (a 1 MiB call takes 15-35 ms on an idle 2x2). Prints
 one line per rank: "rank R ok CALLS slowest MS median MS tor STATE" or
 the error; with TOR_FAILOVER_TIMES set, every call's time and the
 counters too.
