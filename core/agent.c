@@ -1476,6 +1476,19 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 		aggregate(a, h, from);
 		break;
 	case RINA_OP_AG_DATA:
+		/*
+		 * Upstream's allgather data is the ToR's to take too (it
+		 * replicates all of it, p4/allgather.p4; our copy comes from
+		 * our own address): from upstream itself, it came past the
+		 * ToR. In a mixed ring it may be all that comes: a rack whose
+		 * contributions the ToR had all taken waits for allgather
+		 * data and sends none, and its agent took 5-7 s to find the
+		 * ToR gone, until a retry of upstream's came (tor_watch()).
+		 */
+		if (a->tor_state == RINA_AGENT_TOR_ON &&
+		    !(h->flags & RINA_F_SW_BYPASS) &&
+		    addr_eq(from, &a->cfg.prev))
+			a->tor_passed = a->ops->now_us(a->ctx);
 		ag_from_upstream(a, h, len, from);
 		break;
 	case RINA_OP_ACK:

@@ -236,6 +236,27 @@ static void rx_ag_copy_round(struct rina_agent_core *a, __u16 round,
 	rina_agent_core_rx(a, &p, sizeof(p), &a->cfg.self);
 }
 
+/* An allgather packet from "from" (not the ToR's copy). */
+static void rx_ag(struct rina_agent_core *a, __u16 round, __u16 chunk,
+		  __u32 seq, __u8 hop, const struct rina_agent_addr *from)
+{
+	struct {
+		struct rina_hdr h;
+		__be32 w[4];
+	} __attribute__((packed)) p;
+
+	hdr(&p.h, RINA_OP_AG_DATA, 4);
+	p.h.round = htons(round);
+	p.h.flags = RINA_F_AG_PHASE | RINA_F_FROM_SWITCH;
+	p.h.chunk = htons(chunk);
+	p.h.seq = htonl(seq);
+	p.h.hop = hop;
+	p.h.p_chunk = htons(1);
+	p.h.num_contrib = htons(4);
+	memset(p.w, 0, sizeof(p.w));
+	rina_agent_core_rx(a, &p, sizeof(p), from);
+}
+
 static void rx_ag_copy(struct rina_agent_core *a, __u16 chunk, __u32 seq,
 		       __u8 hop)
 {
@@ -1066,6 +1087,21 @@ static void test_tor_lost(void)
 	ktap_result(ok, "agent: a ToR silent for %d probes is lost once the rack's data comes past it; TOR_REMOVE until it says it holds nothing; then it may have the job back when the rack is quiet, every slot complete",
 		    RINA_AGENT_TOR_TRIES);
 
+	/*
+	 * ... or upstream's allgather data: a rack waiting for it sends
+	 * no contribution; the ToR's copies (from our address) are not it
+	 */
+	setup_on(&a);
+	run_for(&a, RINA_AGENT_TOR_PROBE_US +
+		(RINA_AGENT_TOR_TRIES + 4) * RINA_AGENT_TOR_RETRY_US, 10000);
+	ok = a.tor_state == RINA_AGENT_TOR_ON &&
+	     a.st.tor_probes > RINA_AGENT_TOR_TRIES;
+	rx_ag(&a, 0, 2, 120, 1, &a.cfg.prev);	/* it came past the ToR */
+	run_for(&a, 2 * RINA_AGENT_TOR_RETRY_US, 10000);
+	ok &= a.tor_state == RINA_AGENT_TOR_LOST && a.st.tor_lost == 1;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: a ToR silent for its probes is lost once upstream's allgather data comes past it");
+
 	/* a lost ToR that never answers is asked once a second */
 	setup_on(&a);
 	run_for(&a, RINA_AGENT_TOR_PROBE_US +
@@ -1339,26 +1375,6 @@ static void setup_lost(struct rina_agent_core *a)
 	nsent = 0;
 }
 
-/* An allgather packet from "from" (not the ToR's copy). */
-static void rx_ag(struct rina_agent_core *a, __u16 round, __u16 chunk,
-		  __u32 seq, __u8 hop, const struct rina_agent_addr *from)
-{
-	struct {
-		struct rina_hdr h;
-		__be32 w[4];
-	} __attribute__((packed)) p;
-
-	hdr(&p.h, RINA_OP_AG_DATA, 4);
-	p.h.round = htons(round);
-	p.h.flags = RINA_F_AG_PHASE | RINA_F_FROM_SWITCH;
-	p.h.chunk = htons(chunk);
-	p.h.seq = htonl(seq);
-	p.h.hop = hop;
-	p.h.p_chunk = htons(1);
-	p.h.num_contrib = htons(4);
-	memset(p.w, 0, sizeof(p.w));
-	rina_agent_core_rx(a, &p, sizeof(p), from);
-}
 
 /* Datagrams of "op" to "to" for "seq" with (flags & mask) == want. */
 static unsigned int count_f(unsigned int op, __u32 seq, __u8 mask, __u8 want,
@@ -1653,7 +1669,7 @@ static void test_session(void)
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 5 + 3 + 4 + 5 + 5);
+	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 6 + 3 + 4 + 5 + 5);
 	test_install();
 	test_tor_copies();
 	test_ack_delay();
