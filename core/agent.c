@@ -1592,8 +1592,37 @@ void rina_agent_core_tor_remove(struct rina_agent_core *a)
  * says it holds nothing): one that was only slow to answer would
  * otherwise go on taking contributions the agent now adds itself.
  */
+/*
+ * Upstream resends what the ToR took and never acknowledged one packet
+ * per timeout: towards an INA member its RACK goes by first
+ * transmissions only (user/lib/ring.c, rx_ack()), so the ACK of a
+ * retransmission finds no other loss. Ask it, once per round in the
+ * window, with a request of one seq: a request from its INA member says
+ * that ACKs were lost, not a queue, and it sends every overdue packet
+ * of that round at once (rx_ask(), "asked"). Without it a mixed ring's
+ * upstream member, a call behind the rack, took 3-5 s to finish after
+ * a ToR was killed in full flight.
+ */
+static void ask_upstream(struct rina_agent_core *a, __u16 round)
+{
+	struct {
+		struct rina_hdr h;
+		__be32 seq;
+	} __attribute__((packed)) p;
+
+	hdr_init(a, &p.h, RINA_OP_NACK, round);
+	p.h.n_elem = rina_htons(1);
+	p.seq = 0;
+	xmit(a, &a->cfg.prev, &p, sizeof(p));
+	a->st.asks_out++;
+}
+
 static void tor_lost(struct rina_agent_core *a, __u64 now)
 {
+	if (a->cfg.L > 1) {
+		ask_upstream(a, (__u16)(a->max_round - 1));
+		ask_upstream(a, a->max_round);
+	}
 	a->tor_state = RINA_AGENT_TOR_LOST;
 	a->tor_status = RINA_AGENT_TOR_SILENT;
 	a->st.tor_lost++;

@@ -1372,6 +1372,8 @@ static void setup_lost(struct rina_agent_core *a)
 		now_us += 10000;
 		rina_agent_core_tick(a);
 	}
+	/* the loss's own requests upstream: test_lost_mid_call()'s first */
+	a->st.asks_out = 0;
 	nsent = 0;
 }
 
@@ -1403,6 +1405,33 @@ static void test_lost_mid_call(void)
 	struct rina_agent_core a;
 	__u32 own = rina_own_chunk(0, 3), agseq = 30 + 3;
 	bool ok;
+
+	/*
+	 * at the loss, upstream is asked for one seq of each round in the
+	 * window: it then resends all it has overdue at once
+	 */
+	setup_on(&a);
+	run_for(&a, RINA_AGENT_TOR_PROBE_US +
+		RINA_AGENT_TOR_TRIES * RINA_AGENT_TOR_RETRY_US, 10000);
+	rx_data(&a, 3, 10, &a.cfg.local[1]);
+	nsent = 0;
+	while (a.tor_state == RINA_AGENT_TOR_ON && now_us < 100000000) {
+		now_us += 10000;
+		rina_agent_core_tick(&a);
+	}
+	ok = a.tor_state == RINA_AGENT_TOR_LOST && a.st.asks_out == 2 &&
+	     count_f(RINA_OP_NACK, 0, RINA_F_AG_PHASE, 0, &a.cfg.prev) == 2 &&
+	     count(RINA_OP_NACK, ~0U, NULL) == 2;
+	{
+		unsigned int j, rounds = 0;
+
+		for (j = 0; j < nsent; j++)
+			if ((sent[j].h.ver_op & 0xf) == RINA_OP_NACK)
+				rounds |= 1u << (ntohs(sent[j].h.round) & 7);
+		ok &= rounds == ((1u << 2) | (1u << 3));
+	}
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent, ToR lost: upstream is asked for one seq of each round in the window (rounds 2 and 3), so that it resends what it has overdue at once");
 
 	/* a retried slot waiting for upstream: asked once per RTO */
 	setup_lost(&a);
@@ -1669,7 +1698,7 @@ static void test_session(void)
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 6 + 3 + 4 + 5 + 5);
+	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 6 + 3 + 4 + 6 + 5);
 	test_install();
 	test_tor_copies();
 	test_ack_delay();
