@@ -1583,16 +1583,6 @@ void rina_agent_core_tor_remove(struct rina_agent_core *a)
 }
 
 /*
- * The ToR that aggregated the rack is gone (killed, stopped, its program
- * reloaded): what it held is lost, and what the rack sends reaches the
- * agent again only where the switch forwards it as a plain bridge would
- * (rina-tor does once its lease ran out; protocol-ina.md section 9). Go
- * on in software: the workers' and upstream's retransmissions bring the
- * rack's slots here. The ToR is told to let go (TOR_REMOVE until it
- * says it holds nothing): one that was only slow to answer would
- * otherwise go on taking contributions the agent now adds itself.
- */
-/*
  * Upstream resends what the ToR took and never acknowledged one packet
  * per timeout: towards an INA member its RACK goes by first
  * transmissions only (user/lib/ring.c, rx_ack()), so the ACK of a
@@ -1617,6 +1607,16 @@ static void ask_upstream(struct rina_agent_core *a, __u16 round)
 	a->st.asks_out++;
 }
 
+/*
+ * The ToR that aggregated the rack is gone (killed, stopped, its program
+ * reloaded): what it held is lost, and what the rack sends reaches the
+ * agent again only where the switch forwards it as a plain bridge would
+ * (rina-tor does once its lease ran out; protocol-ina.md section 9). Go
+ * on in software: the workers' and upstream's retransmissions bring the
+ * rack's slots here. The ToR is told to let go (TOR_REMOVE until it
+ * says it holds nothing): one that was only slow to answer would
+ * otherwise go on taking contributions the agent now adds itself.
+ */
 static void tor_lost(struct rina_agent_core *a, __u64 now)
 {
 	if (a->cfg.L > 1) {

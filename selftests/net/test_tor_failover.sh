@@ -13,8 +13,8 @@
 # "fallback abort" every rank fails at once with the agent's abort. Killed
 # in full flight of a call (from a timer of 35 or 55 ms after the fourth
 # of 12 back-to-back calls, through pkill: some calls later, at no fixed
-# point of the call), both racks INA and in a mixed ring (rack 1 plain): the call
-# completes exactly; before the agent asked its neighbours and workers
+# point of the call), both racks INA and in a mixed ring (rack 1
+# plain): the call completes exactly; before the agent asked its neighbours and workers
 # again (core/agent.c, ask_again()) about a third of all-INA runs timed
 # out, a slot waiting for a partial that upstream had been told was
 # added; before plain members answered (user/lib/ring.c, rx_ask()) 5 of
@@ -44,9 +44,10 @@ ktap_plan 8
 # (unless the options say --ina 0), rina-tor, GAP seconds between calls
 # (0.3: the next call starts before the agent gives up on the ToR, 500 ms
 # after its last word); with INTO_MS (not "-"), the signal from a timer
-# of INTO_MS ms after the fourth call, in full flight of a later one. With DROP set ("ROUND CHUNK SEQ"), ranks 0 and 1
-# (rack 0) preload rx_drop.so with those RX_DROP_* values. Every rank
-# prints its call times and counters too (TOR_FAILOVER_TIMES).
+# of INTO_MS ms after the fourth call, in full flight of a later one.
+# With DROP set ("ROUND CHUNK SEQ"), ranks 0 and 1 (rack 0) preload
+# rx_drop.so with those RX_DROP_* values. Every rank prints its call
+# times and counters too (TOR_FAILOVER_TIMES).
 run()
 {
 	local name=$1 sig=$2 gap=$3 into=${4:--}
@@ -145,9 +146,9 @@ done
 # The ToR's copies of the rack's own chunk's last results (chunk 1 of the
 # 3-member ring, seqs from 2190: its last block) lost at the rack in the
 # fifth call (round 4), the ToR killed while the rack waits in it (timer
-# of 300 ms after the fourth): ranks 2 and
-# 3 finish it and wait in the next; rank 2 answers the agent from the
-# result it kept, and every call is exact
+# of 300 ms after the fourth): ranks 2 and 3 finish it and wait in the
+# next; rank 2 answers the agent from the result it kept, and every call
+# is exact
 DROP="4 1 2190" run lost_result KILL 0 300 --ina 0
 ok=0
 failed_over lost_result lost none &&
