@@ -212,31 +212,7 @@ static void rx_ctrl(struct rina_agent_core *a, __u32 type, __u32 arg,
 	rina_agent_core_rx(a, &p, sizeof(p), &from);
 }
 
-/*
- * AG_DATA of a round as the ToR copies it to the agent port (from our own
- * address).
- */
-static void rx_ag_copy_round(struct rina_agent_core *a, __u16 round,
-			     __u16 chunk, __u32 seq, __u8 hop)
-{
-	struct {
-		struct rina_hdr h;
-		__be32 w[4];
-	} __attribute__((packed)) p;
-
-	hdr(&p.h, RINA_OP_AG_DATA, 4);
-	p.h.round = htons(round);
-	p.h.flags = RINA_F_AG_PHASE | RINA_F_FROM_SWITCH;
-	p.h.chunk = htons(chunk);
-	p.h.seq = htonl(seq);
-	p.h.hop = hop;
-	p.h.p_chunk = htons(1);
-	p.h.num_contrib = htons(4);
-	memset(p.w, 0, sizeof(p.w));
-	rina_agent_core_rx(a, &p, sizeof(p), &a->cfg.self);
-}
-
-/* An allgather packet from "from" (not the ToR's copy). */
+/* An allgather packet from "from" (the ToR's copy from our own address). */
 static void rx_ag(struct rina_agent_core *a, __u16 round, __u16 chunk,
 		  __u32 seq, __u8 hop, const struct rina_agent_addr *from)
 {
@@ -255,6 +231,16 @@ static void rx_ag(struct rina_agent_core *a, __u16 round, __u16 chunk,
 	p.h.num_contrib = htons(4);
 	memset(p.w, 0, sizeof(p.w));
 	rina_agent_core_rx(a, &p, sizeof(p), from);
+}
+
+/*
+ * AG_DATA of a round as the ToR copies it to the agent port (from our own
+ * address).
+ */
+static void rx_ag_copy_round(struct rina_agent_core *a, __u16 round,
+			     __u16 chunk, __u32 seq, __u8 hop)
+{
+	rx_ag(a, round, chunk, seq, hop, &a->cfg.self);
 }
 
 static void rx_ag_copy(struct rina_agent_core *a, __u16 chunk, __u32 seq,
