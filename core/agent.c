@@ -1619,10 +1619,21 @@ static void ask_upstream(struct rina_agent_core *a, __u16 round)
  */
 static void tor_lost(struct rina_agent_core *a, __u64 now)
 {
+	__u32 k;
+
 	if (a->cfg.L > 1) {
 		ask_upstream(a, (__u16)(a->max_round - 1));
 		ask_upstream(a, a->max_round);
 	}
+	/*
+	 * Every rank of the rack, ours too: what a worker sent and has not
+	 * seen delivered may have died with the ToR, and its timers, backed
+	 * off in the silence and restarted by each delivery that now comes
+	 * through us, would resend it seconds later. Told, it takes all of
+	 * that for lost and resends it (user/lib/ina_worker.c, wrestart()).
+	 */
+	for (k = 0; k < a->cfg.n_local; k++)
+		send_ctrl(a, &a->cfg.local[k], RINA_CTRL_TOR_LOST);
 	a->tor_state = RINA_AGENT_TOR_LOST;
 	a->tor_status = RINA_AGENT_TOR_SILENT;
 	a->st.tor_lost++;

@@ -48,6 +48,12 @@ ALL_TARGETS += $(SELFTEST_BIN)/rx_drop.so
 $(SELFTEST_BIN)/rx_drop.so: $(TOP)/selftests/net/rx_drop.c
 	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)
 
+# Kills an INA ToR at a fixed point of a call, preloaded into a rank of
+# its rack by selftests/net/test_tor_failover.sh.
+ALL_TARGETS += $(SELFTEST_BIN)/rx_kill.so
+$(SELFTEST_BIN)/rx_kill.so: $(TOP)/selftests/net/rx_kill.c
+	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)
+
 # The receive order of one rank's ring data, preloaded by
 # selftests/net/test_shaped.sh.
 ALL_TARGETS += $(SELFTEST_BIN)/rx_log.so

@@ -1416,8 +1416,15 @@ static void test_lost_mid_call(void)
 				rounds |= 1u << (ntohs(sent[j].h.round) & 7);
 		ok &= rounds == ((1u << 2) | (1u << 3));
 	}
-	rina_agent_core_fini(&a);
 	ktap_result(ok, "agent, ToR lost: upstream is asked for one seq of each round in the window (rounds 2 and 3), so that it resends what it has overdue at once");
+	/* ... and each worker is told, once, to start its timers over */
+	ok = count(RINA_OP_CTRL, RINA_CTRL_TOR_LOST, &a.cfg.local[0]) == 1 &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_LOST, &a.cfg.local[1]) == 1 &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_LOST, NULL) == 2;
+	run_for(&a, 2 * RINA_AGENT_TOR_RETRY_US, 10000);
+	ok &= count(RINA_OP_CTRL, RINA_CTRL_TOR_LOST, NULL) == 2;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent, ToR lost: each worker of the rack is told once (RINA_CTRL_TOR_LOST), so that its backed-off timers start over");
 
 	/* a retried slot waiting for upstream: asked once per RTO */
 	setup_lost(&a);
@@ -1684,7 +1691,7 @@ static void test_session(void)
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 6 + 3 + 4 + 6 + 5);
+	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 6 + 3 + 4 + 7 + 5);
 	test_install();
 	test_tor_copies();
 	test_ack_delay();

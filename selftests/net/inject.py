@@ -9,8 +9,9 @@ prints what it sent.
     inject.py ctrl|data|observer|replay JOBFILE COUNT SECONDS [--own-address]
     inject.py farnack JOBFILE COUNT SECONDS SRC_IP:PORT DST_IP:PORT
 
-ctrl: ABORT, HELLO, HELLO_ACK and BYE, unsigned or with a made-up MAC and
-a fresh stamp, right or wrong job hash. data: SR_CONTRIB, SR_PARTIAL,
+ctrl: ABORT, HELLO, HELLO_ACK, BYE and TOR_LOST, unsigned or with a
+made-up MAC and a fresh stamp, right or wrong job hash. data: SR_CONTRIB,
+SR_PARTIAL,
 AG_DATA with garbage values, ACK and NACK, for guessed rounds (the first
 few hundred calls), chunks and sequence numbers, untagged or with a
 made-up tag. observer: the data class as an on-path observer forges it:
@@ -38,7 +39,7 @@ import time
 OP_CONTRIB, OP_PARTIAL, OP_AG, OP_ACK, OP_NACK, OP_CTRL = 1, 2, 3, 4, 5, 6
 X_TAG, X_MAC = 0x8000, 0x4000
 VERSION = 1
-HELLO, HELLO_ACK, ABORT, BYE = 1, 2, 3, 4
+HELLO, HELLO_ACK, ABORT, BYE, TOR_LOST = 1, 2, 3, 4, 7
 PORT_AGENT = 0x524f
 EXP_NONE = -128
 
@@ -229,7 +230,8 @@ def main():
     rng = random.Random(12345)
     DATA_OPS = (OP_CONTRIB, OP_PARTIAL, OP_AG, OP_ACK, OP_NACK)
     kinds = [(ABORT, False), (ABORT, True), (HELLO, False), (HELLO, True),
-             (HELLO_ACK, True), (BYE, False), (BYE, True)]
+             (HELLO_ACK, True), (BYE, False), (BYE, True), (TOR_LOST, False),
+             (TOR_LOST, True)]
 
     def send(i):
         ip, port = targets[i % len(targets)]

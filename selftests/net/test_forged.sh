@@ -6,8 +6,9 @@
 # and agent port while rina-bench runs 4 MiB allreduces with checked
 # results, on a plain 2x2 and a 2x2 of INA racks (software agents):
 #
-#   test_forged.sh ctrl   1500 ABORT, HELLO, HELLO_ACK, BYE: with the job
-#                         secret every one is refused (ctrl_forged); an
+#   test_forged.sh ctrl   1500 ABORT, HELLO, HELLO_ACK, BYE, TOR_LOST:
+#                         with the job secret every one is refused
+#                         (ctrl_forged); an
 #                         attacker who cannot spoof is refused by the
 #                         source checks even without a secret; without a
 #                         secret spoofed ABORTs stop the job (what the

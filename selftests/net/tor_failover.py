@@ -6,7 +6,10 @@ call KILL_AT (and SIGCONT 2 s later for SIGSTOP), then goes on; with
 INTO_MS, from a thread started INTO_MS milliseconds after call KILL_AT,
 while the calls go on back to back. pkill's own start takes 0.1 s or
 more there, so the signal lands in full flight of a later call, at no
-fixed point of it (a 1 MiB call takes 15-35 ms on an idle 2x2). Prints
+fixed point of it (a 1 MiB call takes 15-35 ms on an idle 2x2). SIGNAL
+PIDFILE: rank 0 writes rina-tor's PID to $RX_KILL_PIDFILE after call
+KILL_AT, for rx_kill.so (preloaded into rank 0) to kill it at a fixed
+point of the next call. Prints
 one line per rank: "rank R ok CALLS slowest MS median MS tor STATE" or
 the error; with TOR_FAILOVER_TIMES set, every call's time and the
 counters too.
@@ -28,9 +31,20 @@ N = 1 << 18  # 1 MiB of int32
 TOR_STATES = {0: "none", 1: "asking", 2: "on", 3: "off", 4: "lost"}
 
 
+TOR_PATTERN = "^[^ ]*/rina-tor --job %s/job --rack 0 "
+
+
 def signal_tor(sig):
     """sig to rina-tor of rack 0 (the ToR namespace's, same PID space)."""
-    pat = "^[^ ]*/rina-tor --job %s/job --rack 0 " % os.environ["RINA_RUN_DIR"]
+    pat = TOR_PATTERN % os.environ["RINA_RUN_DIR"]
+    if sig == "PIDFILE":
+        pid = subprocess.run(["pgrep", "-f", pat], check=True,
+                             capture_output=True, text=True).stdout.split()
+        if len(pid) != 1:
+            raise RuntimeError("rina-tor of rack 0: %d processes" % len(pid))
+        with open(os.environ["RX_KILL_PIDFILE"], "w") as f:
+            f.write(pid[0] + "\n")
+        return
     subprocess.run(["pkill", "-" + sig, "-f", pat], check=True)
     if sig == "STOP":
         time.sleep(2)

@@ -171,6 +171,11 @@ struct rina_stats {
 	 */
 	uint64_t	rx_ce, ce_acked;
 	uint64_t	cwnd_cuts_loss, cwnd_cuts_delay, cwnd_cuts_ecn;
+	/*
+	 * An INA worker's contributions sent again because its agent said
+	 * the ToR that held them went away (protocol-ina.md 8)
+	 */
+	uint64_t	resent_orphaned;
 };
 
 enum rina_rack_agent {

@@ -36,6 +36,7 @@ struct contrib {
 	uint32_t	tries;
 	uint32_t	step;		/* of the member's schedule */
 	bool		sent, done;
+	bool		orphaned;	/* its ToR went away: resend (wrestart()) */
 };
 
 struct wcall {
@@ -78,6 +79,14 @@ static int wflush(struct wcall *k)
 		return rina_fail(RINA_ERR_TRANSPORT, "send failed: %s",
 				 strerror(-ret));
 	return 0;
+}
+
+/* A contribution's timer at its first transmission */
+static uint64_t first_rto(const struct rina_comm *c)
+{
+	uint64_t rto = rina_path_rto_slot(c, &c->to_agg) * RINA_RTO_SLOT_FACTOR;
+
+	return rto < RINA_RTO_SLOT_MIN_US ? RINA_RTO_SLOT_MIN_US : rto;
 }
 
 static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
@@ -125,6 +134,7 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 	if (retx)
 		c->st.retransmits++;
 	x->t_sent = rina_now_us();
+	x->orphaned = false;
 	if (!x->sent)
 		k->inflight++;
 	x->sent = true;
@@ -133,9 +143,7 @@ static int send_contrib(struct wcall *k, struct contrib *x, bool retx)
 		x->rto = x->rto * 2 > RINA_RTO_SLOT_MAX_US ?
 			 RINA_RTO_SLOT_MAX_US : x->rto * 2;
 	} else {
-		x->rto = rina_path_rto_slot(c, &c->to_agg) * RINA_RTO_SLOT_FACTOR;
-		if (x->rto < RINA_RTO_SLOT_MIN_US)
-			x->rto = RINA_RTO_SLOT_MIN_US;
+		x->rto = first_rto(c);
 	}
 	x->deadline = x->t_sent + x->rto;
 	return 0;
@@ -340,7 +348,7 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 	struct rina_path *path = &k->c->to_agg;
 	uint64_t now = rina_now_us(), next = UINT64_MAX;
 	uint32_t i, j, n = 0, span = k->next_send - k->first_open, credit;
-	uint32_t probes;
+	uint32_t probes, orphans = 0;
 	bool held = false, lost;
 	int ret;
 
@@ -394,13 +402,17 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 		x = &k->ct[j];
 		if (x->done)
 			continue;
-		lost = rina_rack_lost(&k->rack[x->step], x->t_sent, 0);
+		lost = x->orphaned ||
+		       rina_rack_lost(&k->rack[x->step], x->t_sent, 0);
 		if (lost || wdue(k, x, now) <= now) {
 			if (n >= credit) {
 				held = true;
 				continue;
 			}
-			if (lost) {
+			if (x->orphaned) {
+				orphans++;
+				k->c->st.resent_orphaned++;
+			} else if (lost) {
 				k->c->st.fast_retransmits++;
 				k->last_loss = now;
 			} else {
@@ -430,8 +442,9 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 	 * round trip however many timed out. Not a timeout's restart from
 	 * one packet: a contribution also waits for the rack and upstream,
 	 * so a second timeout is no proof of a path that lost everything.
+	 * What died with a ToR was no congestion.
 	 */
-	if (n > probes && k->windowed)
+	if (n > probes + orphans && k->windowed)
 		rina_cc_on_loss(&path->cc, &path->rtt, now);
 	*wait_us = next == UINT64_MAX ? UINT64_MAX :
 		   next > now ? next - now : 0;
@@ -564,6 +577,44 @@ static void wrx_ack(struct wcall *k, const struct rina_hdr *h)
 		}
 		if (k->ct_of_seq[seq])
 			contrib_done(k, k->ct_of_seq[seq] - 1, ce);
+	}
+}
+
+/*
+ * The agent found the ToR lost (RINA_CTRL_TOR_LOST) and aggregates the
+ * rack itself. Every contribution sent and not delivered may have been
+ * in a slot that died with the ToR, and the agent's slot waits for it:
+ * all of them are lost, as TCP takes everything outstanding for lost at
+ * a timeout (RFC 6675, 5.1), and go again, oldest first, within the
+ * retransmission credit. Their timers alone would not send them: the
+ * first deliveries through the agent restart them (rina_rto_due()), and
+ * RACK finds nothing lost where nothing younger of the same step got
+ * through; in a trace one worker's oldest waited 1.3 s while deliveries
+ * trickled in every 50 ms. What the silence backed off starts over too,
+ * as TCP's timer does when the path answers again (RFC 6298, 5.7): the
+ * credit's period, the probe timeout, each contribution's timer. Once,
+ * on that word: not on every request of the agent, which comes for
+ * every retried slot; restarted by each, the timers never backed off,
+ * and one run resent 8500 contributions in a 5.6 s call.
+ */
+static void wrestart(struct wcall *k)
+{
+	uint64_t rto = first_rto(k->c);
+	uint32_t j;
+
+	rina_cc_retx_restart(&k->c->to_agg.cc);
+	k->probes = 0;
+	k->retx_pos = k->first_open;
+	for (j = k->first_open; j < k->next_send; j++) {
+		struct contrib *x = &k->ct[j];
+
+		if (x->done || !x->sent)
+			continue;
+		x->orphaned = true;
+		if (x->rto > rto) {
+			x->rto = rto;
+			x->deadline = x->t_sent + rto;
+		}
 	}
 }
 
@@ -733,6 +784,10 @@ static int wloop(struct wcall *k)
 				      wrx_cb, k);
 		if (ret)
 			return ret;
+		if (c->tor_lost_told) {
+			c->tor_lost_told = false;
+			wrestart(k);
+		}
 		if (rina_now_us() - k->last_progress >
 		    (uint64_t)c->timeout_ms * 1000)
 			return rina_fail(RINA_ERR_TIMEOUT,
@@ -763,6 +818,7 @@ int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 	k->i = c->member;
 	k->round = c->round++;
 	k->windowed = rina_ina_cc(c);
+	c->tor_lost_told = false;	/* a call's timers start afresh anyway */
 	if (rina_call_sched(c, &k->s, count)) {
 		free(k);
 		return RINA_ERR_INVALID;

@@ -80,6 +80,11 @@ struct rina_comm {
 	struct rina_addr	member_next, member_prev; /* ring neighbours */
 	int			next_rank, prev_rank;
 	bool			ina_local;	/* a worker of an INA rack */
+	/*
+	 * its agent found the ToR lost (RINA_CTRL_TOR_LOST): the worker's
+	 * backed-off timers start over (ina_worker.c, wrestart())
+	 */
+	bool			tor_lost_told;
 	/* the ring has INA members: struct rina_sched.pad */
 	bool			pad;
 	/* where contributions go: the agent's or the ToR's address */

@@ -167,6 +167,12 @@ int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 		if (rina_addr_eq(from, &c->next) && seen)
 			seen->bye_next = true;
 		return 0;
+	case RINA_CTRL_TOR_LOST:
+		if (c->ina_local && rina_addr_eq(from, &c->next))
+			c->tor_lost_told = true;
+		else
+			c->st.rx_malformed++;
+		return 0;
 	case RINA_CTRL_ABORT:
 		/*
 		 * A rank of this host that heard from rina.ko may tell us

@@ -128,6 +128,9 @@ enum rina_ctrl_type {
 	RINA_CTRL_STALL		= 6,	/* INA worker -> its agent: no progress
 					 * for a quarter of the timeout; arg:
 					 * the timeout, ms (protocol-ina.md) */
+	RINA_CTRL_TOR_LOST	= 7,	/* INA agent -> its workers: the ToR
+					 * went silent, the agent aggregates;
+					 * timers start over; arg: 0 */
 	RINA_CTRL_TOR_INSTALL	= 16,	/* agent -> ToR, see protocol.md */
 	RINA_CTRL_TOR_REMOVE	= 17,
 	RINA_CTRL_TOR_REPLY	= 18,
