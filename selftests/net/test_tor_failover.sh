@@ -34,7 +34,7 @@
 # resend everything the dead ToR may have held (user/lib/ina_worker.c,
 # wrestart()). Before, their timers, restarted by each delivery through
 # the agent, let those contributions wait: at that point the call took
-# 0.57-2.7 s, 5 of 8 runs over 1 s (after: 0.54-0.67 s, 8 of 8).
+# 0.56-2.7 s, 4 of 8 runs over 1 s (after: 0.54-0.67 s, 8 of 8).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 
