@@ -201,6 +201,31 @@ void rina_cc_on_ack(struct rina_cc *cc, __u32 acked, __u32 ce,
 	cc->cwnd = (__u32)(w > max ? max : w);
 }
 
+void rina_cc_rtt_sample(struct rina_cc *cc, __u64 rtt_us,
+			const struct rina_rtt *rtt, __u64 now_us)
+{
+	if (!rtt_us)
+		return;
+	if (now_us >= cc->qmin_end_us) {
+		cc->qmin_last_us = cc->qmin_us;
+		cc->qmin_us = 0;
+		cc->qmin_end_us = now_us + (round_trip(rtt) ?
+					    round_trip(rtt) : rtt_us);
+	}
+	if (!cc->qmin_us || rtt_us < cc->qmin_us)
+		cc->qmin_us = rtt_us;
+}
+
+/* rina_cc_rtt_sample() saw no standing queue of late: see cc.h */
+static int unqueued(const struct rina_cc *cc, const struct rina_rtt *rtt)
+{
+	__u64 q = cc->qmin_us;
+
+	if (cc->qmin_last_us && (!q || cc->qmin_last_us < q))
+		q = cc->qmin_last_us;
+	return q && rtt && rtt->base_us && q <= delay_target(cc, rtt);
+}
+
 void rina_cc_on_loss(struct rina_cc *cc, const struct rina_rtt *rtt,
 		     __u64 now_us)
 {
@@ -213,6 +238,10 @@ void rina_cc_on_loss(struct rina_cc *cc, const struct rina_rtt *rtt,
 	if (!(cc->p.flags & RINA_CC_F_LOSS) || !may_cut(cc, now_us) ||
 	    !cc->acked_since_cut)
 		return;
+	if (unqueued(cc, rtt)) {
+		cc->st.losses_unqueued++;
+		return;
+	}
 	cut(cc, RINA_CC_ONE - cc->p.beta_loss, round_trip(rtt), now_us);
 	cc->st.cuts_loss++;
 }

@@ -16,7 +16,9 @@
  *   cuts the window by alpha / 2 in a round with marks;
  * - loss (RFC 5681): a loss cuts the window by cc_beta_loss, once per
  *   round trip; a retransmission timeout that fires again on the same
- *   packet restarts from one packet.
+ *   packet restarts from one packet. A sender that reports its RTT
+ *   samples with rina_cc_rtt_sample() (an INA worker) does not cut for
+ *   a loss that found no standing queue: see there.
  * - competing (Copa's competitive mode, in its simplest form): when the
  *   path's queue never drains below the delay target for
  *   RINA_CC_COMPETE_EPOCHS epochs of RINA_CC_EPOCH_RTTS round trips, it
@@ -74,6 +76,7 @@ struct rina_cc_params {
 
 struct rina_cc_stats {
 	__u64	cuts_loss, cuts_delay, cuts_ecn, timeouts;
+	__u64	losses_unqueued;	/* no cut: no queue stood (rtt_sample) */
 	__u64	competes;	/* times competing mode was entered */
 	__u32	cwnd_min;	/* 1/1024 packet, lowest reached */
 };
@@ -91,6 +94,8 @@ struct rina_cc {
 	__u64	epoch_end_us, epoch_min_us;
 	__u32	undrained;	/* epochs in a row above the delay target */
 	__u32	competing;	/* delay signal ignored */
+	/* the lowest sample of this and the last round trip (rtt_sample) */
+	__u64	qmin_us, qmin_last_us, qmin_end_us;
 	/* retransmissions allowed until retx_refill_us (rina_cc_retx_*) */
 	__u32	retx_credit;
 	__u64	retx_refill_us;
@@ -118,6 +123,24 @@ void rina_cc_init(struct rina_cc *cc, const struct rina_cc_params *p);
  */
 void rina_cc_on_ack(struct rina_cc *cc, __u32 acked, __u32 ce,
 		    __u64 rtt_us, const struct rina_rtt *rtt, __u64 now_us);
+/*
+ * An RTT sample of a first transmission from a sender whose samples do
+ * not drive the delay signal: an INA worker's, whose delivery waits for
+ * the rack and the ring too. They tell rina_cc_on_loss() whether the
+ * path held a standing queue when a loss came: a worker sees every
+ * loss of its rack (any sender's contribution, upstream's partial, a
+ * result) as its own stalled slot, m + 1 times the path's loss rate in
+ * a rack of m, and halving for each kept a 2x3 rack at 1% random loss
+ * (librina's drop knob) at 2.5-2.8 times its lossless call time. A loss
+ * while the lowest sample of the last two round trips is within the
+ * delay target (base RTT + max(cc_target_us, base)) came from no queue
+ * of this path and cuts nothing (st.losses_unqueued); congestion on a
+ * shaped link fills the queue first, and its losses cut as before. As
+ * TCP Veno (Fu and Liew, JSAC 2003) tells random loss from congestion
+ * loss by the backlog its RTT shows.
+ */
+void rina_cc_rtt_sample(struct rina_cc *cc, __u64 rtt_us,
+			const struct rina_rtt *rtt, __u64 now_us);
 /* A packet found lost (RACK, a NACK, a gap): not yet resent. */
 void rina_cc_on_loss(struct rina_cc *cc, const struct rina_rtt *rtt,
 		     __u64 now_us);

@@ -107,6 +107,64 @@ static void test_loss(void)
 		    "cc: and grow back to W once the losses stop");
 }
 
+/*
+ * An INA worker's round trip: every packet delivered after rtt_us; the
+ * sample reaches the estimator and rina_cc_rtt_sample(), never the
+ * delay signal (on_ack without a sample).
+ */
+static void round_worker(struct path *p, __u64 rtt_us)
+{
+	__u32 i, n = rina_cc_window(&p->cc);
+
+	for (i = 0; i < n; i++) {
+		p->now += rtt_us / n + 1;
+		rina_rtt_update(&p->rtt, rtt_us, p->now);
+		rina_cc_rtt_sample(&p->cc, rtt_us, &p->rtt, p->now);
+		rina_cc_on_ack(&p->cc, 1, 0, 0, &p->rtt, p->now);
+	}
+}
+
+static void test_loss_unqueued(void)
+{
+	struct path p;
+	__u32 before;
+	int r;
+
+	/* samples at the base RTT: a loss that found no queue cuts nothing */
+	path_init(&p, RINA_CC_F_ALL);
+	for (r = 0; r < 10; r++)
+		round_worker(&p, BASE);
+	before = rina_cc_window(&p.cc);
+	rina_cc_on_loss(&p.cc, &p.rtt, p.now);
+	p.now += 2 * BASE;
+	rina_cc_on_ack(&p.cc, 1, 0, 0, &p.rtt, p.now);
+	rina_cc_on_loss(&p.cc, &p.rtt, p.now);
+	ktap_result(before == W && rina_cc_window(&p.cc) == W &&
+		    p.cc.st.cuts_loss == 0 && p.cc.st.losses_unqueued == 2,
+		    "cc: a worker's losses with its samples at the base RTT cut nothing (%u, %llu unqueued)",
+		    rina_cc_window(&p.cc),
+		    (unsigned long long)p.cc.st.losses_unqueued);
+
+	/* a queue of 10 ms (3 ms target) in every recent sample: halves */
+	round_worker(&p, BASE + 10000);
+	round_worker(&p, BASE + 10000);
+	before = rina_cc_window(&p.cc);
+	rina_cc_on_loss(&p.cc, &p.rtt, p.now);
+	ktap_result(before == W && rina_cc_window(&p.cc) == W / 2 &&
+		    p.cc.st.cuts_loss == 1,
+		    "cc: a worker's loss behind a standing queue halves its window (%u -> %u)",
+		    before, rina_cc_window(&p.cc));
+
+	/* the sender that reports no samples (a ring member) cuts as ever */
+	path_init(&p, RINA_CC_F_ALL);
+	for (r = 0; r < 10; r++)
+		round_acked(&p, BASE, 0);
+	rina_cc_on_loss(&p.cc, &p.rtt, p.now);
+	ktap_result(rina_cc_window(&p.cc) == W / 2 &&
+		    !p.cc.st.losses_unqueued,
+		    "cc: without rina_cc_rtt_sample() a loss at the base RTT halves as before");
+}
+
 static void test_delay(void)
 {
 	struct path p;
@@ -564,9 +622,10 @@ static void test_job_params(void)
 
 int main(void)
 {
-	ktap_plan(38);
+	ktap_plan(41);
 	test_slow_start_and_cap();
 	test_loss();
+	test_loss_unqueued();
 	test_delay();
 	test_ecn();
 	test_timeout_and_off();

@@ -165,6 +165,8 @@ static void contrib_done(struct wcall *k, uint32_t idx, bool ce)
 	if (!x->tries && x->sent) {
 		rina_path_rtt(path, k->last_progress - x->t_sent,
 			      k->last_progress);
+		rina_cc_rtt_sample(&path->cc, k->last_progress - x->t_sent,
+				   &path->rtt, k->last_progress);
 		rina_rack_acked(&k->rack[x->step], x->t_sent);
 	}
 	if (x->sent) {
