@@ -216,14 +216,27 @@ void rina_cc_rtt_sample(struct rina_cc *cc, __u64 rtt_us,
 		cc->qmin_us = rtt_us;
 }
 
-/* rina_cc_rtt_sample() saw no standing queue of late: see cc.h */
-static int unqueued(const struct rina_cc *cc, const struct rina_rtt *rtt)
+/*
+ * rina_cc_rtt_sample() saw no standing queue of late: see cc.h. Samples
+ * that stopped coming several round trips ago say nothing of the path
+ * now. Not one: a worker waits out a repair of its rack (a probe, two
+ * base round trips and more) without a delivery, and at 1% random loss
+ * the losses found after such waits then cut again (2x3 all-INA: 1.92
+ * [1.64..2.37] times the lossless call, 7 repetitions, against 1.77
+ * [1.59..2.02] of 5 with no such limit).
+ */
+static int unqueued(const struct rina_cc *cc, const struct rina_rtt *rtt,
+		    __u64 now_us)
 {
 	__u64 q = cc->qmin_us;
 
+	if (!rtt || !rtt->base_us ||
+	    now_us > cc->qmin_end_us + RINA_CC_SAMPLES_STALE_RTTS *
+		     round_trip(rtt))
+		return 0;
 	if (cc->qmin_last_us && (!q || cc->qmin_last_us < q))
 		q = cc->qmin_last_us;
-	return q && rtt && rtt->base_us && q <= delay_target(cc, rtt);
+	return q && q <= delay_target(cc, rtt);
 }
 
 void rina_cc_on_loss(struct rina_cc *cc, const struct rina_rtt *rtt,
@@ -238,7 +251,7 @@ void rina_cc_on_loss(struct rina_cc *cc, const struct rina_rtt *rtt,
 	if (!(cc->p.flags & RINA_CC_F_LOSS) || !may_cut(cc, now_us) ||
 	    !cc->acked_since_cut)
 		return;
-	if (unqueued(cc, rtt)) {
+	if (unqueued(cc, rtt, now_us)) {
 		cc->st.losses_unqueued++;
 		return;
 	}

@@ -54,6 +54,8 @@
 #define RINA_CC_DEF_ECN_G	4	/* DCTCP g = 1/16 */
 #define RINA_CC_EPOCH_RTTS	4	/* an epoch: this many round trips */
 #define RINA_CC_COMPETE_EPOCHS	4	/* undrained epochs before competing */
+/* rina_cc_rtt_sample()'s samples are stale this many round trips on */
+#define RINA_CC_SAMPLES_STALE_RTTS	8
 /*
  * The retransmission credit's period backs off (doubles) while its
  * retransmissions bring nothing new, up to this long (RFC 6298's lower

@@ -136,8 +136,7 @@ static void test_loss_unqueued(void)
 		round_worker(&p, BASE);
 	before = rina_cc_window(&p.cc);
 	rina_cc_on_loss(&p.cc, &p.rtt, p.now);
-	p.now += 2 * BASE;
-	rina_cc_on_ack(&p.cc, 1, 0, 0, &p.rtt, p.now);
+	round_worker(&p, BASE);
 	rina_cc_on_loss(&p.cc, &p.rtt, p.now);
 	ktap_result(before == W && rina_cc_window(&p.cc) == W &&
 		    p.cc.st.cuts_loss == 0 && p.cc.st.losses_unqueued == 2,
@@ -145,13 +144,24 @@ static void test_loss_unqueued(void)
 		    rina_cc_window(&p.cc),
 		    (unsigned long long)p.cc.st.losses_unqueued);
 
+	/* samples that stopped coming say nothing: a loss then halves */
+	p.now += 2 * RINA_CC_SAMPLES_STALE_RTTS * BASE;
+	before = rina_cc_window(&p.cc);
+	rina_cc_on_loss(&p.cc, &p.rtt, p.now);
+	ktap_result(before == W && rina_cc_window(&p.cc) == W / 2 &&
+		    p.cc.st.cuts_loss == 1,
+		    "cc: a worker's loss after its samples stopped for 16 round trips halves (%u)",
+		    rina_cc_window(&p.cc));
+	for (r = 0; r < 200; r++)
+		round_worker(&p, BASE);
+
 	/* a queue of 10 ms (3 ms target) in every recent sample: halves */
 	round_worker(&p, BASE + 10000);
 	round_worker(&p, BASE + 10000);
 	before = rina_cc_window(&p.cc);
 	rina_cc_on_loss(&p.cc, &p.rtt, p.now);
 	ktap_result(before == W && rina_cc_window(&p.cc) == W / 2 &&
-		    p.cc.st.cuts_loss == 1,
+		    p.cc.st.cuts_loss == 2,
 		    "cc: a worker's loss behind a standing queue halves its window (%u -> %u)",
 		    before, rina_cc_window(&p.cc));
 
@@ -622,7 +632,7 @@ static void test_job_params(void)
 
 int main(void)
 {
-	ktap_plan(41);
+	ktap_plan(42);
 	test_slow_start_and_cap();
 	test_loss();
 	test_loss_unqueued();

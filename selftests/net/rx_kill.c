@@ -73,7 +73,8 @@ int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 	if (!real)
 		real = (recvmmsg_fn)dlsym(RTLD_NEXT, "recvmmsg");
 	ret = real(fd, vec, vlen, flags, timeout);
-	if (__atomic_load_n(&done, __ATOMIC_RELAXED) || !r || !*r || !a || !*a || !p || !*p)
+	if (__atomic_load_n(&done, __ATOMIC_RELAXED) || !r || !*r || !a ||
+	    !*a || !p || !*p)
 		return ret;
 	round = strtol(r, NULL, 0);
 	after = strtol(a, NULL, 0);
