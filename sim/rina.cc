@@ -732,6 +732,10 @@ void RingPart::sr_acked(uint32_t seq, bool ce, uint64_t now)
 	}
 	if (!tries[o]) {
 		rina_rtt_update(&fl.rtt, now - tsent[o], now);
+		/* a worker's loss cuts only behind a queue (core/cc.h) */
+		if (inaw)
+			rina_cc_rtt_sample(&fl.cc, now - tsent[o], &fl.rtt,
+					   now);
 		rina_cc_on_ack(&fl.cc, 1, ce, now - tsent[o], &fl.rtt, now);
 	} else {
 		rina_cc_on_ack(&fl.cc, 1, ce, 0, &fl.rtt, now);
