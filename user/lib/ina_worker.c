@@ -355,7 +355,16 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 	int ret;
 
 	contrib_dest(k->c);
-	credit = rina_cc_retx_credit_floor(&path->cc, &path->rtt, k->c->rto_us,
+	/*
+	 * The credit's period: the smoothed round trip, at least the
+	 * probe's floor (a descheduled process), not the job's timer: at
+	 * 10% loss each worker resends some 450 contributions a call, and
+	 * a window of them per 20 ms held a 2x3 rack at 16x its lossless
+	 * call (12x with 2 ms). Before a worker's loss needed a queue to
+	 * cut (core/cc.h, rina_cc_rtt_sample()), 2 ms cost 10% at 1%.
+	 */
+	credit = rina_cc_retx_credit_floor(&path->cc, &path->rtt,
+					   RINA_PTO_MIN_US,
 					   RINA_RTO_SLOT_MAX_US, now,
 					   k->s.P + 1);
 	if (!k->windowed || credit > WRETX_MAX)
