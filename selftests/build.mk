@@ -39,23 +39,27 @@ $(SELFTEST_BIN)/fuzz_hdr: $(TOP)/selftests/core/fuzz_hdr.c \
 # An on-path corrupter preloaded into one rank by
 # selftests/net/test_bench_check.sh.
 ALL_TARGETS += $(SELFTEST_BIN)/rx_corrupt.so
-$(SELFTEST_BIN)/rx_corrupt.so: $(TOP)/selftests/net/rx_corrupt.c
+$(SELFTEST_BIN)/rx_corrupt.so: $(TOP)/selftests/net/rx_corrupt.c \
+		$(TOP)/selftests/net/rx_shim.h
 	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)
 
 # Loses one chunk's results from an INA ToR, preloaded into a rack's
 # ranks by selftests/net/test_tor_failover.sh.
 ALL_TARGETS += $(SELFTEST_BIN)/rx_drop.so
-$(SELFTEST_BIN)/rx_drop.so: $(TOP)/selftests/net/rx_drop.c
+$(SELFTEST_BIN)/rx_drop.so: $(TOP)/selftests/net/rx_drop.c \
+		$(TOP)/selftests/net/rx_shim.h
 	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)
 
 # Kills an INA ToR at a fixed point of a call, preloaded into a rank of
 # its rack by selftests/net/test_tor_failover.sh.
 ALL_TARGETS += $(SELFTEST_BIN)/rx_kill.so
-$(SELFTEST_BIN)/rx_kill.so: $(TOP)/selftests/net/rx_kill.c
+$(SELFTEST_BIN)/rx_kill.so: $(TOP)/selftests/net/rx_kill.c \
+		$(TOP)/selftests/net/rx_shim.h
 	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)
 
 # The receive order of one rank's ring data, preloaded by
 # selftests/net/test_shaped.sh.
 ALL_TARGETS += $(SELFTEST_BIN)/rx_log.so
-$(SELFTEST_BIN)/rx_log.so: $(TOP)/selftests/net/rx_log.c
+$(SELFTEST_BIN)/rx_log.so: $(TOP)/selftests/net/rx_log.c \
+		$(TOP)/selftests/net/rx_shim.h
 	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)

@@ -9,19 +9,15 @@
  * It says on stderr which packet it changed, once.
  */
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
-#include <linux/rina.h>
+#include "rx_shim.h"
 
 #define CORRUPT_ADD	12345	/* out of any bound, no int32 wrap */
-
-typedef int (*recvmmsg_fn)(int, struct mmsghdr *, unsigned int, int,
-			   struct timespec *);
 
 static int done;
 
@@ -31,11 +27,9 @@ static void maybe_corrupt(struct mmsghdr *m, long round)
 	uint32_t v;
 	uint8_t *p;
 
-	if (m->msg_len < RINA_HDR_LEN + 4 || m->msg_hdr.msg_iovlen < 1 ||
-	    m->msg_hdr.msg_iov[0].iov_len < RINA_HDR_LEN + 4)
+	if (!rx_shim_hdr(m, RINA_HDR_LEN + 4, &h))
 		return;
 	p = m->msg_hdr.msg_iov[0].iov_base;
-	memcpy(&h, p, sizeof(h));
 	if ((h.ver_op & 0xf) != RINA_OP_SR_PARTIAL ||
 	    RINA_OP_OF(h.dtype_op) != RINA_WIRE_SUM ||
 	    ntohs(h.round) < round || !ntohs(h.n_elem))
@@ -52,13 +46,10 @@ static void maybe_corrupt(struct mmsghdr *m, long round)
 int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 	     struct timespec *timeout)
 {
-	static recvmmsg_fn real;
 	const char *r = getenv("RX_CORRUPT_ROUND");
 	int ret, i;
 
-	if (!real)
-		real = (recvmmsg_fn)dlsym(RTLD_NEXT, "recvmmsg");
-	ret = real(fd, vec, vlen, flags, timeout);
+	ret = rx_shim_recvmmsg(fd, vec, vlen, flags, timeout);
 	for (i = 0; r && *r && !done && i < ret; i++)
 		maybe_corrupt(&vec[i], strtol(r, NULL, 0));
 	return ret;

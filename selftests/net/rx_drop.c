@@ -12,17 +12,13 @@
  * stderr when it first drops one.
  */
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
-#include <linux/rina.h>
-
-typedef int (*recvmmsg_fn)(int, struct mmsghdr *, unsigned int, int,
-			   struct timespec *);
+#include "rx_shim.h"
 
 static int said;
 
@@ -31,10 +27,8 @@ static void maybe_drop(struct mmsghdr *m, long round, long chunk,
 {
 	struct rina_hdr h;
 
-	if (m->msg_len < RINA_HDR_LEN || m->msg_hdr.msg_iovlen < 1 ||
-	    m->msg_hdr.msg_iov[0].iov_len < RINA_HDR_LEN)
+	if (!rx_shim_hdr(m, RINA_HDR_LEN, &h))
 		return;
-	memcpy(&h, m->msg_hdr.msg_iov[0].iov_base, sizeof(h));
 	if ((h.ver_op & 0xf) != RINA_OP_AG_DATA ||
 	    !(h.flags & RINA_F_FROM_SWITCH) ||
 	    ntohs(h.round) != round || ntohs(h.chunk) != chunk ||
@@ -50,16 +44,13 @@ static void maybe_drop(struct mmsghdr *m, long round, long chunk,
 int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 	     struct timespec *timeout)
 {
-	static recvmmsg_fn real;
 	const char *r = getenv("RX_DROP_ROUND");
 	const char *c = getenv("RX_DROP_CHUNK");
 	const char *q = getenv("RX_DROP_SEQ");
 	long seq = q && *q ? strtol(q, NULL, 0) : 0;
 	int ret, i;
 
-	if (!real)
-		real = (recvmmsg_fn)dlsym(RTLD_NEXT, "recvmmsg");
-	ret = real(fd, vec, vlen, flags, timeout);
+	ret = rx_shim_recvmmsg(fd, vec, vlen, flags, timeout);
 	for (i = 0; r && *r && c && *c && i < ret; i++)
 		maybe_drop(&vec[i], strtol(r, NULL, 0), strtol(c, NULL, 0),
 			   seq);

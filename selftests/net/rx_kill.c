@@ -11,7 +11,6 @@
  * that instead and kills nothing.
  */
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,10 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <linux/rina.h>
-
-typedef int (*recvmmsg_fn)(int, struct mmsghdr *, unsigned int, int,
-			   struct timespec *);
+#include "rx_shim.h"
 
 static long seen;
 static int done;
@@ -52,27 +48,21 @@ static int counts(const struct mmsghdr *m, long round)
 {
 	struct rina_hdr h;
 
-	if (m->msg_len < RINA_HDR_LEN || m->msg_hdr.msg_iovlen < 1 ||
-	    m->msg_hdr.msg_iov[0].iov_len < RINA_HDR_LEN)
-		return 0;
-	memcpy(&h, m->msg_hdr.msg_iov[0].iov_base, sizeof(h));
-	return (h.ver_op & 0xf) == RINA_OP_AG_DATA &&
+	return rx_shim_hdr(m, RINA_HDR_LEN, &h) &&
+	       (h.ver_op & 0xf) == RINA_OP_AG_DATA &&
 	       (h.flags & RINA_F_FROM_SWITCH) && ntohs(h.round) == round;
 }
 
 int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 	     struct timespec *timeout)
 {
-	static recvmmsg_fn real;
 	const char *r = getenv("RX_KILL_ROUND");
 	const char *a = getenv("RX_KILL_AFTER");
 	const char *p = getenv("RX_KILL_PIDFILE");
 	long round, after;
 	int ret, i;
 
-	if (!real)
-		real = (recvmmsg_fn)dlsym(RTLD_NEXT, "recvmmsg");
-	ret = real(fd, vec, vlen, flags, timeout);
+	ret = rx_shim_recvmmsg(fd, vec, vlen, flags, timeout);
 	if (__atomic_load_n(&done, __ATOMIC_RELAXED) || !r || !*r || !a ||
 	    !*a || !p || !*p)
 		return ret;

@@ -8,7 +8,6 @@
  * one queue after another keeps its sender's order, losses aside.
  */
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,7 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <linux/rina.h>
+#include "rx_shim.h"
 
 #ifndef SOL_UDP
 #define SOL_UDP		17
@@ -24,9 +23,6 @@
 #ifndef UDP_GRO
 #define UDP_GRO		104
 #endif
-
-typedef int (*recvmmsg_fn)(int, struct mmsghdr *, unsigned int, int,
-			   struct timespec *);
 
 static FILE *log_file;
 
@@ -81,13 +77,10 @@ static void log_msg(const struct mmsghdr *m)
 int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 	     struct timespec *timeout)
 {
-	static recvmmsg_fn real;
 	const char *path = getenv("RX_LOG");
 	int ret, i;
 
-	if (!real)
-		real = (recvmmsg_fn)dlsym(RTLD_NEXT, "recvmmsg");
-	ret = real(fd, vec, vlen, flags, timeout);
+	ret = rx_shim_recvmmsg(fd, vec, vlen, flags, timeout);
 	if (!log_file && path && *path)
 		log_file = fopen(path, "a");
 	for (i = 0; log_file && i < ret; i++)

@@ -621,11 +621,9 @@ static void wrestart(struct wcall *k)
 
 		if (x->done || !x->sent)
 			continue;
-		x->orphaned = true;
-		if (x->rto > rto) {
+		x->orphaned = true;	/* resent whatever its deadline */
+		if (x->rto > rto)
 			x->rto = rto;
-			x->deadline = x->t_sent + rto;
-		}
 	}
 }
 
