@@ -15,6 +15,10 @@
 #    a training step's compute): every call exact, the agent says "lost";
 #    rina-tor started again: the job goes back to it (tor_returns 1,
 #    state "on", the new rina-tor adding the rack);
+#  - rina-tor SIGKILLed in full flight of a call (back-to-back calls):
+#    the agent tells the rack's workers (RINA_CTRL_TOR_LOST), they resend
+#    what the dead switch held (rina-bench's resent_orphaned, rank 1's
+#    too, whose agent is on host 0), and every call is exact;
 #  - rinactl stats (-j "agents") lists the kernel agent with job show's
 #    counters; rina-bench on rank 0 says its rack's agent is rina.ko
 #    ("agent":"kernel");
@@ -49,7 +53,7 @@ cleanup() {
 	[ -n "$tor_pid" ] && kill -9 $tor_pid 2>/dev/null
 	[ -n "${wd:-}" ] && kill $wd 2>/dev/null
 	for h in 0 1 2 3; do
-		for j in 41 42 43 44 45 46 47; do
+		for j in 41 42 43 44 45 46 47 48; do
 			in_ns $h rinactl job del $j >/dev/null 2>&1
 		done
 	done
@@ -303,14 +307,14 @@ for h in 1 2 3; do in_ns $h rinactl job del 41 >/dev/null; done
 add_job 42
 start fo 42 -c 1 -b 65536 -e 65536 -n 12 -w 0 --gap-ms 1500
 set -- $pids
-relays() {
-	awk '$2 == 42 { for (i = 1; i < NF; i++)
-		if ($i == "tor_relays") print $(i + 1) }' \
-		/proc/$1/net/rina_agents 2>/dev/null
+# agent_proc PID JOB NAME: a counter of host 0's kernel agent of JOB
+agent_proc() {
+	awk -v j=$2 -v n=$3 '$2 == j { for (i = 1; i < NF; i++)
+		if ($i == n) print $(i + 1) }' /proc/$1/net/rina_agents 2>/dev/null
 }
 i=0 last=x quiet=0
 while [ $i -lt 400 ]; do	# bounded: 20 s
-	v=$(relays $1)
+	v=$(agent_proc $1 42 tor_relays)
 	if [ "${v:-0}" -gt 0 ] && [ "$v" = "$last" ]; then
 		quiet=$((quiet + 1))
 		[ $quiet -ge 4 ] && break
@@ -324,13 +328,10 @@ echo "# killing rina-tor after $v relays, quiet $quiet"
 kill -9 $tor_pid
 wait $tor_pid 2>/dev/null
 t_kill=$(now_ms)
-# lost: the next call's data reaches the agent past the dead ToR
-tor_st() {	# the agent's ToR state, 4: lost
-	awk '$2 == 42 { for (i = 1; i < NF; i++)
-		if ($i == "tor") print $(i + 1) }' /proc/$1/net/rina_agents
-}
+# lost (the agent's ToR state 4): the next call's data reaches the
+# agent past the dead ToR
 i=0
-while [ "$(tor_st $1)" != 4 ] && [ $i -lt 200 ]; do	# 10 s
+while [ "$(agent_proc $1 42 tor)" != 4 ] && [ $i -lt 200 ]; do	# 10 s
 	sleep 0.05; i=$((i + 1))
 done
 st_lost=$(agent_tor 42) ms=$(( $(now_ms) - t_kill ))
@@ -362,7 +363,47 @@ kill $tor_pid
 wait $tor_pid 2>/dev/null
 tor_pid=""
 
-# 3. no ToR answers (rina-tor gone; its programs stay attached but
+# 3. rina-tor killed in full flight of a call: 12 back-to-back calls of
+# 256 KiB (some 290 relays of rank 0's contributions a call), the kill
+# once the agent relayed 1000 (in the fourth). The agent finds the ToR
+# silent, takes the rack over and tells both workers, which resend what
+# they had out (resent_orphaned); every call exact. The slowest call
+# less the median is what the switch-over cost.
+job 48 > $D/j48.txt
+if start_tor 5 48 && add_job 48; then
+	start mid 48 -c 1 -b 262144 -e 262144 -n 12 -w 0
+	set -- $pids
+	i=0
+	while [ $i -lt 1000 ]; do	# bounded: 20 s
+		v=$(agent_proc $1 48 tor_relays)
+		[ "${v:-0}" -ge 1000 ] && break
+		sleep 0.02; i=$((i + 1))
+	done
+	kill -9 $tor_pid
+	wait $tor_pid 2>/dev/null
+	tor_pid=""
+	echo "# killing rina-tor in full flight after $v relays"
+	reap
+	st=$(agent_tor 48) tl=$(agent_ctr 48 tor_lost)
+	o0=$(grep -o '"resent_orphaned":[0-9]*' $D/mid.0 | cut -d: -f2)
+	o1=$(grep -o '"resent_orphaned":[0-9]*' $D/mid.1 | cut -d: -f2)
+	slow=$(grep -o '"time_max_us":[0-9.]*' $D/mid.0 | cut -d: -f2)
+	med=$(grep -o '"time_med_us":[0-9.]*' $D/mid.0 | cut -d: -f2)
+	echo "# in full flight: agent says $st, tor_lost $tl; resent_orphaned rank 0 $o0, rank 1 $o1; rank 0: median call $med us, slowest $slow us"
+	if exact mid 1 && [ "$st" = lost ] && [ "$tl" = 1 ] &&
+	   [ "${o0:-0}" -gt 0 ] && [ "${o1:-0}" -gt 0 ]; then
+		ktap_ok tor_agent_e2e_killed_in_flight_workers_told_exact
+	else
+		diag mid 48
+		ktap_fail tor_agent_e2e_killed_in_flight_workers_told_exact
+	fi
+else
+	ktap_fail tor_agent_e2e_killed_in_flight_workers_told_exact \
+		"rina-tor or job 48 not up"
+fi
+del_job 48
+
+# 4. no ToR answers (rina-tor gone; its programs stay attached but
 # unleased, so the bridge forwards): fallback abort ends every rank with
 # the agent's abort; software (the default) aggregates in the kernel
 add_job 43 "fallback abort"
@@ -412,7 +453,7 @@ else
 fi
 del_job 44
 
-# 4. rina-tor started after the job was added: the agent gives up on it
+# 5. rina-tor started after the job was added: the agent gives up on it
 # (8 tries) and aggregates the first call in software; then, asking once
 # a second, it finds the new rina-tor and installs the job between calls
 add_job 45
@@ -462,7 +503,7 @@ kill $tor_pid
 wait $tor_pid 2>/dev/null
 tor_pid=""
 
-# 5. two jobs at once on one rina-tor whose rack-0 agents are both host
+# 6. two jobs at once on one rina-tor whose rack-0 agents are both host
 # 0's kernel: job 47's ranks on port 21057 and its agent on agent port
 # 21070 (rina.ko binds the job's agent port, the ToR's tables take it)
 job 46 > $D/j46.txt

@@ -581,6 +581,10 @@ int main(int argc, char **argv)
 						    s0.cwnd_cuts_delay),
 			       (unsigned long long)(s1.cwnd_cuts_ecn -
 						    s0.cwnd_cuts_ecn));
+			/* what a worker resent after its agent lost the ToR */
+			printf(",\"resent_orphaned\":%llu",
+			       (unsigned long long)(s1.resent_orphaned -
+						    s0.resent_orphaned));
 			printf(",\"wire_tx_bytes\":%.0f,\"efficiency\":%s,\"retx_bytes\":%.0f,\"cpu_util\":%.3f}\n",
 			       wire, effic_s, retx, cpu_util);
 		} else if (rank == 0) {
