@@ -28,6 +28,7 @@ struct job_opts {
 	int	racks;		/* ranks spread over this many racks */
 	unsigned int ina;	/* bit r: rack r's ToR aggregates */
 	uint32_t drop_ppm, dup_ppm;
+	int	rto_us;		/* the job's timer; 0: 1000 */
 	int	net;		/* distinct per run: late packets stay apart */
 };
 
@@ -56,8 +57,9 @@ static void make_job(char *buf, size_t len, const struct job_opts *jo,
 	int r, n = 0, racks = jo->racks ? jo->racks : 1;
 
 	n += snprintf(buf + n, len - n,
-		      "job %d\nelements %d\nwindow %d\ntimeout_ms %d\nrto_us 1000\n",
-		      7 + variant, jo->elems, jo->window, jo->timeout_ms);
+		      "job %d\nelements %d\nwindow %d\ntimeout_ms %d\nrto_us %d\n",
+		      7 + variant, jo->elems, jo->window, jo->timeout_ms,
+		      jo->rto_us ? jo->rto_us : 1000);
 	for (r = 0; r < racks; r++)
 		n += snprintf(buf + n, len - n, "rack %d %s\n", r,
 			      jo->ina & (1u << r) ? "ina" : "plain");
@@ -718,6 +720,40 @@ static void test_ina_laggard(void)
 }
 
 /*
+ * A worker that loses results its agent sent it (10% receive loss on
+ * rank 1, a worker of rack 0 that is not the agent's) asks for them
+ * again about a round trip after its contributions are all delivered
+ * (ina_worker.c, wnack_at()), not after the slot timer (the job's 2 s
+ * here, capped at RINA_RTO_MAX_US, 50 ms): 10 calls take 50-80 ms, under
+ * a parallel build too, and must take less than 300. Before, every call
+ * waited at least one slot timer for its last lost result (10 calls:
+ * 0.5 s and more).
+ */
+static void test_ina_lost_results(void)
+{
+	const int calls = 10;
+	struct run R;
+	bool ok;
+
+	run_init(&R, 6, 64, 16);
+	R.jo.racks = 2;
+	R.jo.ina = 3;
+	R.jo.rto_us = 2000000;
+	R.jo.timeout_ms = 20000;
+	R.x[1].rx_drop_ppm = 100000;
+	run_go(&R, 4096, RINA_INT32, RINA_SUM, false, calls);
+	ok = all_ok(&R) && identical(&R) && int_correct(&R, RINA_SUM) &&
+	     R.x[1].st.fault_rx_dropped > 0 && R.x[1].st.nacks > 0;
+	ktap_diag("rank 1: %llu received packets dropped, %llu nacks, %d calls in %.0f ms",
+		  (unsigned long long)R.x[1].st.fault_rx_dropped,
+		  (unsigned long long)R.x[1].st.nacks, calls,
+		  R.x[1].elapsed_ms);
+	ok = ok && R.x[1].elapsed_ms < 300;
+	run_free(&R);
+	ktap_result(ok, "INA racks 2x3, a worker losing 10%% of what it receives: it asks for the lost results within a round trip, not a slot timer (10 calls under 300 ms); exact");
+}
+
+/*
  * Empty calls send nothing but take a round number each (a round keeps
  * calls apart): after a run of them the rack's data is that many rounds
  * ahead of what the agent saw last, and must still be in its window of
@@ -750,7 +786,7 @@ int main(int argc, char **argv)
 	bool base = argc < 2 || !strcmp(argv[1], "base");
 	bool ina = argc < 2 || !strcmp(argv[1], "ina");
 
-	ktap_plan((base ? 8 + 3 + 4 + 2 + 4 + 2 + 4 : 0) + (ina ? 10 : 0));
+	ktap_plan((base ? 8 + 3 + 4 + 2 + 4 + 2 + 4 : 0) + (ina ? 11 : 0));
 	if (base) {
 		test_counts();
 		test_ops();
@@ -771,6 +807,7 @@ int main(int argc, char **argv)
 		test_ina(2, 3, 3, 50000);
 		test_ina(3, 2, 2, 50000);
 		test_ina_laggard();
+		test_ina_lost_results();
 		test_ina_empty_calls();
 	}
 	return ktap_finish();

@@ -61,6 +61,7 @@ struct wcall {
 	__u64		*agmap;		/* allgather seqs received */
 	__u64		*ovfmap;
 	uint64_t	expect_ag, got_ag, got_done;
+	uint32_t	nacks;		/* sent since allgather data last came */
 	uint64_t	last_progress, last_nack, last_stall;
 
 	struct rina_msg	tx[RINA_BATCH];
@@ -543,6 +544,7 @@ static int wrx_ag(struct wcall *k, const struct rina_hdr *h, uint8_t ecn)
 	if ((h->flags & RINA_F_OVERFLOW) && len)
 		rina_bit_test_and_set(k->ovfmap, (uint32_t)(off / s->E));
 	k->got_ag++;
+	k->nacks = 0;
 	k->last_progress = rina_now_us();
 	c->st.rx_ce += ce;
 	/*
@@ -757,10 +759,44 @@ static void wstall(struct wcall *k, uint64_t now)
 	k->last_stall = now;
 }
 
+/*
+ * When to ask the agent for allgather data (wnack()). Once every
+ * contribution is delivered, what is missing is a result that was lost
+ * on its way to us: asked for after twice the round trip without any
+ * (at least RINA_PTO_MIN_US), doubled on every NACK that brought
+ * nothing, up to the slot timer. The agent rank's worker is where that
+ * matters: the ToR sends it no results, its agent relays each copy over
+ * the host's loopback (core/agent.c, relay_to_host()), and at the job's
+ * 20 ms timer, at 10% loss a 2x3 rack's agent rank finished each call
+ * 50-160 ms after the rack's other workers, which then waited for it in
+ * the next. Before that, only a stall of RINA_NACK_STALL slot timers
+ * asks: a contribution whose ACK we missed may complete only with its
+ * chunk's result, which the agent may hold after a ToR went.
+ */
+static uint64_t wnack_at(const struct wcall *k)
+{
+	const struct rina_comm *c = k->c;
+	uint64_t slot = rina_path_rto_slot(c, &c->to_agg), wait, at;
+
+	if (k->got_done < k->nct) {
+		at = k->last_progress + RINA_NACK_STALL * slot;
+		wait = slot;
+	} else {
+		wait = 2 * c->to_agg.rtt.srtt_us;
+		if (wait < RINA_PTO_MIN_US)
+			wait = RINA_PTO_MIN_US;
+		wait <<= k->nacks < 8 ? k->nacks : 8;
+		if (wait > slot)
+			wait = slot;
+		at = k->last_progress + wait;
+	}
+	return at > k->last_nack + wait ? at : k->last_nack + wait;
+}
+
 static int wloop(struct wcall *k)
 {
 	struct rina_comm *c = k->c;
-	uint64_t wait_us, now;
+	uint64_t wait_us, now, nack_at;
 	int ret;
 
 	ret = rina_replay_stash(c, wrx_cb, k);
@@ -773,20 +809,16 @@ static int wloop(struct wcall *k)
 		if (ret)
 			return ret;
 		now = rina_now_us();
-		/*
-		 * Contributions all delivered but data missing: ask. Also
-		 * when stalled long before that: after a ToR went, a
-		 * contribution whose ACK we missed completes only with its
-		 * chunk's result (wrx_ag()), which the agent may hold.
-		 */
-		if ((k->got_done == k->nct ||
-		     now - k->last_progress >
-		     RINA_NACK_STALL * rina_path_rto_slot(c, &c->to_agg)) &&
-		    now - k->last_progress >
-		    rina_path_rto_slot(c, &c->to_agg) &&
-		    now - k->last_nack > rina_path_rto_slot(c, &c->to_agg)) {
-			wnack(k);
-			k->last_nack = now;
+		if (k->got_ag < k->expect_ag) {
+			nack_at = wnack_at(k);
+			if (nack_at <= now) {
+				wnack(k);
+				k->last_nack = now;
+				k->nacks++;
+				nack_at = wnack_at(k);
+			}
+			if (nack_at - now < wait_us)
+				wait_us = nack_at - now;
 		}
 		wstall(k, now);
 		ret = rina_recv_batch(c, wait_us > 20000 ? 20000 : wait_us,
