@@ -762,16 +762,20 @@ static void wstall(struct wcall *k, uint64_t now)
 /*
  * When to ask the agent for allgather data (wnack()). Once every
  * contribution is delivered, what is missing is a result that was lost
- * on its way to us: asked for after twice the round trip without any
- * (at least RINA_PTO_MIN_US), doubled on every NACK that brought
- * nothing, up to the slot timer. The agent rank's worker is where that
- * matters: the ToR sends it no results, its agent relays each copy over
- * the host's loopback (core/agent.c, relay_to_host()), and at the job's
- * 20 ms timer, at 10% loss a 2x3 rack's agent rank finished each call
- * 50-160 ms after the rack's other workers, which then waited for it in
- * the next. Before that, only a stall of RINA_NACK_STALL slot timers
- * asks: a contribution whose ACK we missed may complete only with its
- * chunk's result, which the agent may hold after a ToR went.
+ * on its way to us, or one that the ring still completes: asked for
+ * after twice the base round trip without any data (at least
+ * RINA_PTO_MIN_US), doubled on every NACK that brought nothing, up to
+ * the slot timer. The base, not the smoothed round trip: the smoothed
+ * one holds the waits for the rack and the ring, over once our part is
+ * delivered (at 10% loss, 2x3: 136 ms a call against 236, 8 runs each).
+ * The agent rank's worker is where that matters: the ToR sends it no
+ * results, its agent relays each copy over the host's loopback
+ * (core/agent.c, relay_to_host()), and at the job's 20 ms timer, at 10%
+ * loss a 2x3 rack's agent rank finished each call 50-160 ms after the
+ * rack's other workers, which then waited for it in the next. Before
+ * that, only a stall of RINA_NACK_STALL slot timers asks: a
+ * contribution whose ACK we missed may complete only with its chunk's
+ * result, which the agent may hold after a ToR went.
  */
 static uint64_t wnack_at(const struct wcall *k)
 {
@@ -782,7 +786,7 @@ static uint64_t wnack_at(const struct wcall *k)
 		at = k->last_progress + RINA_NACK_STALL * slot;
 		wait = slot;
 	} else {
-		wait = 2 * c->to_agg.rtt.srtt_us;
+		wait = 2 * c->to_agg.rtt.base_us;
 		if (wait < RINA_PTO_MIN_US)
 			wait = RINA_PTO_MIN_US;
 		wait <<= k->nacks < 8 ? k->nacks : 8;
