@@ -29,10 +29,15 @@ struct rina_comm;
 /* What no RTO exceeds, however slow the path. */
 #define RINA_RTO_CEIL_US	2000000
 
-/* One peer as a sender sees it: RTT estimate and congestion window. */
+/*
+ * One peer as a sender sees it: RTT estimate, congestion window, and
+ * when a loss was last found on it (RACK; an INA worker's probe hurries
+ * while the path loses, in the next call too).
+ */
 struct rina_path {
 	struct rina_rtt	rtt;
 	struct rina_cc	cc;
+	uint64_t	last_loss_us;
 };
 
 void rina_path_init(const struct rina_comm *c, struct rina_path *p);
