@@ -266,6 +266,19 @@ static bool wlossy(const struct wcall *k, uint64_t now)
 	return p->last_loss_us && now - p->last_loss_us < 8 * p->rtt.srtt_us;
 }
 
+/*
+ * A timer of t, at least RINA_PTO_MIN_US, doubled for each of n tries
+ * that brought nothing (up to 2^8), at most cap: the probe's and the
+ * last NACKs' back-off.
+ */
+static uint64_t wbackoff(uint64_t t, uint32_t n, uint64_t cap)
+{
+	if (t < RINA_PTO_MIN_US)
+		t = RINA_PTO_MIN_US;
+	t <<= n < 8 ? n : 8;
+	return t > cap ? cap : t;
+}
+
 static uint64_t wpto(const struct wcall *k, uint64_t now)
 {
 	const struct rina_rtt *rtt = &k->c->to_agg.rtt;
@@ -275,10 +288,7 @@ static uint64_t wpto(const struct wcall *k, uint64_t now)
 		pto = k->c->rto_us;
 	else if (wlossy(k, now))
 		pto = 2 * rtt->base_us;
-	if (pto < RINA_PTO_MIN_US)
-		pto = RINA_PTO_MIN_US;
-	pto <<= k->probes < 8 ? k->probes : 8;
-	return pto > RINA_RTO_SLOT_MAX_US ? RINA_RTO_SLOT_MAX_US : pto;
+	return wbackoff(pto, k->probes, RINA_RTO_SLOT_MAX_US);
 }
 
 /*
@@ -793,12 +803,7 @@ static uint64_t wnack_at(const struct wcall *k)
 		at = k->last_progress + RINA_NACK_STALL * slot;
 		wait = slot;
 	} else {
-		wait = 2 * c->to_agg.rtt.base_us;
-		if (wait < RINA_PTO_MIN_US)
-			wait = RINA_PTO_MIN_US;
-		wait <<= k->nacks < 8 ? k->nacks : 8;
-		if (wait > slot)
-			wait = slot;
+		wait = wbackoff(2 * c->to_agg.rtt.base_us, k->nacks, slot);
 		at = k->last_progress + wait;
 	}
 	return at > k->last_nack + wait ? at : k->last_nack + wait;
