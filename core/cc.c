@@ -201,12 +201,34 @@ void rina_cc_on_ack(struct rina_cc *cc, __u32 acked, __u32 ce,
 	cc->cwnd = (__u32)(w > max ? max : w);
 }
 
+/*
+ * A round trip of rina_cc_rtt_sample() ended, with cc->qmin_us its lowest
+ * sample: the delay signal of a sender whose samples also wait for
+ * others (cc.h).
+ */
+static void qmin_round_end(struct rina_cc *cc, const struct rina_rtt *rtt,
+			   __u64 now_us)
+{
+	if (!(cc->p.flags & RINA_CC_F_DELAY) || !cc->qmin_us)
+		return;
+	epoch_sample(cc, cc->qmin_us, rtt, now_us);
+	if (cc->qmin_lossy || !rtt || !rtt->base_us ||
+	    cc->qmin_us <= delay_target(cc, rtt)) {
+		cc->qmin_rounds_over = 0;
+		return;
+	}
+	if (++cc->qmin_rounds_over >= RINA_CC_QUEUE_RTTS)
+		delay_over(cc, cc->qmin_us, rtt, now_us);
+}
+
 void rina_cc_rtt_sample(struct rina_cc *cc, __u64 rtt_us,
 			const struct rina_rtt *rtt, __u64 now_us)
 {
 	if (!rtt_us)
 		return;
 	if (now_us >= cc->qmin_end_us) {
+		qmin_round_end(cc, rtt, now_us);
+		cc->qmin_lossy = 0;
 		cc->qmin_last_us = cc->qmin_us;
 		cc->qmin_us = 0;
 		cc->qmin_end_us = now_us + (round_trip(rtt) ?
@@ -248,6 +270,7 @@ void rina_cc_on_loss(struct rina_cc *cc, const struct rina_rtt *rtt,
 	 * packet's timer fires in turn; cutting again once per round trip
 	 * would leave nothing of the window by the time the path is back.
 	 */
+	cc->qmin_lossy = 1;
 	if (!(cc->p.flags & RINA_CC_F_LOSS) || !may_cut(cc, now_us) ||
 	    !cc->acked_since_cut)
 		return;
@@ -264,6 +287,7 @@ void rina_cc_on_timeout(struct rina_cc *cc, __u32 tries,
 {
 	__u32 half = cc->cwnd / 2;
 
+	cc->qmin_lossy = 1;
 	if (!(cc->p.flags & RINA_CC_F_LOSS))
 		return;
 	cc->st.timeouts++;

@@ -175,6 +175,128 @@ static void test_loss_unqueued(void)
 		    "cc: without rina_cc_rtt_sample() a loss at the base RTT halves as before");
 }
 
+/*
+ * An INA worker's round trip in which one contribution (the one whose
+ * slot the others had already filled) comes back after low_us and the
+ * rest after high_us; lost: a loss found in it.
+ */
+static void round_worker_spread(struct path *p, __u64 low_us, __u64 high_us,
+				bool lost)
+{
+	__u32 i, n = rina_cc_window(&p->cc);
+
+	for (i = 0; i < n; i++) {
+		__u64 s = i == n / 2 ? low_us : high_us;
+
+		p->now += high_us / n + 1;
+		rina_rtt_update(&p->rtt, s, p->now);
+		rina_cc_rtt_sample(&p->cc, s, &p->rtt, p->now);
+		rina_cc_on_ack(&p->cc, 1, 0, 0, &p->rtt, p->now);
+		if (lost && i == 0)
+			rina_cc_on_loss(&p->cc, &p->rtt, p->now);
+	}
+}
+
+/* The round trips rina_cc_rtt_sample() closed so far. */
+static __u32 qmin_rounds(const struct path *p, __u64 *end)
+{
+	if (p->cc.qmin_end_us == *end)
+		return 0;
+	*end = p->cc.qmin_end_us;
+	return 1;
+}
+
+static void test_worker_delay(void)
+{
+	__u64 q = BASE + 4 * RINA_CC_DEF_TARGET_US, end;
+	__u32 rounds = 0, at_cut = 0, before;
+	struct path p;
+	int r, i;
+
+	/*
+	 * A standing queue in every sample: no cut for RINA_CC_QUEUE_RTTS
+	 * round trips over target, then a cut by delay, none by loss
+	 */
+	path_init(&p, RINA_CC_F_ALL);
+	for (r = 0; r < 10; r++)
+		round_worker(&p, BASE);
+	before = rina_cc_window(&p.cc);
+	end = p.cc.qmin_end_us;
+	for (i = 0; i < 64 * 20 && !p.cc.st.cuts_delay; i++) {
+		p.now += q / 64 + 1;
+		rina_rtt_update(&p.rtt, q, p.now);
+		rina_cc_rtt_sample(&p.cc, q, &p.rtt, p.now);
+		rina_cc_on_ack(&p.cc, 1, 0, 0, &p.rtt, p.now);
+		rounds += qmin_rounds(&p, &end);
+	}
+	at_cut = rounds;
+	ktap_result(before == W && p.cc.st.cuts_delay == 1 &&
+		    rina_cc_window(&p.cc) < W && !p.cc.st.cuts_loss &&
+		    at_cut == RINA_CC_QUEUE_RTTS + 1,
+		    "cc: a worker's lowest sample over target for %d round trips in a row cuts by delay (%u round trips, %u -> %u)",
+		    RINA_CC_QUEUE_RTTS, at_cut, before,
+		    rina_cc_window(&p.cc));
+	for (r = 0; r < 4; r++)
+		round_worker(&p, q);
+	ktap_result(p.cc.st.cuts_delay >= 3 && rina_cc_window(&p.cc) < W / 4,
+		    "cc: and again each round trip the queue stands (%llu cuts, window %u)",
+		    (unsigned long long)p.cc.st.cuts_delay,
+		    rina_cc_window(&p.cc));
+
+	/*
+	 * Every slot but one waited for the ring: the one that did not
+	 * shows no queue, and nothing is cut
+	 */
+	path_init(&p, RINA_CC_F_ALL);
+	for (r = 0; r < 10; r++)
+		round_worker(&p, BASE);
+	for (r = 0; r < 40; r++)
+		round_worker_spread(&p, BASE, BASE + 20 * RINA_CC_DEF_TARGET_US,
+				    false);
+	ktap_result(!p.cc.st.cuts_delay && rina_cc_window(&p.cc) == W,
+		    "cc: a worker whose slots wait for the ring, but not all, is not cut (window %u)",
+		    rina_cc_window(&p.cc));
+
+	/*
+	 * every sample high, a loss in every round trip: repairs, not a
+	 * queue (the loss signal off, so that its cuts hide nothing)
+	 */
+	path_init(&p, RINA_CC_F_DELAY | RINA_CC_F_ECN);
+	for (r = 0; r < 10; r++)
+		round_worker(&p, BASE);
+	for (r = 0; r < 40; r++)
+		round_worker_spread(&p, q, q, true);
+	ktap_result(!p.cc.st.cuts_delay && rina_cc_window(&p.cc) == W,
+		    "cc: round trips with losses do not count for the delay signal (window %u)",
+		    rina_cc_window(&p.cc));
+
+	/*
+	 * A queue no epoch sees drain (a TCP flow keeps it): competing
+	 * mode, the window grows back
+	 */
+	path_init(&p, RINA_CC_F_ALL);
+	for (r = 0; r < 10; r++)
+		round_worker(&p, BASE);
+	for (r = 0; r < (RINA_CC_COMPETE_EPOCHS + 2) * RINA_CC_EPOCH_RTTS +
+			RINA_CC_QUEUE_RTTS; r++)
+		round_worker(&p, BASE + 20 * RINA_CC_DEF_TARGET_US);
+	before = rina_cc_window(&p.cc);
+	i = (int)p.cc.st.cuts_delay;
+	for (r = 0; r < 20; r++)
+		round_worker(&p, BASE + 20 * RINA_CC_DEF_TARGET_US);
+	ktap_result(p.cc.competing && i > 0 && p.cc.st.cuts_delay == (__u64)i &&
+		    rina_cc_window(&p.cc) > before + 10,
+		    "cc: a worker's queue that never drains is another sender's: competing (%d cuts, window %u -> %u)",
+		    i, before, rina_cc_window(&p.cc));
+
+	/* without the delay signal a worker is not cut by delay */
+	path_init(&p, RINA_CC_F_LOSS | RINA_CC_F_ECN);
+	for (r = 0; r < 20; r++)
+		round_worker(&p, q);
+	ktap_result(!p.cc.st.cuts_delay && rina_cc_window(&p.cc) == W,
+		    "cc: a worker without the delay signal is not cut by delay");
+}
+
 static void test_delay(void)
 {
 	struct path p;
@@ -632,11 +754,12 @@ static void test_job_params(void)
 
 int main(void)
 {
-	ktap_plan(42);
+	ktap_plan(48);
 	test_slow_start_and_cap();
 	test_loss();
 	test_loss_unqueued();
 	test_delay();
+	test_worker_delay();
 	test_ecn();
 	test_timeout_and_off();
 	test_rtt();
