@@ -106,7 +106,7 @@ report()
 	fi
 }
 
-ktap_plan 17
+ktap_plan 18
 
 # 1: the shaping printed is the shaping on both ends of every link (read
 # back from tc -s qdisc in the kept namespaces), and traffic crossed each
@@ -291,20 +291,21 @@ EOF
 	report "iperf3_coexistence_tcp_finished" $? "$tmp/iperf.json"
 fi
 
-# retx_below OUT NRANKS: the rina-bench --json rows of OUT, one per rank,
-# retransmitted less than 15% of the ranks' payload per call
+# retx_below OUT NRANKS [PCT]: the rina-bench --json rows of OUT, one per
+# rank, retransmitted less than PCT% (default 15) of the ranks' payload
+# per call
 retx_below()
 {
-	python3 - "$1" "$2" <<'EOF'
+	python3 - "$1" "$2" "${3:-15}" <<'EOF'
 import json, re, sys
 rows = [json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
         for l in open(sys.argv[1]) if re.match(r"^\[rank [0-9]+\] \{", l)]
-n = int(sys.argv[2])
+n, pct = int(sys.argv[2]), float(sys.argv[3])
 retx = sum(r["retx_bytes"] for r in rows)
 sent = sum(r["size"] for r in rows)
-print("# retransmitted %.0f B per call over %d ranks: %.1f%% of %d B"
+print("# retransmitted %.0f B per call over %d ranks: %.2f%% of %d B"
       % (retx, len(rows), 100.0 * retx / max(sent, 1), sent))
-sys.exit(0 if len(rows) == n and retx < 0.15 * sent else 1)
+sys.exit(0 if len(rows) == n and retx < pct / 100 * sent else 1)
 EOF
 }
 
@@ -473,5 +474,27 @@ ecn_case ecn_signal_off_nothing_marked loss,delay off
 # (without the ToR's marks and the workers' reaction their ECN counters
 # stay 0: the ToR's results went out not ECN-capable)
 ecn_case ecn_ina_workers_told_through_tor_exact loss,ecn ina 0
+
+# 18: every rack INA, no ECN: the INA workers take the lowest RTT sample
+# of each round trip for their delay signal (core/cc.h), cut their
+# windows by it, and keep their host link's queue short of dropping:
+# under 0.75% of the payload retransmitted (0.09-0.2% with it, 1.5-3.4%
+# when loss alone drove them and filled the 20 ms queue until it
+# dropped; performance.md, "The workers' delay signal")
+out=$tmp/ina_delay
+"$RUN" --topo 2x2 --ina all --rate 25mbit --queue 20ms --timeout 120 -- \
+	"$BENCH" -b 2M -e 2M -n 2 -w 1 -c 1 --json >"$out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && { check_rows "$out" 4 25000000 ina || rc=1; }
+[ "$rc" -eq 0 ] && { retx_below "$out" 4 0.75 || rc=1; }
+[ "$rc" -eq 0 ] && { python3 - "$out" <<'EOF' || rc=1; }
+import json, re, sys
+rows = [json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
+        for l in open(sys.argv[1]) if re.match(r"^\[rank [0-9]+\] \{", l)]
+cuts = [r["cwnd_cuts_delay"] for r in rows if r["role"].startswith("ina-")]
+print("# INA ranks' delay cuts: %s" % cuts)
+sys.exit(0 if len(cuts) == 4 and sum(cuts) > 0 else 1)
+EOF
+report "ina_workers_delay_signal_retx_below_0.75pct" "$rc" "$out"
 
 ktap_finish
