@@ -11,13 +11,12 @@
  * - queueing delay (Swift): an RTT sample above base RTT + cc_target_us
  *   (or + base RTT, if longer) cuts the window by
  *   cc_beta_delay x (rtt - target) / rtt, at most cc_max_mdf, once per
- *   round trip;
+ *   round trip. A sender that reports its RTT samples with
+ *   rina_cc_rtt_sample() (an INA worker) takes the delay signal from the
+ *   lowest sample of each round trip instead, once it stood over target
+ *   for RINA_CC_QUEUE_RTTS round trips in a row: see there;
  * - ECN (DCTCP): alpha, the EWMA of the marked fraction per round trip,
  *   cuts the window by alpha / 2 in a round with marks;
- *   A sender that reports its RTT samples with rina_cc_rtt_sample() (an
- *   INA worker) takes the delay signal from the lowest sample of each
- *   round trip instead, once it stood over target for
- *   RINA_CC_QUEUE_RTTS round trips in a row: see there;
  * - loss (RFC 5681): a loss cuts the window by cc_beta_loss, once per
  *   round trip; a retransmission timeout that fires again on the same
  *   packet restarts from one packet. A sender that reports its RTT

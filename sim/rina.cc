@@ -732,11 +732,16 @@ void RingPart::sr_acked(uint32_t seq, bool ce, uint64_t now)
 	}
 	if (!tries[o]) {
 		rina_rtt_update(&fl.rtt, now - tsent[o], now);
-		/* a worker's loss cuts only behind a queue (core/cc.h) */
+		/*
+		 * a worker's loss cuts only behind a queue, and its delay
+		 * signal is the lowest sample of a round trip (core/cc.h):
+		 * no single sample reaches on_ack, as in ina_worker.c
+		 */
 		if (inaw)
 			rina_cc_rtt_sample(&fl.cc, now - tsent[o], &fl.rtt,
 					   now);
-		rina_cc_on_ack(&fl.cc, 1, ce, now - tsent[o], &fl.rtt, now);
+		rina_cc_on_ack(&fl.cc, 1, ce, inaw ? 0 : now - tsent[o],
+			       &fl.rtt, now);
 	} else {
 		rina_cc_on_ack(&fl.cc, 1, ce, 0, &fl.rtt, now);
 	}
