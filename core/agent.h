@@ -100,6 +100,8 @@ struct rina_agent_counters {
 	__u64 tor_returns;	/* a lost ToR took the job again */
 	/* partials asked of upstream again, and asked of us: ask_upstream() */
 	__u64 asks_out, asks_in;
+	/* local workers asked for a part a slot lacks: gap_nack() */
+	__u64 gap_nacks;
 	__u64 sessions;		/* sessions ended (all said BYE) */
 	__u64 aborts;		/* jobs aborted by the host (member lost) */
 };
@@ -223,6 +225,17 @@ struct rina_agent_ag;
  * result made them a tenth of the agent host's bytes (ag_from_tor()).
  */
 #define RINA_AGENT_ACK_BATCH		16
+/*
+ * gap_nack(): a local worker's contribution to ordinal o says that its
+ * parts of ordinals o - RINA_AGENT_GAP_DUPTHRESH and older, down to
+ * RINA_AGENT_GAP_SPAN of them, were sent before it (a worker sends in
+ * ordinal order); one a slot still lacks is asked for again, at most
+ * every RINA_AGENT_GAP_REASK_US (a worker resends nothing it sent more
+ * recently than that: user/lib/ina_worker.c, wrx_resend())
+ */
+#define RINA_AGENT_GAP_DUPTHRESH	3
+#define RINA_AGENT_GAP_SPAN		8
+#define RINA_AGENT_GAP_REASK_US		2000
 #define RINA_AGENT_ACK_DELAY_MAX_US	1000
 
 /*

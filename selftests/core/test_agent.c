@@ -735,6 +735,77 @@ static unsigned int partials_out(const struct rina_agent_core *a,
 	return n;
 }
 
+/* NACKs without AG_PHASE to "to" asking for seq (gap_nack()). */
+static unsigned int gap_nacks_to(const struct rina_agent_addr *to, __u32 seq)
+{
+	unsigned int j, n = 0;
+
+	for (j = 0; j < nsent; j++)
+		if ((sent[j].h.ver_op & 0xf) == RINA_OP_NACK &&
+		    !(sent[j].h.flags & RINA_F_AG_PHASE) &&
+		    ntohl(sent[j].h.seq) == seq && sent[j].arg == seq &&
+		    sent[j].to.ip == to->ip && sent[j].to.port == to->port)
+			n++;
+	return n;
+}
+
+static void setup_on(struct rina_agent_core *a);
+
+/*
+ * Software aggregation (no ToR), member 0 of 3, P = 1: chunk 0 of block
+ * b is seq 6b and ordinal 3b, the first step (local workers only).
+ * Worker 1 loses its parts of blocks 2 and 6 (seqs 12 and 36); worker 0
+ * sends all ten.
+ */
+static void test_gap_nack(void)
+{
+	struct rina_agent_core a;
+	unsigned int b;
+	bool ok;
+
+	setup(&a, false);
+	for (b = 0; b < 10; b++)
+		rx_data_chunk(&a, 0, 0, 6 * b, &a.cfg.local[0]);
+	rx_data_chunk(&a, 0, 0, 0, &a.cfg.local[1]);
+	rx_data_chunk(&a, 0, 0, 6, &a.cfg.local[1]);
+	ok = !a.st.gap_nacks;
+	rx_data_chunk(&a, 0, 0, 18, &a.cfg.local[1]);	/* 3 ordinals on */
+	ok &= gap_nacks_to(&a.cfg.local[1], 12) == 1 && a.st.gap_nacks == 1;
+	rx_data_chunk(&a, 0, 0, 24, &a.cfg.local[1]);	/* asked just now */
+	ok &= a.st.gap_nacks == 1;
+	ktap_result(ok, "agent: without a ToR, a worker's part that a slot lacks once its part 3 ordinals on came is asked for at once, once (%llu NACKs)",
+		    (unsigned long long)a.st.gap_nacks);
+
+	rx_sr(&a, 0, 0, 12, &a.cfg.local[1], RINA_F_RETX);	/* resent */
+	now_us += RINA_AGENT_GAP_REASK_US;
+	rx_data_chunk(&a, 0, 0, 30, &a.cfg.local[1]);
+	ok = a.st.gap_nacks == 1;	/* the slot has it now */
+	rx_sr(&a, 0, 0, 42, &a.cfg.local[1], RINA_F_RETX);
+	ok &= a.st.gap_nacks == 1;	/* a resend says nothing of order */
+	rx_data_chunk(&a, 0, 0, 48, &a.cfg.local[1]);
+	ok &= gap_nacks_to(&a.cfg.local[1], 36) == 1;
+	now_us += RINA_AGENT_GAP_REASK_US;
+	rx_data_chunk(&a, 0, 0, 54, &a.cfg.local[1]);
+	ok &= gap_nacks_to(&a.cfg.local[1], 36) == 2;
+	rx_sr(&a, 0, 0, 36, &a.cfg.local[1], RINA_F_RETX);
+	ok &= a.st.slots_done == 10 && a.st.gap_nacks == 3 &&
+	      !count(RINA_OP_NACK, ~0U, &a.cfg.local[0]);
+	ktap_result(ok, "agent: asks again after %d us, not once the slot has the part, not on a resend, never the worker that lost nothing (%llu NACKs, %llu slots)",
+		    RINA_AGENT_GAP_REASK_US,
+		    (unsigned long long)a.st.gap_nacks,
+		    (unsigned long long)a.st.slots_done);
+	rina_agent_core_fini(&a);
+
+	/* with the ToR on, the rack's parts are the ToR's: nothing asked */
+	setup_on(&a);
+	nsent = 0;
+	rx_data_chunk(&a, 0, 0, 12, &a.cfg.local[0]);
+	rx_data_chunk(&a, 0, 0, 24, &a.cfg.local[1]);
+	ktap_result(!a.st.gap_nacks && !count(RINA_OP_NACK, ~0U, NULL),
+		    "agent: with the ToR on it asks no worker for gaps");
+	rina_agent_core_fini(&a);
+}
+
 static void test_far_rounds(void)
 {
 	struct rina_agent_core a;
@@ -1691,13 +1762,14 @@ static void test_session(void)
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 6 + 3 + 4 + 7 + 5);
+	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 6 + 3 + 4 + 7 + 5 + 3);
 	test_install();
 	test_tor_copies();
 	test_ack_delay();
 	test_hello_gate();
 	test_signed();
 	test_far_rounds();
+	test_gap_nack();
 	test_silent();
 	test_silent_tor();
 	test_repair_window();

@@ -650,11 +650,16 @@ static void wrestart(struct wcall *k)
  * The agent asks the rack again for reduce-scatter seqs (a NACK without
  * AG_PHASE): after a ToR went, the member downstream of ours may lack a
  * result our ToR completed, or upstream its ACK (core/agent.c,
- * ask_again()). Resend what we sent of them, delivered or not, at most
- * once per RINA_PTO_MIN_US: our ToR re-emits a slot it holds done, and
- * takes what it lacks; the agent adds it into a slot it builds anew.
- * acc holds the contribution until the chunk's final result overwrites
- * it: never after that, which would add the result as a contribution.
+ * ask_again()); and while it adds the rack itself, a slot lacks our part
+ * although our later ones came (gap_nack()). Resend what we sent of them,
+ * delivered or not: a part sent once at once, for the agent saw a later
+ * one of ours arrive first, which on one path means this one was lost
+ * (a loss found, as RACK would, for the window and wlossy()); one sent
+ * again at most once per RINA_PTO_MIN_US. Our ToR re-emits a slot it
+ * holds done, and takes what it lacks; the agent adds it into a slot it
+ * builds anew. acc holds the contribution until the chunk's final result
+ * overwrites it: never after that, which would add the result as a
+ * contribution.
  */
 static int wrx_resend(struct wcall *k, const struct rina_hdr *h)
 {
@@ -674,8 +679,13 @@ static int wrx_resend(struct wcall *k, const struct rina_hdr *h)
 					   rina_seq_ag_of(k->s.L, k->s.P, seq)))
 			continue;
 		x = &k->ct[k->ct_of_seq[seq] - 1];
-		if (!x->sent || now - x->t_sent < RINA_PTO_MIN_US)
+		if (!x->sent || (x->tries && now - x->t_sent < RINA_PTO_MIN_US))
 			continue;
+		if (!x->tries && !x->done && k->windowed) {
+			k->c->to_agg.last_loss_us = now;
+			rina_cc_on_loss(&k->c->to_agg.cc, &k->c->to_agg.rtt,
+					now);
+		}
 		ret = send_contrib(k, x, true);
 		if (ret)
 			return ret;
