@@ -616,23 +616,19 @@ static void gap_nack(struct rina_agent_core *a, int k, __u16 round,
 		struct rina_hdr h;
 		__be32 seq;
 	} __attribute__((packed)) p;
-	__u32 L = a->cfg.L, i = a->cfg.member, lp = L * P, c, d;
+	struct rina_sched s = { .L = a->cfg.L, .P = P };	/* as the worker's */
+	__u32 i = a->cfg.member, d;
+	struct rina_pkt_id id;
 	__u64 o, now;
 
-	if (!P || !L)
+	if (!P || rina_seq_is_ag(&s, seq))
 		return;
-	c = (seq % (2 * lp)) / P;
-	if (c >= L)
-		return;	/* an allgather seq: not a contribution */
-	o = ((__u64)(seq / (2 * lp)) * L + rina_chunk_step(i, c, L)) * P +
-	    seq % P;
+	o = rina_seq_ordinal(&s, i, seq);
 	now = a->ops->now_us(a->ctx);
 	for (d = RINA_AGENT_GAP_DUPTHRESH;
 	     d < RINA_AGENT_GAP_DUPTHRESH + RINA_AGENT_GAP_SPAN && d <= o;
 	     d++) {
-		__u64 t = o - d;
-		__u32 ct = (i + L - (__u32)(t / P % L)) % L;
-		__u32 sq = (__u32)(t / lp) * 2 * lp + ct * P + (__u32)(t % P);
+		__u32 sq = rina_ordinal_seq(&s, i, o - d, &id);
 		struct rina_agent_agg *sl = rina_keymap_get(&a->agg, round, sq);
 
 		if (!sl || (sl->s.state & RINA_SLOT_ST_DONE) ||
@@ -643,7 +639,7 @@ static void gap_nack(struct rina_agent_core *a, int k, __u16 round,
 		sl->gap_asked |= 1u << k;
 		sl->t_gap = now;
 		hdr_init(a, &p.h, RINA_OP_NACK, round);
-		p.h.chunk = rina_htons((__u16)ct);
+		p.h.chunk = rina_htons((__u16)id.chunk);
 		p.h.seq = rina_htonl(sq);
 		p.h.n_elem = rina_htons(1);
 		p.seq = p.h.seq;

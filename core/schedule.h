@@ -170,6 +170,30 @@ static inline __u64 rina_ordinal(const struct rina_sched *s, __u32 i, __u64 b,
 	return (b * s->L + rina_chunk_step(i, c, s->L)) * s->P + p;
 }
 
+/* Member i's ordinal of reduce-scatter seq (an allgather seq: none). */
+static inline __u64 rina_seq_ordinal(const struct rina_sched *s, __u32 i,
+				     __u32 seq)
+{
+	struct rina_pkt_id id;
+
+	rina_seq_decode(s, seq, &id);
+	return rina_ordinal(s, i, id.block, id.chunk, id.pkt);
+}
+
+/*
+ * The reduce-scatter seq of member i's ordinal o (rina_ordinal()'s
+ * inverse), decoded in *id.
+ */
+static inline __u32 rina_ordinal_seq(const struct rina_sched *s, __u32 i,
+				     __u64 o, struct rina_pkt_id *id)
+{
+	id->block = o / ((__u64)s->L * s->P);
+	id->chunk = rina_sr_chunk(i, (__u32)(o / s->P % s->L), s->L);
+	id->pkt = (__u32)(o % s->P);
+	id->ag = 0;
+	return rina_seq(s, id->block, id->chunk, id->pkt, 0);
+}
+
 /* Wire slot for an ordinal; slot_base keeps counting across rounds. */
 static inline __u16 rina_slot(__u32 slot_base, __u64 ordinal)
 {

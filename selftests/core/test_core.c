@@ -291,8 +291,16 @@ static void test_schedule(void)
 				for (c = 0; c < 4; c++)
 					for (p = 0; p < s.P; p++) {
 						__u64 o = rina_ordinal(&s, i, b, c, p);
+						__u32 seq = rina_seq(&s, b, c, p, 0);
+						struct rina_pkt_id id;
 
 						if (o >= 1024 || used[o]++)
+							ok = false;
+						/* and seq <-> ordinal both ways */
+						if (rina_seq_ordinal(&s, i, seq) != o ||
+						    rina_ordinal_seq(&s, i, o, &id) != seq ||
+						    id.block != b || id.chunk != c ||
+						    id.pkt != p || id.ag)
 							ok = false;
 					}
 		}
@@ -300,7 +308,7 @@ static void test_schedule(void)
 		ok &= rina_round_cmp(1, 65535) > 0 && rina_round_cmp(65535, 1) < 0 &&
 		      rina_round_cmp(7, 7) == 0;
 	}
-	ktap_result(ok, "schedule: ordinals distinct per member; slot and round wrap around");
+	ktap_result(ok, "schedule: ordinals distinct per member, seq <-> ordinal both ways; slot and round wrap around");
 }
 
 static void test_agg(void)

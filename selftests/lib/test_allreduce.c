@@ -679,6 +679,19 @@ static void test_ina(int k, int m, unsigned int mask, uint32_t drop_ppm)
 }
 
 /*
+ * n ranks in 2 racks, INA racks by mask ina (software agents), giving
+ * up after timeout_ms without progress
+ */
+static void ina_2racks_init(struct run *R, int n, unsigned int ina,
+			    unsigned int timeout_ms)
+{
+	run_init(R, n, 64, 16);
+	R->jo.racks = 2;
+	R->jo.ina = ina;
+	R->jo.timeout_ms = timeout_ms;
+}
+
+/*
  * A local worker that lags behind the rank hosting its rack's agent: the
  * host finishes and destroys its communicator while the laggard (90%
  * receive loss) still needs the agent to repair allgather data and to
@@ -696,10 +709,7 @@ static void test_ina_laggard(void)
 	int t;
 
 	for (t = 0; t < 3 && ok; t++) {
-		run_init(&R, 6, 64, 16);
-		R.jo.racks = 2;
-		R.jo.ina = 3;
-		R.jo.timeout_ms = 15000;
+		ina_2racks_init(&R, 6, 3, 15000);
 		R.x[2].rx_drop_ppm = 900000;	/* rack 0's worker, not agent */
 		run_go(&R, 300, RINA_INT32, RINA_SUM, false, 1);
 		ok = all_ok(&R) && identical(&R) &&
@@ -735,11 +745,8 @@ static void test_ina_lost_results(void)
 	struct run R;
 	bool ok;
 
-	run_init(&R, 6, 64, 16);
-	R.jo.racks = 2;
-	R.jo.ina = 3;
+	ina_2racks_init(&R, 6, 3, 20000);
 	R.jo.rto_us = 2000000;
-	R.jo.timeout_ms = 20000;
 	R.x[1].rx_drop_ppm = 100000;
 	run_go(&R, 4096, RINA_INT32, RINA_SUM, false, calls);
 	ok = all_ok(&R) && identical(&R) && int_correct(&R, RINA_SUM) &&
@@ -769,11 +776,8 @@ static void test_ina_gap_asked(void)
 	bool ok;
 	int r;
 
-	run_init(&R, 6, 64, 16);
-	R.jo.racks = 2;
-	R.jo.ina = 3;
+	ina_2racks_init(&R, 6, 3, 20000);
 	R.jo.drop_ppm = 100000;
-	R.jo.timeout_ms = 20000;
 	run_go(&R, 65536, RINA_INT32, RINA_SUM, false, 3);
 	ok = all_ok(&R) && identical(&R) && int_correct(&R, RINA_SUM);
 	for (r = 0; r < 6; r++)
@@ -796,10 +800,7 @@ static void test_ina_empty_calls(void)
 	bool ok;
 	int r;
 
-	run_init(&R, 4, 64, 16);
-	R.jo.racks = 2;
-	R.jo.ina = 1;
-	R.jo.timeout_ms = 8000;
+	ina_2racks_init(&R, 4, 1, 8000);
 	for (r = 0; r < 4; r++)
 		R.x[r].empty = 100;
 	run_go(&R, 777, RINA_INT32, RINA_SUM, false, 2);

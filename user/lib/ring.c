@@ -279,25 +279,21 @@ static uint32_t next_send(struct call *k)
 /* Receiver (next member) ordinal of reduce-scatter packet seq. */
 static uint64_t recv_ordinal(const struct call *k, uint32_t seq)
 {
-	struct rina_pkt_id id;
-
-	rina_seq_decode(&k->s, seq, &id);
-	return rina_ordinal(&k->s, rina_ring_next(&k->c->ring, k->i),
-			    id.block, id.chunk, id.pkt);
+	return rina_seq_ordinal(&k->s, rina_ring_next(&k->c->ring, k->i), seq);
 }
 
 /* Reduce-scatter seq of receiver ordinal o, or UINT32_MAX if none. */
 static uint32_t ordinal_seq(const struct call *k, uint64_t o)
 {
 	const struct rina_sched *s = &k->s;
-	uint32_t L = s->L, nxt = rina_ring_next(&k->c->ring, k->i);
-	uint64_t b = o / ((uint64_t)L * s->P);
-	uint32_t t = (uint32_t)(o / s->P % L), p = (uint32_t)(o % s->P);
-	uint32_t c = rina_sr_chunk(nxt, t, L);
+	uint32_t nxt = rina_ring_next(&k->c->ring, k->i), seq;
+	struct rina_pkt_id id;
 
-	if (t == 0 || !rina_pkt_sent(s, b, c, p))
+	seq = rina_ordinal_seq(s, nxt, o, &id);
+	if (!rina_chunk_step(nxt, id.chunk, s->L) ||	/* its first step */
+	    !rina_pkt_sent(s, id.block, id.chunk, id.pkt))
 		return UINT32_MAX;	/* not sent by us */
-	return rina_seq(s, b, c, p, 0);
+	return seq;
 }
 
 static void ord_advance(struct call *k)
