@@ -92,7 +92,7 @@ STATS_FIELDS = (
     "agent_far_round", "agent_ack_tx_bytes", "agent_host_relays",
     "rack_agent", "resent_asked", "agent_asks_out", "agent_asks_in",
     "rx_ce", "ce_acked", "cwnd_cuts_loss", "cwnd_cuts_delay",
-    "cwnd_cuts_ecn", "resent_orphaned",
+    "cwnd_cuts_ecn", "resent_orphaned", "agent_gap_nacks",
 )
 
 

@@ -771,7 +771,7 @@ static void test_ina_lost_results(void)
  */
 static void test_ina_gap_asked(void)
 {
-	unsigned long long asked = 0;
+	unsigned long long asked = 0, gaps = 0;
 	struct run R;
 	bool ok;
 	int r;
@@ -780,12 +780,17 @@ static void test_ina_gap_asked(void)
 	R.jo.drop_ppm = 100000;
 	run_go(&R, 65536, RINA_INT32, RINA_SUM, false, 3);
 	ok = all_ok(&R) && identical(&R) && int_correct(&R, RINA_SUM);
-	for (r = 0; r < 6; r++)
+	for (r = 0; r < 6; r++) {
 		asked += R.x[r].st.resent_asked;
+		gaps += R.x[r].st.agent_gap_nacks;
+		/* only the agents (ranks 0 and 3) ask */
+		if (r % 3 && R.x[r].st.agent_gap_nacks)
+			ok = false;
+	}
 	run_free(&R);
-	ktap_result(ok && asked > 0,
-		    "INA racks 2x3, software agents, 10%% loss: workers resend what their agent saw missing (%llu asked); exact",
-		    asked);
+	ktap_result(ok && asked > 0 && gaps > 0,
+		    "INA racks 2x3, software agents, 10%% loss: workers resend what their agent saw missing (%llu asked, agents' gap_nacks %llu); exact",
+		    asked, gaps);
 }
 
 /*

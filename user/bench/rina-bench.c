@@ -553,7 +553,7 @@ int main(int argc, char **argv)
 						    s0.agent_reemit),
 			       (unsigned long long)fnv(buf, count * 4));
 			if (role == RINA_ROLE_INA_AGENT)
-				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu,\"agent_far_round\":%llu,\"agent_ack_tx_bytes\":%.0f,\"agent_host_relays\":%.0f",
+				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu,\"agent_far_round\":%llu,\"agent_ack_tx_bytes\":%.0f,\"agent_host_relays\":%.0f,\"agent_gap_nacks\":%llu",
 				       tor_name(s1.agent_tor),
 				       (unsigned long long)s1.agent_tor_status,
 				       (unsigned long long)
@@ -565,7 +565,10 @@ int main(int argc, char **argv)
 				       o.iters,
 				       (double)(s1.agent_host_relays -
 						s0.agent_host_relays) /
-				       o.iters);
+				       o.iters,
+				       (unsigned long long)
+				       (s1.agent_gap_nacks -
+					s0.agent_gap_nacks));
 			if (o.link_rate)
 				printf(",\"link_rate\":\"%s\",\"link_rate_bps\":%.0f",
 				       o.link_rate, o.link_bps);
@@ -581,10 +584,15 @@ int main(int argc, char **argv)
 						    s0.cwnd_cuts_delay),
 			       (unsigned long long)(s1.cwnd_cuts_ecn -
 						    s0.cwnd_cuts_ecn));
-			/* what a worker resent after its agent lost the ToR */
-			printf(",\"resent_orphaned\":%llu",
+			/*
+			 * what a worker resent after its agent lost the ToR,
+			 * and what this rank resent because a peer asked
+			 */
+			printf(",\"resent_orphaned\":%llu,\"resent_asked\":%llu",
 			       (unsigned long long)(s1.resent_orphaned -
-						    s0.resent_orphaned));
+						    s0.resent_orphaned),
+			       (unsigned long long)(s1.resent_asked -
+						    s0.resent_asked));
 			printf(",\"wire_tx_bytes\":%.0f,\"efficiency\":%s,\"retx_bytes\":%.0f,\"cpu_util\":%.3f}\n",
 			       wire, effic_s, retx, cpu_util);
 		} else if (rank == 0) {

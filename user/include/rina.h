@@ -176,6 +176,13 @@ struct rina_stats {
 	 * the ToR that held them went away (protocol-ina.md 8)
 	 */
 	uint64_t	resent_orphaned;
+	/*
+	 * The agent, while it adds the rack in software: NACKs to a local
+	 * worker for a part a slot lacks once that worker's later parts
+	 * came (protocol-ina.md 8); the worker's answers count in
+	 * resent_asked
+	 */
+	uint64_t	agent_gap_nacks;
 };
 
 enum rina_rack_agent {

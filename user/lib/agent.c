@@ -574,6 +574,7 @@ void rina_agent_get_stats(const struct rina_agent *a,
 	st->ack_tx_bytes = a->c.st.ack_tx_bytes;
 	st->asks_out = s->asks_out;
 	st->asks_in = s->asks_in;
+	st->gap_nacks = s->gap_nacks;
 	st->tor_state = a->core.tor_state;
 	st->tor_status = a->core.tor_status;
 }

@@ -469,6 +469,7 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 		tmp.agent_ack_tx_bytes = as.ack_tx_bytes;
 		tmp.agent_asks_out = as.asks_out;
 		tmp.agent_asks_in = as.asks_in;
+		tmp.agent_gap_nacks = as.gap_nacks;
 	}
 	tmp.size = size;
 	memcpy(st, &tmp, size);

@@ -65,6 +65,7 @@ struct rina_agent_stats {
 	uint64_t far_round;	/* outside the window of rounds */
 	uint64_t ack_tx_bytes;	/* its ACK frames' bytes */
 	uint64_t asks_out, asks_in;	/* partials asked again: agent.c */
+	uint64_t gap_nacks;		/* local workers asked for a gap */
 	uint32_t tor_state, tor_status;	/* core/agent.h */
 };
 

@@ -330,6 +330,7 @@ static const char *const agent_counters[RINA_A_AGENT_MAX + 1] = {
 	[RINA_A_AGENT_BAD_TAG] = "bad_tag",
 	[RINA_A_AGENT_ASKS_OUT] = "asks_out",
 	[RINA_A_AGENT_ASKS_IN] = "asks_in",
+	[RINA_A_AGENT_GAP_NACKS] = "gap_nacks",
 	[RINA_A_AGENT_SEND_ERRORS] = "send_errors",
 };
 

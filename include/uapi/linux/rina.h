@@ -283,6 +283,7 @@ enum rina_agent_attr {
 	RINA_A_AGENT_SEND_ERRORS,
 	RINA_A_AGENT_ASKS_OUT,		/* partials asked of upstream again */
 	RINA_A_AGENT_ASKS_IN,		/* asked of us by downstream */
+	RINA_A_AGENT_GAP_NACKS,		/* local workers asked for a gap */
 	__RINA_A_AGENT_MAX,
 };
 #define RINA_A_AGENT_MAX	(__RINA_A_AGENT_MAX - 1)
