@@ -159,7 +159,7 @@ cat "$tmp/bytes.chk"
 echo "# rina-run $rc, check $brc"
 [ "$rc" -eq 0 ] && [ "$brc" -eq 0 ]
 }
-measure_retried measure_bytes "$tmp/bytes.out" "bytes on the wire" \
+measure measure_bytes "$tmp/bytes.out" "bytes on the wire" \
 	"bytes per interface within 2%: INA worker S, member and uplinks 2(L-1)/L S (retransmissions counted)"
 
 # jsum FILE FIELD: a JSON field summed over every row of every rank

@@ -354,7 +354,7 @@ cat "$tmp/bytes.chk"
 echo "# rina-run $rc, check $brc"
 [ "$rc" -eq 0 ] && [ "$brc" -eq 0 ]
 }
-measure_retried measure_bytes "$tmp/bytes.out" "bytes on the wire through the ToR" \
+measure measure_bytes "$tmp/bytes.out" "bytes on the wire through the ToR" \
 	"bytes per interface through the ToR within 2%: INA worker S, member and uplinks 2(L-1)/L S"
 
 # 17: two concurrent jobs on the same ToRs (two_jobs.sh)
