@@ -361,11 +361,19 @@ static void test_ops(void)
 	ktap_result(ok, "float32 avg");
 }
 
+/*
+ * A data datagram as framed on the wire (Ethernet, IPv4, UDP, the Rina
+ * header, the payload, the tag): the bounds of what one retransmission
+ * adds to retx_tx_bytes with E elements a packet.
+ */
+#define FRAME_MIN	(14 + 20 + 8 + 28 + 4)
+#define FRAME_MAX(E)	(14 + 20 + 8 + 28 + 4 * (E) + 8)
+
 static void test_faults(uint32_t drop, uint32_t dup, const char *what)
 {
 	struct run R;
-	uint64_t retx = 0, dups = 0;
-	bool ok;
+	uint64_t retx = 0, dups = 0, rb;
+	bool ok, bytes_ok = true;
 	int r;
 
 	run_init(&R, 4, 64, 16);
@@ -377,11 +385,20 @@ static void test_faults(uint32_t drop, uint32_t dup, const char *what)
 	for (r = 0; r < R.jo.n; r++) {
 		retx += R.x[r].st.retransmits;
 		dups += R.x[r].st.duplicates;
+		/* every retransmission counted once, at its framed size */
+		rb = R.x[r].st.retx_tx_bytes;
+		if (rb < R.x[r].st.retransmits * FRAME_MIN ||
+		    rb > R.x[r].st.retransmits * FRAME_MAX(64))
+			bytes_ok = false;
 	}
 	ktap_diag("%s: retransmits %llu duplicates %llu", what,
 		  (unsigned long long)retx, (unsigned long long)dups);
 	if (drop && !retx)
 		ok = false;
+	if (!bytes_ok) {
+		ktap_diag("%s: retx_tx_bytes out of its frames' bounds", what);
+		ok = false;
+	}
 	if (dup && !dups)
 		ok = false;
 	run_free(&R);

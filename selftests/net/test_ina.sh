@@ -120,7 +120,9 @@ for line in open(sys.argv[1]):
     line = line.split('] ', 1)[-1].strip()
     if line.startswith('{'):
         r = json.loads(line)
-        retx[r['rank']] = r['retransmits']
+        # sent again, less what the local stack refused (never on the
+        # wire), both as framed: bytes a call
+        retx[r['rank']] = r['retx_bytes'] - r['tx_refused_bytes']
         dups[r['rank']] = r['duplicates']
         continue
     f = line.split()
@@ -136,7 +138,7 @@ for f in ifs:
         want = one if rank < 3 else ring
         label = 'rank %d (%s)' % (rank, 'INA-rack worker' if rank < 3
                                   else 'ring member')
-        etx = retx[rank] * P / calls      # retransmitted by this rank
+        etx = retx[rank]                  # retransmitted by this rank
         erx = dups[rank] * P / calls      # received twice
         if rank == 5:
             erx += agent_acks
@@ -145,7 +147,7 @@ for f in ifs:
         # ring edges across racks: agent (rack 0) -> rank 3, rank 5 ->
         # agent; what the agent sent twice is what rank 3 got twice
         a = dups[3] * P / calls + agent_acks
-        b = retx[5] * P / calls
+        b = retx[5]
         etx, erx = (a, b) if f[1] == '0' else (b, a)
     ok = abs((tx - etx) / want - 1) < 0.02 and abs((rx - erx) / want - 1) < 0.02
     bad |= not ok

@@ -312,7 +312,9 @@ for line in open(sys.argv[1]):
         ifs.append(f)
 bad = len(ifs) != 8 or len(rows) != 6
 r0 = rows.get(0, {})
-retx = {k: r['retransmits'] * F / calls for k, r in rows.items()}
+# sent again, less what the local stack refused (never on the wire), both
+# as framed: bytes a call
+retx = {k: r['retx_bytes'] - r['tx_refused_bytes'] for k, r in rows.items()}
 dups = {k: r['duplicates'] * F / calls for k, r in rows.items()}
 atx = {k: r['ack_tx_bytes'] for k, r in rows.items()}
 arx = {k: r['ack_rx_bytes'] for k, r in rows.items()}

@@ -502,15 +502,9 @@ int main(int argc, char **argv)
 		else
 			theory = L > 1 ? 2.0 * (L - 1) / L *
 				 ((double)count * 4 + npkt * HDR_BYTES) : 0;
-		/*
-		 * librina counts retransmitted packets, not bytes: each
-		 * counts as a full data packet (E elements and headers), so
-		 * retx is an upper bound when a short last packet was resent
-		 */
-		retx = (double)(s1.retransmits - s0.retransmits +
-				s1.agent_ag_retransmits - s0.agent_ag_retransmits +
-				s1.agent_reemit - s0.agent_reemit) *
-		       ((double)o.elems * 4 + HDR_BYTES) / o.iters;
+		/* data sent again, as framed: this rank's and its agent's */
+		retx = (double)(s1.retx_tx_bytes - s0.retx_tx_bytes) /
+		       o.iters;
 		/*
 		 * what the devices sent: librina's tx_bytes also counts what
 		 * a full local qdisc dropped (UDP does not tell)
@@ -593,6 +587,10 @@ int main(int argc, char **argv)
 						    s0.resent_orphaned),
 			       (unsigned long long)(s1.resent_asked -
 						    s0.resent_asked));
+			/* what the local stack refused (lost as on a wire) */
+			printf(",\"tx_refused_bytes\":%.0f",
+			       (double)(s1.tx_refused_bytes -
+					s0.tx_refused_bytes) / o.iters);
 			printf(",\"wire_tx_bytes\":%.0f,\"efficiency\":%s,\"retx_bytes\":%.0f,\"cpu_util\":%.3f}\n",
 			       wire, effic_s, retx, cpu_util);
 		} else if (rank == 0) {

@@ -183,6 +183,16 @@ struct rina_stats {
 	 * resent_asked
 	 */
 	uint64_t	agent_gap_nacks;
+	/*
+	 * Bytes as framed on the wire, the tag and the Ethernet, IPv4 and
+	 * UDP headers included, this rank's agent's too: data (a
+	 * contribution, partial or result) sent again to another host
+	 * (not what the agent and its host's worker send each other), and
+	 * datagrams the local stack refused (a full socket buffer: lost
+	 * as on a wire, and sent again)
+	 */
+	uint64_t	retx_tx_bytes;
+	uint64_t	tx_refused_bytes;
 };
 
 enum rina_rack_agent {

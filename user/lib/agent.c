@@ -545,6 +545,7 @@ void rina_agent_get_stats(const struct rina_agent *a,
 			  struct rina_agent_stats *st)
 {
 	const struct rina_agent_counters *s = &a->core.st;
+	struct rina_transport_stats ts = { 0 };
 
 	st->contrib_in = s->contrib_in;
 	st->partial_in = s->partial_in;
@@ -575,6 +576,9 @@ void rina_agent_get_stats(const struct rina_agent *a,
 	st->asks_out = s->asks_out;
 	st->asks_in = s->asks_in;
 	st->gap_nacks = s->gap_nacks;
+	st->retx_tx_bytes = a->c.st.retx_tx_bytes;
+	a->c.tp->ops->get_stats(a->c.tp, &ts);
+	st->tx_refused_bytes = ts.tx_error_bytes;
 	st->tor_state = a->core.tor_state;
 	st->tor_status = a->core.tor_status;
 }

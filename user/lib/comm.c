@@ -423,6 +423,7 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 	c->tp->ops->get_stats(c->tp, &ts);
 	tmp.tx_packets = ts.tx_packets;
 	tmp.tx_bytes = ts.tx_bytes;
+	tmp.tx_refused_bytes = ts.tx_error_bytes;
 	tmp.xdp_rx_dropped = ts.rx_dropped;
 	tmp.xdp_rx_ring_full = ts.rx_ring_full;
 	tmp.xdp_fill_ring_empty = ts.rx_fill_ring_empty;
@@ -470,6 +471,8 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 		tmp.agent_asks_out = as.asks_out;
 		tmp.agent_asks_in = as.asks_in;
 		tmp.agent_gap_nacks = as.gap_nacks;
+		tmp.retx_tx_bytes += as.retx_tx_bytes;
+		tmp.tx_refused_bytes += as.tx_refused_bytes;
 	}
 	tmp.size = size;
 	memcpy(st, &tmp, size);

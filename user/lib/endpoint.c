@@ -29,6 +29,15 @@ static uint64_t rng_next(struct rina_comm *c)
 	return x;
 }
 
+/* Data (a contribution, partial or result) sent again. */
+static bool is_data_retx(const void *buf)
+{
+	const struct rina_hdr *h = buf;
+
+	return rina_hdr_opcode(h) <= RINA_OP_AG_DATA &&
+	       (h->flags & RINA_F_RETX);
+}
+
 /*
  * Every packet librina sends passes here, so the fault knobs cover data,
  * ACKs and control alike.
@@ -44,6 +53,15 @@ int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n)
 					     c->tagged ? c->tag : NULL,
 					     c->auth_mac ? c->mac_key : NULL,
 					     rina_siphash24);
+		/*
+		 * what goes on the wire again: not to this host (the agent
+		 * and its host's worker talk over loopback, and the agent
+		 * relays what it is sent to the ToR, which counts it there)
+		 */
+		if (msgs[i].addr.ip != c->self.ip &&
+		    is_data_retx(msgs[i].buf))
+			c->st.retx_tx_bytes += msgs[i].len +
+					       RINA_FRAME_OVERHEAD;
 		if (c->drop_ppm && rng_next(c) % 1000000 < c->drop_ppm) {
 			c->st.fault_dropped++;
 			continue;

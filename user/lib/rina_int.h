@@ -66,6 +66,8 @@ struct rina_agent_stats {
 	uint64_t ack_tx_bytes;	/* its ACK frames' bytes */
 	uint64_t asks_out, asks_in;	/* partials asked again: agent.c */
 	uint64_t gap_nacks;		/* local workers asked for a gap */
+	/* its own datagrams: rina_stats.retx_tx_bytes, tx_refused_bytes */
+	uint64_t retx_tx_bytes, tx_refused_bytes;
 	uint32_t tor_state, tor_status;	/* core/agent.h */
 };
 

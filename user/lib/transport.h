@@ -35,6 +35,7 @@ struct rina_transport_stats {
 	uint64_t tx_packets, tx_bytes;	/* bytes as framed on the wire (L2) */
 	uint64_t rx_packets, rx_bytes;
 	uint64_t tx_errors;		/* sends the kernel refused */
+	uint64_t tx_error_bytes;	/* their bytes, framed as tx_bytes */
 	uint64_t rx_dropped;		/* AF_XDP XDP_STATISTICS */
 	uint64_t rx_ring_full;
 	uint64_t rx_fill_ring_empty;

@@ -128,6 +128,10 @@ static int udp_send(struct rina_transport *t, const struct rina_msg *msgs,
 			    errno == ECONNREFUSED || errno == EHOSTUNREACH) {
 				/* lost like on a wire; retransmission heals */
 				u->st.tx_errors++;
+				for (i = 0; i < runlen[0]; i++)
+					u->st.tx_error_bytes +=
+						msgs[done + i].len +
+						RINA_FRAME_OVERHEAD;
 				done += runlen[0];
 				continue;
 			}

@@ -314,6 +314,7 @@ static void send_local(struct xdp_transport *x, const struct rina_msg *m)
 	if (sendto(x->local_fd, m->buf, m->len, MSG_DONTWAIT,
 		   (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		x->st.tx_errors++;	/* lost, like on a wire */
+		x->st.tx_error_bytes += m->len + RINA_FRAME_OVERHEAD;
 		return;
 	}
 	x->st.tx_packets++;
@@ -344,6 +345,7 @@ static int xdp_send(struct rina_transport *t, const struct rina_msg *msgs,
 		}
 		if (resolve(x, &m->addr, dmac)) {
 			x->st.tx_errors++;	/* lost, like on a wire */
+			x->st.tx_error_bytes += m->len + RINA_FRAME_OVERHEAD;
 			done++;
 			continue;
 		}
