@@ -396,7 +396,8 @@ static void ag_send_down(struct rina_agent_core *a, struct rina_agent_ag *e,
 static __u64 ag_retransmit(struct rina_agent_core *a)
 {
 	__u64 now = a->ops->now_us(a->ctx), reo = rina_rack_reo(&a->rtt);
-	__u32 credit = rina_cc_retx_credit(&a->cc, &a->rtt, a->cfg.rto_us,
+	__u32 credit = rina_cc_retx_credit(&a->cc, &a->rtt,
+					   RINA_CC_RETX_PERIOD_MIN_US,
 					   RINA_AGENT_RTO_MAX_US, now);
 	int timer_used = 0, lost;
 

@@ -71,6 +71,13 @@
  */
 #define RINA_CC_RETX_PERIOD_MAX_US	1000000
 #define RINA_CC_RETX_BACKOFF_MAX	10
+/*
+ * ... and is at least this long, a descheduled host thread's round trip:
+ * a round trip, not the job's timer (20 ms by default), which held 10%
+ * loss to a window of repairs per 20 ms (performance.md, "The credit's
+ * period" and "The agents' repairs at a round trip's pace")
+ */
+#define RINA_CC_RETX_PERIOD_MIN_US	2000
 
 struct rina_cc_params {
 	__u32	flags;		/* RINA_CC_F_*; 0: fixed window w_max */

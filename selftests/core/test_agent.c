@@ -945,6 +945,7 @@ struct burst {
 	unsigned int last_gap;	/* ticks between the last two repair passes */
 	__u32 w0, w1;
 	__u64 wait;
+	__u64 srtt, rto;	/* the agent's, and the job's timer */
 };
 
 /*
@@ -986,6 +987,8 @@ static void repairs_of_burst(bool cc, bool answer, struct burst *b)
 	p.s[0] = htonl(139);
 	rina_agent_core_rx(&a, &p, sizeof(p), &a.cfg.next);
 	b->w0 = rina_cc_window(&a.cc);
+	b->srtt = a.rtt.srtt_us;
+	b->rto = a.cfg.rto_us;
 	nsent = 0;
 	b->wait = rina_agent_core_tick(&a);
 	b->first = count(RINA_OP_AG_DATA, ~0U, &a.cfg.next);
@@ -1022,10 +1025,13 @@ static void test_repair_window(void)
 		    "agent: without congestion control 38 lost copies go again in one pass (%u)",
 		    b.first);
 	repairs_of_burst(true, true, &b);
+	/* a round trip, not the job's timer (20 ms) */
 	ktap_result(b.first == b.w0 && b.w0 < 38 && b.w1 == b.w0 / 2 &&
-		    b.second == b.w1 && b.wait == 20000 && b.total >= 39,
-		    "agent: repairs go cwnd (%u) per round trip, the loss halves it (%u, %u sent %llu us later), all %u in the end",
-		    b.w0, b.w1, b.second, (unsigned long long)b.wait, b.total);
+		    b.second == b.w1 && b.srtt >= RINA_CC_RETX_PERIOD_MIN_US &&
+		    b.wait == b.srtt && b.wait < b.rto && b.total >= 39,
+		    "agent: repairs go cwnd (%u) per round trip, the loss halves it (%u, %u sent %llu us later: the round trip, not the job's %llu us timer), all %u in the end",
+		    b.w0, b.w1, b.second, (unsigned long long)b.wait,
+		    (unsigned long long)b.rto, b.total);
 	repairs_of_burst(true, false, &b);
 	ktap_result(b.total < 39 && b.last_gap >= 8,
 		    "agent: repairs that downstream never acknowledges back off (%u sent in 40 round trips, the last two passes %u apart)",

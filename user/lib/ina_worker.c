@@ -382,7 +382,7 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 	 * cut (core/cc.h, rina_cc_rtt_sample()), 2 ms cost 10% at 1%.
 	 */
 	credit = rina_cc_retx_credit_floor(&path->cc, &path->rtt,
-					   RINA_PTO_MIN_US,
+					   RINA_CC_RETX_PERIOD_MIN_US,
 					   RINA_RTO_SLOT_MAX_US, now,
 					   k->s.P + 1);
 	if (!k->windowed || credit > WRETX_MAX)
