@@ -374,8 +374,9 @@ static int wretransmit(struct wcall *k, uint64_t *wait_us)
 
 	contrib_dest(k->c);
 	/*
-	 * The credit's period: the smoothed round trip, at least the
-	 * probe's floor (a descheduled process), not the job's timer: at
+	 * The credit's period: the smoothed round trip, at least
+	 * RINA_CC_RETX_PERIOD_MIN_US (a descheduled process, as the
+	 * agents' repairs), not the job's timer: at
 	 * 10% loss each worker resends some 450 contributions a call, and
 	 * a window of them per 20 ms held a 2x3 rack at 16x its lossless
 	 * call (12x with 2 ms). Before a worker's loss needed a queue to
