@@ -17,6 +17,11 @@
 #define RINA_MAX_RACKS		64
 #define RINA_MIN_WINDOW		2
 #define RINA_MAX_WINDOW		32768	/* power of two; slot field is 16 bits */
+/* rina_job_desc.txq_limit: bytes of socket memory (job-file.md) */
+#define RINA_TXQ_LIMIT_DEFAULT	16384
+#define RINA_TXQ_LIMIT_MIN	1024
+#define RINA_TXQ_LIMIT_MAX	(16u << 20)
+#define RINA_TXQ_LIMIT_OFF	0xffffffffu
 
 struct rina_rank_desc {
 	__be32	ip;		/* IPv4, network order */
@@ -54,6 +59,13 @@ struct rina_job_desc {
 	__u16	cc_init;	/* initial window, packets */
 	__u16	cc_ai;		/* additive increase, 1/1024 packet per RTT */
 	__u16	cc_beta;	/* loss decrease, 1/1024 */
+	/*
+	 * Bytes a sender driven by loss alone may keep queued on its own
+	 * host (ring.c, txq_check()); 0: RINA_TXQ_LIMIT_DEFAULT,
+	 * RINA_TXQ_LIMIT_OFF: no limit. A sender's own policy, not part of
+	 * the job hash.
+	 */
+	__u32	txq_limit;
 	/*
 	 * The job secret (protocol.md 6.2): control messages are signed
 	 * with it when has_secret. Never printed, logged or hashed.

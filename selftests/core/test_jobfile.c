@@ -61,6 +61,10 @@ static const struct {
 	{ "job 7\nfallback ring\n", ":2: fallback: \"ring\": librina's agents have no plain-ring fallback" },
 	{ "job 7\nfallback 1\n", ":2: fallback: \"1\": expected abort or software" },
 	{ "job 7\nfallback abort\nfallback software\n", ":3: fallback: given twice" },
+	{ "job 7\ntxq_limit 512\n", ":2: txq_limit: bytes \"512\" is not a number in 1024..16777216" },
+	{ "job 7\ntxq_limit none\n", ":2: txq_limit: bytes \"none\" is not a number" },
+	{ "job 7\ntxq_limit 4096\ntxq_limit off\n", ":3: txq_limit: given twice" },
+	{ "job 7\ntxq_limit\n", ":2: txq_limit: expected one value" },
 	{ "job 7\nauth mac\nrack 0 ina tor 198.18.0.254\nrank 0 198.18.0.1 rack 0\n",
 	  "rack 0: auth mac in a rack with a ToR, which cannot check per-packet MACs" },
 	{ "job 7\nrack 0 ina agent_port 21063\n", ":2: rack: agent_port \"21063\" is not a number in 21064..21071" },
@@ -144,6 +148,29 @@ static bool fallback_option(void)
 	       rina_job_hash(&dflt) == rina_job_hash(&ab);
 }
 
+/*
+ * txq_limit: bytes or off, 0 (the default) when absent; a sender's own
+ * policy, so not in the job hash.
+ */
+static bool txq_limit_option(void)
+{
+	static const char base[] = "job 7\nrack 0 plain\n"
+				   "rank 0 198.18.0.1 rack 0\n";
+	struct rina_job_desc dflt, set, off;
+	char text[256], err[256];
+	bool ok;
+
+	ok = !rina_jobfile_parse_text(base, "dflt", &dflt, err, sizeof(err));
+	snprintf(text, sizeof(text), "%stxq_limit 4096\n", base);
+	ok &= !rina_jobfile_parse_text(text, "set", &set, err, sizeof(err));
+	snprintf(text, sizeof(text), "%stxq_limit off\n", base);
+	ok &= !rina_jobfile_parse_text(text, "off", &off, err, sizeof(err));
+	return ok && dflt.txq_limit == 0 && set.txq_limit == 4096 &&
+	       off.txq_limit == RINA_TXQ_LIMIT_OFF &&
+	       rina_job_hash(&dflt) == rina_job_hash(&set) &&
+	       rina_job_hash(&dflt) == rina_job_hash(&off);
+}
+
 /* The congestion-control directives land in the job description. */
 static bool cc_knobs(void)
 {
@@ -174,9 +201,10 @@ int main(void)
 	unsigned int i;
 	bool ok;
 
-	ktap_plan(6 + (int)(sizeof(bad) / sizeof(bad[0])));
+	ktap_plan(7 + (int)(sizeof(bad) / sizeof(bad[0])));
 	ktap_result(fallback_option(), "fallback abort|software parse, software by default, not in the job hash");
 	ktap_result(cc_knobs(), "cc, cc_target_us, cc_init, cc_ai, cc_beta parse");
+	ktap_result(txq_limit_option(), "txq_limit BYTES|off parse, 0 (the default) when absent, not in the job hash");
 	ktap_result(auth_option(), "auth tag|mac parse; mac is in the job hash, tag (the default) leaves it as it was");
 	ktap_result(agent_port(), "rack agent_port: parsed, 21071 by default, in the job hash when set, also with a ToR");
 	ok = !rina_jobfile_parse_text(good, "good", &job, err, sizeof(err));

@@ -13,7 +13,8 @@
 # receivers echo the marks and the senders' windows take them (DCTCP),
 # and a job without the ECN signal sends nothing a marker can mark; in a
 # mixed ring a plain member sends its own packets of a block before any
-# of a younger block.
+# of a younger block; the members next to an INA rack, driven by loss,
+# bound what they queue on their host (txq_limit).
 # Every run is bounded by rina-run --timeout. No speed is asserted.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
@@ -109,7 +110,7 @@ report()
 	fi
 }
 
-ktap_plan 18
+ktap_plan 20
 
 # 1: the shaping printed is the shaping on both ends of every link (read
 # back from tc -s qdisc in the kept namespaces), and traffic crossed each
@@ -499,5 +500,48 @@ print("# INA ranks' delay cuts: %s" % cuts)
 sys.exit(0 if len(cuts) == 4 and sum(cuts) > 0 else 1)
 EOF
 report "ina_workers_delay_signal_retx_below_0.75pct" "$rc" "$out"
+
+# txq_holds OUT NRANKS HOLDERS: rina-bench --json rows of OUT; the ranks
+# listed in HOLDERS (comma-separated, may be empty) held data back behind
+# their host's queue (txq_holds > 0), no other rank did
+txq_holds()
+{
+	python3 - "$@" <<'EOF'
+import json, re, sys
+rows = {}
+for l in open(sys.argv[1]):
+    if re.match(r"^\[rank [0-9]+\] \{", l):
+        r = json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
+        rows[r["rank"]] = r["txq_holds"]
+holders = {int(x) for x in sys.argv[3].split(",") if x}
+print("# txq_holds per rank: %s" % rows)
+ok = sorted(rows) == list(range(int(sys.argv[2]))) and \
+     all((rows[i] > 0) == (i in holders) for i in rows)
+sys.exit(0 if ok else 1)
+EOF
+}
+
+# 19: in the mixed 4x2 ring of case 12 the two members next to the rack,
+# which take no delay signal (rank 2 after it, rank 7 before it), keep
+# at most txq_limit bytes queued on their host and held data back for
+# it; the members driven by delay never reach it (ring.c, txq_check()).
+# Without the limit rank 7 put 26-57 partials at a time into its 20 ms
+# queue when the rack's slots completed, its ACKs to rank 6 waited
+# behind them 9-20 ms, and rank 6 cut its window to one packet
+out=$tmp/mixed_ring_4x2_windowed_workers_exact
+txq_holds "$out" 8 2,7 >"$tmp/txq_4x2" 2>&1
+report members_next_to_ina_rack_bound_their_host_queue $? "$tmp/txq_4x2"
+
+# 20: the job's "txq_limit off" lifts it: the same members of a mixed
+# 2x2 ring (rack 0 INA: rank 2 after it, rank 3 before it) never hold
+# back, and the ring stays exact
+out=$tmp/txq_off
+"$RUN" --topo 2x2 --ina 0 --rate 25mbit --queue 20ms --timeout 120 \
+	--job-opt 'txq_limit off' -- \
+	"$BENCH" -b 2M -e 2M -n 2 -w 1 -c 1 --json >"$out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && { check_rows "$out" 4 25000000 ina || rc=1; }
+[ "$rc" -eq 0 ] && { txq_holds "$out" 4 "" || rc=1; }
+report txq_limit_off_no_holds_exact "$rc" "$out"
 
 ktap_finish

@@ -591,6 +591,10 @@ int main(int argc, char **argv)
 			printf(",\"tx_refused_bytes\":%.0f",
 			       (double)(s1.tx_refused_bytes -
 					s0.tx_refused_bytes) / o.iters);
+			/* held back behind its host's queue (txq_limit) */
+			printf(",\"txq_holds\":%llu",
+			       (unsigned long long)(s1.txq_holds -
+						    s0.txq_holds));
 			printf(",\"wire_tx_bytes\":%.0f,\"efficiency\":%s,\"retx_bytes\":%.0f,\"cpu_util\":%.3f}\n",
 			       wire, effic_s, retx, cpu_util);
 		} else if (rank == 0) {

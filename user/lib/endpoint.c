@@ -88,6 +88,16 @@ int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n)
 	return sent;
 }
 
+int rina_tx_queued(struct rina_comm *c)
+{
+	int bytes;
+
+	if (!c->tp->ops->tx_queued)
+		return -1;
+	bytes = c->tp->ops->tx_queued(c->tp);
+	return bytes < 0 ? -1 : bytes;
+}
+
 void rina_hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
 		   uint16_t round)
 {

@@ -84,6 +84,11 @@ void rina_ack_flush(struct rina_comm *c, struct rina_ack_batch *a);
 
 /* Fault injection and sending through the transport. */
 int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n);
+/*
+ * Bytes of socket memory that what we sent still holds in this host's
+ * queues, or -1 where the transport cannot tell (AF_XDP, in-process).
+ */
+int rina_tx_queued(struct rina_comm *c);
 void rina_hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
 		   uint16_t round);
 bool rina_addr_eq(const struct rina_addr *a, const struct rina_addr *b);

@@ -28,6 +28,7 @@ struct parse_ctx {
 	bool seen_cc;
 	bool seen_auth;
 	bool seen_fallback;
+	bool seen_txq_limit;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -283,6 +284,31 @@ static int do_auth(struct parse_ctx *c, struct rina_job_desc *job,
 }
 
 /*
+ * "txq_limit BYTES|off": what a sender driven by loss alone may keep
+ * queued on its own host (ring.c, txq_check()).
+ */
+static int do_txq_limit(struct parse_ctx *c, struct rina_job_desc *job,
+			char **f, int nf)
+{
+	unsigned long v;
+
+	if (nf != 2)
+		return fail(c, f[0], "expected one value");
+	if (c->seen_txq_limit)
+		return fail(c, f[0], "given twice");
+	c->seen_txq_limit = true;
+	if (!strcmp(f[1], "off")) {
+		job->txq_limit = RINA_TXQ_LIMIT_OFF;
+		return 0;
+	}
+	if (num(c, f[0], "bytes", f[1], RINA_TXQ_LIMIT_MIN,
+		RINA_TXQ_LIMIT_MAX, &v))
+		return -1;
+	job->txq_limit = (__u32)v;
+	return 0;
+}
+
+/*
  * "fallback abort|software": what an INA rack's agent does when its ToR
  * refuses the job, does not answer, or goes silent mid-job (the values
  * of net.rina.fallback; librina has no plain-ring fallback).
@@ -389,6 +415,8 @@ static int parse_line(struct parse_ctx *c, struct rina_job_desc *job,
 		return do_auth(c, job, f, nf);
 	if (!strcmp(f[0], "fallback"))
 		return do_fallback(c, job, f, nf);
+	if (!strcmp(f[0], "txq_limit"))
+		return do_txq_limit(c, job, f, nf);
 	return do_param(c, job, f, nf);
 }
 

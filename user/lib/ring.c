@@ -66,6 +66,13 @@ struct call {
 	 * come in through the queue that the rack's output fills (rx_ack()).
 	 */
 	bool		after_ina;
+	/*
+	 * Bytes of this host's queue we may fill, 0: no limit (txq_check());
+	 * packets sent since we last looked; the queue held that much
+	 */
+	uint32_t	txq_limit;
+	uint32_t	txq_unchecked;
+	bool		txq_full;
 	__u64		*sr_ready;	/* by receiver ordinal */
 	__u64		*sr_done;	/* sent (bit set) ... */
 	__u64		*sr_acked;	/* ... and acknowledged */
@@ -335,6 +342,7 @@ static int send_new(struct call *k, uint32_t seq, uint64_t now)
 	ret = emit(k, seq, false);
 	if (ret)
 		return ret;
+	k->txq_unchecked++;
 	e = &k->out[k->nout];
 	e->seq = seq;
 	e->order = k->ordwin ? order_of(k, seq) : 0;
@@ -349,6 +357,51 @@ static int send_new(struct call *k, uint32_t seq, uint64_t now)
 	e->deadline = now + e->rto;
 	k->outpos[seq] = ++k->nout;
 	return 0;
+}
+
+/*
+ * A member that takes no delay signal (rx_ack()) is driven by loss: its
+ * window may put a burst of partials into its host's queue, and its ACKs
+ * to the member upstream wait behind them. Upstream of an INA rack a
+ * burst leaves when the rack's slots complete, many at once: 26-57 of
+ * them a time on a mixed 4x2 ring at 25 Mbit/s, which held the ACKs of
+ * the member upstream 9-20 ms, and that member, driven by delay, cut its
+ * window to one packet and fell 300-600 packets behind. So such a member
+ * keeps at most txq_limit bytes queued on its host, as Linux's TCP
+ * small queues do, and holds the rest until the device takes what it
+ * queued (call_loop() looks again within a millisecond). Looked at every
+ * RINA_TXQ_GROUP packets: the queue is socket memory (SIOCOUTQ), which
+ * is not the packets' length.
+ */
+#define RINA_TXQ_GROUP	4
+
+static int txq_check(struct call *k)
+{
+	int ret, queued;
+
+	if (!k->txq_limit || k->txq_full ||
+	    k->txq_unchecked < RINA_TXQ_GROUP)
+		return 0;
+	ret = flush_tx(k);
+	if (ret)
+		return ret;
+	k->txq_unchecked = 0;
+	queued = rina_tx_queued(k->c);
+	if (queued >= 0 && (uint32_t)queued >= k->txq_limit) {
+		k->txq_full = true;
+		k->c->st.txq_holds++;
+	}
+	return 0;
+}
+
+/* txq_check()'s limit for a member that takes no delay signal, or 0 */
+static uint32_t txq_limit_of(const struct rina_comm *c, bool loss_driven)
+{
+	uint32_t limit = c->job.txq_limit;
+
+	if (!loss_driven || limit == RINA_TXQ_LIMIT_OFF)
+		return 0;
+	return limit ? limit : RINA_TXQ_LIMIT_DEFAULT;
 }
 
 /*
@@ -369,8 +422,14 @@ static int pump_ordinals(struct call *k, uint64_t now)
 		end = k->nord;
 	for (o = k->ord_base; o < end && k->nout < 2 * k->W; o++) {
 		if (!rina_bit_test(k->sr_ready, (uint32_t)o) ||
-		    rina_bit_test_and_set(k->sr_done, (uint32_t)o))
+		    rina_bit_test(k->sr_done, (uint32_t)o))
 			continue;
+		ret = txq_check(k);
+		if (ret)
+			return ret;
+		if (k->txq_full)
+			break;
+		rina_bit_test_and_set(k->sr_done, (uint32_t)o);
 		ret = send_new(k, ordinal_seq(k, o), now);
 		if (ret)
 			return ret;
@@ -397,7 +456,17 @@ static int pump(struct call *k)
 	 */
 	if (k->ordwin && k->cwnd < k->s.P + 1)
 		k->cwnd = k->s.P + 1 < k->W ? k->s.P + 1 : k->W;
-	while (k->nout < k->cwnd && (seq = next_send(k)) != UINT32_MAX) {
+	k->txq_full = false;
+	k->txq_unchecked = RINA_TXQ_GROUP;	/* look before the first */
+	while (k->nout < k->cwnd) {
+		ret = txq_check(k);
+		if (ret)
+			return ret;
+		if (k->txq_full)
+			break;
+		seq = next_send(k);
+		if (seq == UINT32_MAX)
+			break;
 		ret = send_new(k, seq, now);
 		if (ret)
 			return ret;
@@ -916,6 +985,9 @@ static int call_loop(struct call *k)
 		ret = retransmit(k, &wait_us);
 		if (ret)
 			return ret;
+		/* the device drains our queue without telling us */
+		if (k->txq_full && wait_us > 1000)
+			wait_us = 1000;
 		ret = rina_recv_batch(c, wait_us > 100000 ? 100000 : wait_us,
 				      rx_one_cb, k);
 		if (ret)
@@ -1021,6 +1093,10 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 	}
 	count_expected(k);
 	k->after_ina = c->ring.m[rina_ring_prev(&c->ring, k->i)].ina;
+	k->txq_limit = txq_limit_of(c, k->after_ina ||
+				    (c->ring.m[rina_ring_next(&c->ring,
+							      k->i)].ina &&
+				     c->L > 1));
 	if (c->ring.m[rina_ring_next(&c->ring, k->i)].ina && c->L > 1) {
 		uint64_t b;
 		uint32_t p;

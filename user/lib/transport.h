@@ -74,6 +74,11 @@ struct rina_transport_ops {
 	void (*get_stats)(struct rina_transport *t,
 			  struct rina_transport_stats *st);
 	void (*destroy)(struct rina_transport *t);
+	/*
+	 * Bytes of socket memory that datagrams already sent still hold
+	 * in this host's queues (SIOCOUTQ), or -errno. NULL: not known.
+	 */
+	int (*tx_queued)(struct rina_transport *t);
 };
 
 struct rina_transport {

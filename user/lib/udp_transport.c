@@ -11,12 +11,14 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -260,6 +262,19 @@ static void udp_get_stats(struct rina_transport *t,
 	*st = ((struct udp_transport *)t)->st;
 }
 
+/*
+ * A datagram charges the socket until its device takes it: behind a
+ * shaped link, that is the time it waits in the qdisc.
+ */
+static int udp_tx_queued(struct rina_transport *t)
+{
+	int bytes;
+
+	if (ioctl(((struct udp_transport *)t)->fd, SIOCOUTQ, &bytes))
+		return -errno;
+	return bytes;
+}
+
 static void udp_destroy(struct rina_transport *t)
 {
 	struct udp_transport *u = (struct udp_transport *)t;
@@ -275,6 +290,7 @@ static const struct rina_transport_ops udp_ops = {
 	.recv		= udp_recv,
 	.get_stats	= udp_get_stats,
 	.destroy	= udp_destroy,
+	.tx_queued	= udp_tx_queued,
 };
 
 static void set_buf(int fd, int force_opt, int opt, int bytes)
