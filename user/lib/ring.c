@@ -67,8 +67,9 @@ struct call {
 	 */
 	bool		after_ina;
 	/*
-	 * Bytes of this host's queue we may fill, 0: no limit (txq_check());
-	 * packets sent since we last looked; the queue held that much
+	 * txq_check(): bytes of our host's queue we may fill (0: no
+	 * limit), packets sent since we last looked, and whether the
+	 * queue held txq_limit bytes when we did
 	 */
 	uint32_t	txq_limit;
 	uint32_t	txq_unchecked;
