@@ -268,4 +268,22 @@ static inline __u32 rina_cc_ina_window(const struct rina_cc *cc, __u32 P)
 	return rina_cc_window_floor(cc, P + 1);
 }
 
+/*
+ * The same in a ring of INA members only, never below 2 (P + 1). There a
+ * worker's ACK is the downstream rack's (its ToR fans it out when the
+ * downstream slot completes), so every RTT sample holds how far that
+ * rack lags; past the delay target a random loss counts as one behind a
+ * queue and cuts, and at P + 1 the racks then wait on each other's next
+ * ordinal in lock-step: at 10% loss a third of the calls took 2-3 times
+ * as long (performance.md, "The agents' repairs at a round trip's
+ * pace"). A chunk step more leaves each rack one step of slack. Not in
+ * mixed rings: there contributions wait for the plain members, and with
+ * twice as many out the workers' timers fired on 2-7 times as many.
+ */
+static inline __u32 rina_cc_ina_window_only(const struct rina_cc *cc,
+					    __u32 P)
+{
+	return rina_cc_window_floor(cc, 2 * (P + 1));
+}
+
 #endif /* RINA_CORE_CC_H */

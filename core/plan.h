@@ -60,8 +60,8 @@ struct rina_job_desc {
 	__u16	cc_ai;		/* additive increase, 1/1024 packet per RTT */
 	__u16	cc_beta;	/* loss decrease, 1/1024 */
 	/*
-	 * Bytes a sender driven by loss alone may keep queued on its own
-	 * host (ring.c, txq_check()); 0: RINA_TXQ_LIMIT_DEFAULT,
+	 * Bytes a bounded sender may keep queued on its own host
+	 * (user/lib/endpoint.h, struct rina_txq); 0: RINA_TXQ_LIMIT_DEFAULT,
 	 * RINA_TXQ_LIMIT_OFF: no limit. A sender's own policy, not part of
 	 * the job hash.
 	 */
@@ -179,6 +179,17 @@ static inline unsigned int rina_ring_prev(const struct rina_ring *r,
 					  unsigned int member)
 {
 	return member ? member - 1 : r->L - 1u;
+}
+
+/* Every member of the ring an INA rack (no plain member). */
+static inline int rina_ring_only_ina(const struct rina_ring *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->L; i++)
+		if (!r->m[i].ina)
+			return 0;
+	return r->L > 0;
 }
 
 /* 64-bit FNV-1a over the fields every rank must agree on. */

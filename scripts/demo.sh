@@ -74,7 +74,8 @@ for v, name in (("rina-ina-all", "Rina INA (both racks)"),
               % (name, bw(v) / ring))'
 echo "== (efficiency: a rank's wire bytes at $rate over its time. Ring members"
 echo "==  and INA workers adapt a congestion window to the path (INA ones"
-echo "==  never below P + 1 packets, Documentation/protocol.md 6.1); INA"
+echo "==  never below P + 1 packets, 2 (P + 1) when every rack is INA,"
+echo "==  Documentation/protocol.md 6.1); INA"
 echo "==  packets carry 256 elements, 1024 data bytes per 1102-byte frame:"
 echo "==  Documentation/performance.md)"
 echo

@@ -611,6 +611,9 @@ static void test_ina_window(void)
 		    rina_cc_ina_window(&p.cc, 15) == 16 &&
 		    rina_cc_ina_window(&p.cc, 2 * W) == W,
 		    "cc: an INA worker's window is at least P + 1, at most W");
+	ktap_result(rina_cc_ina_window_only(&p.cc, 15) == 32 &&
+		    rina_cc_ina_window_only(&p.cc, W) == W,
+		    "cc: in a ring of INA members only it is at least 2 (P + 1), at most W");
 	/* ... and it may resend that many per round trip, not cwnd (1) */
 	ktap_result(rina_cc_retx_credit_floor(&p.cc, NULL, BASE, 10 * BASE,
 					      p.now + 1, 16) == 16 &&
@@ -629,6 +632,10 @@ static void test_ina_window(void)
 	ktap_result(got == ML * MM * MN && stalled < got,
 		    "cc: %d INA racks at one-packet windows deliver all %d contributions with the P + 1 floor (%u; a floor of P stalls at %u)",
 		    ML, ML * MM * MN, got, stalled);
+	got = ring_model(rina_cc_ina_window_only);
+	ktap_result(got == ML * MM * MN,
+		    "cc: ... and all of them with the 2 (P + 1) floor (%u)",
+		    got);
 }
 
 static void test_retx_credit(void)
@@ -754,7 +761,7 @@ static void test_job_params(void)
 
 int main(void)
 {
-	ktap_plan(48);
+	ktap_plan(50);
 	test_slow_start_and_cap();
 	test_loss();
 	test_loss_unqueued();

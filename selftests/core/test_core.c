@@ -121,6 +121,9 @@ static void test_plan(void)
 					continue;
 				}
 				rina_ring_build(&job, 1, &ring);
+				/* only INA members: every rack INA */
+				if (rina_ring_only_ina(&ring) != (x == k))
+					ok = false;
 				if (ring.L != x + m * (k - x)) {
 					ktap_diag("k %d m %d x %d: L %u", k, m,
 						  x, ring.L);
@@ -139,10 +142,10 @@ static void test_plan(void)
 						ok = false;
 				}
 				rina_ring_build(&job, 0, &ring);
-				if (ring.L != k * m)
+				if (ring.L != k * m || rina_ring_only_ina(&ring))
 					ok = false;
 			}
-	ktap_result(ok, "plan: L = x + m(k - x) for k, m = 1..4 and every INA pattern; agents lowest; racks in order");
+	ktap_result(ok, "plan: L = x + m(k - x) for k, m = 1..4 and every INA pattern; agents lowest; racks in order; a ring of INA members only exactly when every rack is");
 
 	make_job(&job, 2, 3, 1);
 	rina_ring_build(&job, 1, &ring);

@@ -194,9 +194,10 @@ struct rina_stats {
 	uint64_t	retx_tx_bytes;
 	uint64_t	tx_refused_bytes;
 	/*
-	 * A ring member that takes no delay signal (next to an INA rack)
-	 * held data back because its host's queue held the job's
-	 * txq_limit bytes already (protocol.md 6.1): times it did
+	 * A ring member that takes no delay signal (next to an INA rack),
+	 * or an INA worker of a ring of INA racks only, held data back
+	 * because its host's queue held the job's txq_limit bytes already
+	 * (protocol.md 6.1): times it did
 	 */
 	uint64_t	txq_holds;
 };

@@ -98,6 +98,26 @@ int rina_tx_queued(struct rina_comm *c)
 	return bytes < 0 ? -1 : bytes;
 }
 
+uint32_t rina_txq_limit(const struct rina_comm *c, bool bounded)
+{
+	uint32_t limit = c->job.txq_limit;
+
+	if (!bounded || limit == RINA_TXQ_LIMIT_OFF)
+		return 0;
+	return limit ? limit : RINA_TXQ_LIMIT_DEFAULT;
+}
+
+void rina_txq_look(struct rina_comm *c, struct rina_txq *q)
+{
+	int queued = rina_tx_queued(c);
+
+	q->unchecked = 0;
+	if (queued >= 0 && (uint32_t)queued >= q->limit) {
+		q->full = true;
+		c->st.txq_holds++;
+	}
+}
+
 void rina_hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
 		   uint16_t round)
 {

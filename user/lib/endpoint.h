@@ -89,6 +89,50 @@ int rina_xmit(struct rina_comm *c, struct rina_msg *msgs, int n);
  * queues, or -1 where the transport cannot tell (AF_XDP, in-process).
  */
 int rina_tx_queued(struct rina_comm *c);
+
+/*
+ * A sender whose own signals let it fill its host's queue bounds what it
+ * queues there instead (protocol.md 6.1), as Linux's TCP small queues:
+ * at most limit bytes of socket memory (rina_tx_queued()), looked at
+ * every RINA_TXQ_GROUP packets, the rest held until the device takes
+ * what is queued. Per pass of a sender's pump:
+ *	rina_txq_start(&q);
+ *	for each packet: if (rina_txq_due(&q)) { flush what is built;
+ *		rina_txq_look(c, &q); } if (q.full) stop; send;
+ *		rina_txq_sent(&q);
+ * and while q.full wait at most RINA_TXQ_WAIT_US: the device drains the
+ * queue without telling us.
+ */
+#define RINA_TXQ_GROUP		4
+#define RINA_TXQ_WAIT_US	1000
+
+struct rina_txq {
+	uint32_t	limit;		/* bytes; 0: no bound */
+	uint32_t	unchecked;	/* packets sent since we last looked */
+	bool		full;		/* the queue held limit bytes then */
+};
+
+/* The job's bound (txq_limit) for a sender that needs one, or 0. */
+uint32_t rina_txq_limit(const struct rina_comm *c, bool bounded);
+
+static inline void rina_txq_start(struct rina_txq *q)
+{
+	q->full = false;
+	q->unchecked = RINA_TXQ_GROUP;	/* look before the first */
+}
+
+static inline bool rina_txq_due(const struct rina_txq *q)
+{
+	return q->limit && !q->full && q->unchecked >= RINA_TXQ_GROUP;
+}
+
+static inline void rina_txq_sent(struct rina_txq *q)
+{
+	q->unchecked++;
+}
+
+/* Look at the queue (what was built is flushed); counts txq_holds. */
+void rina_txq_look(struct rina_comm *c, struct rina_txq *q);
 void rina_hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
 		   uint16_t round);
 bool rina_addr_eq(const struct rina_addr *a, const struct rina_addr *b);

@@ -284,8 +284,8 @@ static int do_auth(struct parse_ctx *c, struct rina_job_desc *job,
 }
 
 /*
- * "txq_limit BYTES|off": what a sender driven by loss alone may keep
- * queued on its own host (ring.c, txq_check()).
+ * "txq_limit BYTES|off": what a bounded sender may keep queued on its
+ * own host (endpoint.h, struct rina_txq).
  */
 static int do_txq_limit(struct parse_ctx *c, struct rina_job_desc *job,
 			char **f, int nf)

@@ -66,14 +66,7 @@ struct call {
 	 * come in through the queue that the rack's output fills (rx_ack()).
 	 */
 	bool		after_ina;
-	/*
-	 * txq_check(): bytes of our host's queue we may fill (0: no
-	 * limit), packets sent since we last looked, and whether the
-	 * queue held txq_limit bytes when we did
-	 */
-	uint32_t	txq_limit;
-	uint32_t	txq_unchecked;
-	bool		txq_full;
+	struct rina_txq	txq;		/* our host's queue: txq_check() */
 	__u64		*sr_ready;	/* by receiver ordinal */
 	__u64		*sr_done;	/* sent (bit set) ... */
 	__u64		*sr_acked;	/* ... and acknowledged */
@@ -343,7 +336,7 @@ static int send_new(struct call *k, uint32_t seq, uint64_t now)
 	ret = emit(k, seq, false);
 	if (ret)
 		return ret;
-	k->txq_unchecked++;
+	rina_txq_sent(&k->txq);
 	e = &k->out[k->nout];
 	e->seq = seq;
 	e->order = k->ordwin ? order_of(k, seq) : 0;
@@ -368,41 +361,20 @@ static int send_new(struct call *k, uint32_t seq, uint64_t now)
  * them a time on a mixed 4x2 ring at 25 Mbit/s, which held the ACKs of
  * the member upstream 9-20 ms, and that member, driven by delay, cut its
  * window to one packet and fell 300-600 packets behind. So such a member
- * keeps at most txq_limit bytes queued on its host, as Linux's TCP
- * small queues do, and holds the rest until the device takes what it
- * queued (call_loop() looks again within a millisecond). Looked at every
- * RINA_TXQ_GROUP packets: the queue is socket memory (SIOCOUTQ), which
- * is not the packets' length.
+ * keeps at most txq_limit bytes queued on its host and holds the rest
+ * until the device takes what it queued (endpoint.h, struct rina_txq).
  */
-#define RINA_TXQ_GROUP	4
-
 static int txq_check(struct call *k)
 {
-	int ret, queued;
+	int ret;
 
-	if (!k->txq_limit || k->txq_full ||
-	    k->txq_unchecked < RINA_TXQ_GROUP)
+	if (!rina_txq_due(&k->txq))
 		return 0;
 	ret = flush_tx(k);
 	if (ret)
 		return ret;
-	k->txq_unchecked = 0;
-	queued = rina_tx_queued(k->c);
-	if (queued >= 0 && (uint32_t)queued >= k->txq_limit) {
-		k->txq_full = true;
-		k->c->st.txq_holds++;
-	}
+	rina_txq_look(k->c, &k->txq);
 	return 0;
-}
-
-/* txq_check()'s limit for a member that takes no delay signal, or 0 */
-static uint32_t txq_limit_of(const struct rina_comm *c, bool loss_driven)
-{
-	uint32_t limit = c->job.txq_limit;
-
-	if (!loss_driven || limit == RINA_TXQ_LIMIT_OFF)
-		return 0;
-	return limit ? limit : RINA_TXQ_LIMIT_DEFAULT;
 }
 
 /*
@@ -428,7 +400,7 @@ static int pump_ordinals(struct call *k, uint64_t now)
 		ret = txq_check(k);
 		if (ret)
 			return ret;
-		if (k->txq_full)
+		if (k->txq.full)
 			break;
 		rina_bit_test_and_set(k->sr_done, (uint32_t)o);
 		ret = send_new(k, ordinal_seq(k, o), now);
@@ -457,13 +429,12 @@ static int pump(struct call *k)
 	 */
 	if (k->ordwin && k->cwnd < k->s.P + 1)
 		k->cwnd = k->s.P + 1 < k->W ? k->s.P + 1 : k->W;
-	k->txq_full = false;
-	k->txq_unchecked = RINA_TXQ_GROUP;	/* look before the first */
+	rina_txq_start(&k->txq);
 	while (k->nout < k->cwnd) {
 		ret = txq_check(k);
 		if (ret)
 			return ret;
-		if (k->txq_full)
+		if (k->txq.full)
 			break;
 		seq = next_send(k);
 		if (seq == UINT32_MAX)
@@ -986,9 +957,8 @@ static int call_loop(struct call *k)
 		ret = retransmit(k, &wait_us);
 		if (ret)
 			return ret;
-		/* the device drains our queue without telling us */
-		if (k->txq_full && wait_us > 1000)
-			wait_us = 1000;
+		if (k->txq.full && wait_us > RINA_TXQ_WAIT_US)
+			wait_us = RINA_TXQ_WAIT_US;
 		ret = rina_recv_batch(c, wait_us > 100000 ? 100000 : wait_us,
 				      rx_one_cb, k);
 		if (ret)
@@ -1094,10 +1064,10 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 	}
 	count_expected(k);
 	k->after_ina = c->ring.m[rina_ring_prev(&c->ring, k->i)].ina;
-	k->txq_limit = txq_limit_of(c, k->after_ina ||
-				    (c->ring.m[rina_ring_next(&c->ring,
-							      k->i)].ina &&
-				     c->L > 1));
+	k->txq.limit = rina_txq_limit(c, k->after_ina ||
+				      (c->ring.m[rina_ring_next(&c->ring,
+								k->i)].ina &&
+				       c->L > 1));
 	if (c->ring.m[rina_ring_next(&c->ring, k->i)].ina && c->L > 1) {
 		uint64_t b;
 		uint32_t p;
