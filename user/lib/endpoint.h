@@ -133,6 +133,7 @@ static inline void rina_txq_sent(struct rina_txq *q)
 
 /* Look at the queue (what was built is flushed); counts txq_holds. */
 void rina_txq_look(struct rina_comm *c, struct rina_txq *q);
+
 void rina_hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
 		   uint16_t round);
 bool rina_addr_eq(const struct rina_addr *a, const struct rina_addr *b);
