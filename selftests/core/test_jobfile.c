@@ -105,23 +105,34 @@ static bool agent_port(void)
 }
 
 /*
+ * Parse the one-rank job below with line added (before it when first,
+ * else after): the job-wide options' tests below.
+ */
+static bool parse_with(const char *line, bool first, const char *name,
+		       struct rina_job_desc *job)
+{
+	static const char base[] =
+		"job 7\nrack 0 plain\nrank 0 198.18.0.1 rack 0\n";
+	char text[256], err[256];
+
+	snprintf(text, sizeof(text), "%s%s%s", first ? line : "", base,
+		 first ? "" : line);
+	return !rina_jobfile_parse_text(text, name, job, err, sizeof(err));
+}
+
+/*
  * "auth": tag is the default and leaves the job hash as it was (hosts
  * of older jobs agree); mac is hashed, so ranks that disagree on it fail
  * at HELLO with a hash mismatch instead of dropping each other's data.
  */
 static bool auth_option(void)
 {
-	static const char base[] =
-		"job 7\nrack 0 plain\nrank 0 198.18.0.1 rack 0\n";
 	struct rina_job_desc plain, tag, mac;
-	char text[256], err[256];
 	bool ok;
 
-	ok = !rina_jobfile_parse_text(base, "plain", &plain, err, sizeof(err));
-	snprintf(text, sizeof(text), "auth tag\n%s", base);
-	ok &= !rina_jobfile_parse_text(text, "tag", &tag, err, sizeof(err));
-	snprintf(text, sizeof(text), "%sauth mac\n", base);
-	ok &= !rina_jobfile_parse_text(text, "mac", &mac, err, sizeof(err));
+	ok = parse_with("", false, "plain", &plain);
+	ok &= parse_with("auth tag\n", true, "tag", &tag);
+	ok &= parse_with("auth mac\n", false, "mac", &mac);
 	return ok && plain.auth == RINA_JOB_AUTH_TAG &&
 	       tag.auth == RINA_JOB_AUTH_TAG && mac.auth == RINA_JOB_AUTH_MAC &&
 	       rina_job_hash(&plain) == rina_job_hash(&tag) &&
@@ -131,17 +142,12 @@ static bool auth_option(void)
 /* "fallback": software by default, abort when asked, not hashed. */
 static bool fallback_option(void)
 {
-	static const char base[] =
-		"job 7\nrack 0 plain\nrank 0 198.18.0.1 rack 0\n";
 	struct rina_job_desc dflt, sw, ab;
-	char text[256], err[256];
 	bool ok;
 
-	ok = !rina_jobfile_parse_text(base, "dflt", &dflt, err, sizeof(err));
-	snprintf(text, sizeof(text), "fallback software\n%s", base);
-	ok &= !rina_jobfile_parse_text(text, "sw", &sw, err, sizeof(err));
-	snprintf(text, sizeof(text), "%sfallback abort\n", base);
-	ok &= !rina_jobfile_parse_text(text, "ab", &ab, err, sizeof(err));
+	ok = parse_with("", false, "dflt", &dflt);
+	ok &= parse_with("fallback software\n", true, "sw", &sw);
+	ok &= parse_with("fallback abort\n", false, "ab", &ab);
 	return ok && dflt.fallback == RINA_FALLBACK_SOFTWARE &&
 	       sw.fallback == RINA_FALLBACK_SOFTWARE &&
 	       ab.fallback == RINA_FALLBACK_ABORT &&
@@ -154,17 +160,12 @@ static bool fallback_option(void)
  */
 static bool txq_limit_option(void)
 {
-	static const char base[] = "job 7\nrack 0 plain\n"
-				   "rank 0 198.18.0.1 rack 0\n";
 	struct rina_job_desc dflt, set, off;
-	char text[256], err[256];
 	bool ok;
 
-	ok = !rina_jobfile_parse_text(base, "dflt", &dflt, err, sizeof(err));
-	snprintf(text, sizeof(text), "%stxq_limit 4096\n", base);
-	ok &= !rina_jobfile_parse_text(text, "set", &set, err, sizeof(err));
-	snprintf(text, sizeof(text), "%stxq_limit off\n", base);
-	ok &= !rina_jobfile_parse_text(text, "off", &off, err, sizeof(err));
+	ok = parse_with("", false, "dflt", &dflt);
+	ok &= parse_with("txq_limit 4096\n", false, "set", &set);
+	ok &= parse_with("txq_limit off\n", false, "off", &off);
 	return ok && dflt.txq_limit == 0 && set.txq_limit == 4096 &&
 	       off.txq_limit == RINA_TXQ_LIMIT_OFF &&
 	       rina_job_hash(&dflt) == rina_job_hash(&set) &&

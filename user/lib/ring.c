@@ -1064,10 +1064,6 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 	}
 	count_expected(k);
 	k->after_ina = c->ring.m[rina_ring_prev(&c->ring, k->i)].ina;
-	k->txq.limit = rina_txq_limit(c, k->after_ina ||
-				      (c->ring.m[rina_ring_next(&c->ring,
-								k->i)].ina &&
-				       c->L > 1));
 	if (c->ring.m[rina_ring_next(&c->ring, k->i)].ina && c->L > 1) {
 		uint64_t b;
 		uint32_t p;
@@ -1092,6 +1088,8 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 						rina_seq(&k->s, b, k->i, p, 0)));
 		ord_advance(k);
 	}
+	/* the members that take no delay signal (rx_ack()) */
+	k->txq.limit = rina_txq_limit(c, k->after_ina || k->ordwin);
 	k->last_progress = rina_now_us();
 	ret = c->L > 1 ? call_loop(k) : RINA_OK;
 	if (!ret) {
