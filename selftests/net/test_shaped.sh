@@ -315,17 +315,19 @@ EOF
 
 # ina_case NAME TOPO INA NRANKS [retx]: 2 MiB through 20 ms queues at
 # 25 Mbit/s (bench's shaped setting) with INA racks INA, exact; with
-# retx, retransmitting under 15% of the ranks' payload. With RX_LOG_RANK
-# and RX_LOG set, that rank logs the ring data it receives to RX_LOG
-# (rx_log.so)
+# retx, retransmitting under 15% of the ranks' payload. With RX_LOG_RANKS
+# (blank-separated) and RX_LOG set, each of those ranks logs the ring data
+# it receives to RX_LOG<rank> (rx_log.so)
 ina_case()
 {
 	local out=$tmp/$1 rc
 
 	"$RUN" --topo "$2" --ina "$3" --rate 25mbit --queue 20ms \
 		--timeout 120 -- sh -c \
-		'[ "$RINA_RANK" = "$RX_LOG_RANK" ] &&
-			export LD_PRELOAD="$RX_LOG_SO"
+		'case " $RX_LOG_RANKS " in *" $RINA_RANK "*)
+			export LD_PRELOAD="$RX_LOG_SO" \
+				RX_LOG="$RX_LOG$RINA_RANK" ;;
+		esac
 		exec "$0" "$@"' \
 		"$BENCH" -b 2M -e 2M -n 2 -w 1 -c 1 --json >"$out" 2>&1
 	rc=$?
@@ -351,8 +353,8 @@ ina_case mixed_ring_25mbit_queue_20ms_retx_below_15pct 2x2 0 4 retx
 # flight instead, it sat on 49 partials of the next block, sent while its
 # window was larger, and held back the oldest ones that the rack's
 # windowed workers waited on: no progress for 10 s in the first call.
-# Rank 4 logs the ring data it receives for case 14.
-RX_LOG_RANK=4 RX_LOG=$tmp/rx_log_rank4 RX_LOG_SO=$RX_LOG_SO \
+# Ranks 4 and 7 log the ring data they receive for cases 14 and 21.
+RX_LOG_RANKS="4 7" RX_LOG=$tmp/rx_log_rank RX_LOG_SO=$RX_LOG_SO \
 	ina_case mixed_ring_4x2_windowed_workers_exact 4x2 0 8
 
 # 13: in that ring (rack 0 INA, then ranks 2..7) the member right after
@@ -549,5 +551,38 @@ rc=$?
 [ "$rc" -eq 0 ] && { check_rows "$out" 4 25000000 ina || rc=1; }
 [ "$rc" -eq 0 ] && { txq_holds "$out" 4 "" || rc=1; }
 report txq_limit_off_no_holds_exact "$rc" "$out"
+
+# 21: in the mixed 4x2 ring of case 12 rank 6 (member 5), the member
+# upstream of the one that feeds the rack, sends all its own packets of a
+# block (step 0, chunk 5) before anything it forwards of that block
+# (ring.c, next_send(), inject_first), as rank 7 receives them (first
+# transmissions; one FIFO path). The rack takes that chunk right after
+# rank 7's own; forwarded first, it came some 50 ms late every block and
+# rank 7 sent nothing meanwhile. Without the rule every block's own
+# packets came after that block's forwarded ones.
+python3 - "$tmp/rx_log_rank7" 7 5 <<'EOF' >"$tmp/inject_first" 2>&1
+import collections, os, sys
+L, me = int(sys.argv[2]), int(sys.argv[3])
+if not os.path.exists(sys.argv[1]):
+    sys.exit("# no receive log from rank 7 (rx_log.so not preloaded?)")
+rounds = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    rnd, seq, op, chunk, p, retx = map(int, line.split())
+    if not retx:
+        rounds[rnd].append((seq // (2 * L * p), op == 2 and chunk == me))
+own = late = 0
+for rnd, pkts in sorted(rounds.items()):
+    forwarded = set()		# blocks of which a forwarded packet came
+    for block, mine in pkts:
+        own += mine
+        late += mine and block in forwarded
+        if not mine:
+            forwarded.add(block)
+print("# %d rounds, %d own step-0 packets of rank 6, %d after a forwarded "
+      "packet of their block" % (len(rounds), own, late))
+sys.exit(0 if own and not late else 1)
+EOF
+report member_feeding_rack_upstream_sends_own_block_first $? \
+	"$tmp/inject_first"
 
 ktap_finish
