@@ -552,37 +552,45 @@ rc=$?
 [ "$rc" -eq 0 ] && { txq_holds "$out" 4 "" || rc=1; }
 report txq_limit_off_no_holds_exact "$rc" "$out"
 
-# 21: in the mixed 4x2 ring of case 12 rank 6 (member 5), the member
-# upstream of the one that feeds the rack, sends all its own packets of a
-# block (step 0, chunk 5) before anything it forwards of that block
-# (ring.c, next_send(), inject_first), as rank 7 receives them (first
-# transmissions; one FIFO path). The rack takes that chunk right after
-# rank 7's own; forwarded first, it came some 50 ms late every block and
-# rank 7 sent nothing meanwhile. Without the rule every block's own
-# packets came after that block's forwarded ones.
-python3 - "$tmp/rx_log_rank7" 7 5 <<'EOF' >"$tmp/inject_first" 2>&1
+# 21: in the mixed 4x2 ring of case 12 the plain members that no rack
+# feeds (ranks 3-7; rank 2 forwards the rack's output) send all their own
+# packets of a block (step 0) before anything they forward of it (ring.c,
+# next_send(), inject_first): rank 3 (member 2, chunk 2) as rank 4
+# receives, rank 6 (member 5, chunk 5) as rank 7 receives (first
+# transmissions; one FIFO path each). The rack takes a block's chunks in
+# step order and rank 7 windows by the rack's ordinals: forwarded first,
+# the own chunks came after each block's later steps, and rank 7 sent
+# nothing for them some 50 ms a block. Without the rule every block's
+# own packets came after that block's forwarded ones.
+python3 - "$tmp/rx_log_rank" 7 <<'EOF' >"$tmp/inject_first" 2>&1
 import collections, os, sys
-L, me = int(sys.argv[2]), int(sys.argv[3])
-if not os.path.exists(sys.argv[1]):
-    sys.exit("# no receive log from rank 7 (rx_log.so not preloaded?)")
-rounds = collections.defaultdict(list)
-for line in open(sys.argv[1]):
-    rnd, seq, op, chunk, p, retx = map(int, line.split())
-    if not retx:
-        rounds[rnd].append((seq // (2 * L * p), op == 2 and chunk == me))
-own = late = 0
-for rnd, pkts in sorted(rounds.items()):
-    forwarded = set()		# blocks of which a forwarded packet came
-    for block, mine in pkts:
-        own += mine
-        late += mine and block in forwarded
-        if not mine:
-            forwarded.add(block)
-print("# %d rounds, %d own step-0 packets of rank 6, %d after a forwarded "
-      "packet of their block" % (len(rounds), own, late))
-sys.exit(0 if own and not late else 1)
+prefix, L = sys.argv[1], int(sys.argv[2])
+ok = True
+for rx, me in ((4, 2), (7, 5)):
+    log = "%s%d" % (prefix, rx)
+    if not os.path.exists(log):
+        sys.exit("# no receive log from rank %d (rx_log.so not preloaded?)"
+                 % rx)
+    rounds = collections.defaultdict(list)
+    for line in open(log):
+        rnd, seq, op, chunk, p, retx = map(int, line.split())
+        if not retx:
+            rounds[rnd].append((seq // (2 * L * p), op == 2 and chunk == me))
+    own = late = 0
+    for rnd, pkts in sorted(rounds.items()):
+        forwarded = set()	# blocks of which a forwarded packet came
+        for block, mine in pkts:
+            own += mine
+            late += mine and block in forwarded
+            if not mine:
+                forwarded.add(block)
+    print("# rank %d: %d rounds, %d own step-0 packets of rank %d, %d after "
+          "a forwarded packet of their block" % (rx, len(rounds), own,
+                                                 rx - 1, late))
+    ok &= own > 0 and not late
+sys.exit(0 if ok else 1)
 EOF
-report member_feeding_rack_upstream_sends_own_block_first $? \
+report plain_members_send_own_block_before_forwarding_it $? \
 	"$tmp/inject_first"
 
 ktap_finish

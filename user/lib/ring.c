@@ -67,8 +67,9 @@ struct call {
 	 */
 	bool		after_ina;
 	/*
-	 * The next member is upstream of an INA rack (ordwin): our own
-	 * packets of a block go before what we forward of it (next_send()).
+	 * A plain member of a ring with INA members that no rack feeds:
+	 * our own packets of a block go before what we forward of it
+	 * (next_send()).
 	 */
 	bool		inject_first;
 	struct rina_txq	txq;		/* our host's queue: txq_check() */
@@ -267,19 +268,21 @@ static void fwd_push(struct call *k, uint32_t seq)
  * member upstream of it received blocks 3-9 at line rate and held its
  * window open for block 0.
  *
- * The member upstream of that one (inject_first) sends its own packets
- * of a block before what it forwards of it. The rack's slots take a
- * block's chunks step by step (rina_ordinal()), and the chunk the rack
- * takes right after the next member's own is ours: forwarded first, it
- * reached the next member only after the block's other P (L - 2)
- * packets, and that member, whose window is a span of ordinals, sent
- * nothing for it meanwhile. On a mixed 4x2 ring at 25 Mbit/s (rack 0
- * INA) it idled some 50 ms a block with 150-300 partials ready, and the
- * call took 1622-1649 ms against 1470-1482 now (1527-1568 against
- * 1414-1443 with racks 0 and 1 INA, 2x4: 1359-1381 against 1286-1340).
- * Not when we forward an INA rack's output ourselves (after_ina): there
- * the same order made 2x2 and 4x2 rings with one or three INA racks 5%
- * and 13% slower.
+ * In a ring with INA members the plain members that no rack feeds
+ * (inject_first) send their own packets of a block before what they
+ * forward of it: in step order, as the rack's slots take a block's
+ * chunks (rina_ordinal()). The member upstream of the rack windows by a
+ * span of the rack's ordinals, and the chunk the rack takes after that
+ * member's own is the previous member's own, then the one before's:
+ * forwarded first, each reached it after the block's later steps, and it
+ * sent nothing for them meanwhile. On a mixed 4x2 ring at 25 Mbit/s
+ * (rack 0 INA) it idled some 50 ms a block with 150-300 partials ready;
+ * the call took 1622-1649 ms, 1470-1548 with this order at the member
+ * right before it alone, 1417-1438 at every member (2x4 and racks 0, 1
+ * of 4x2: 1359-1381 and 1527-1568 against 1274-1353 and 1393-1446).
+ * Not at a member that forwards a rack's output (after_ina): the same
+ * order made 2x2 and 4x2 rings with one or three INA racks, whose only
+ * members upstream of a rack are such, 5% and 13% slower.
  */
 static uint32_t next_send(struct call *k)
 {
@@ -1050,7 +1053,7 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 		  uint8_t dtype_op)
 {
 	struct call *k;
-	uint32_t words, nxt;
+	uint32_t words;
 	int ret;
 
 	k = zalloc(sizeof(*k));
@@ -1083,9 +1086,7 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 	}
 	count_expected(k);
 	k->after_ina = c->ring.m[rina_ring_prev(&c->ring, k->i)].ina;
-	nxt = rina_ring_next(&c->ring, k->i);
-	k->inject_first = c->L > 2 && !k->after_ina && !c->ring.m[nxt].ina &&
-			  c->ring.m[rina_ring_next(&c->ring, nxt)].ina;
+	k->inject_first = c->pad && !k->after_ina;
 	if (c->ring.m[rina_ring_next(&c->ring, k->i)].ina && c->L > 1) {
 		uint64_t b;
 		uint32_t p;
