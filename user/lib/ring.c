@@ -276,13 +276,13 @@ static void fwd_push(struct call *k, uint32_t seq)
  * member's own is the previous member's own, then the one before's:
  * forwarded first, each reached it after the block's later steps, and it
  * sent nothing for them meanwhile. On a mixed 4x2 ring at 25 Mbit/s
- * (rack 0 INA) it idled some 50 ms a block with 150-300 partials ready;
- * the call took 1622-1649 ms, 1470-1548 with this order at the member
- * right before it alone, 1417-1438 at every member (2x4 and racks 0, 1
- * of 4x2: 1359-1381 and 1527-1568 against 1274-1353 and 1393-1446).
- * Not at a member that forwards a rack's output (after_ina): the same
- * order made 2x2 and 4x2 rings with one or three INA racks, whose only
- * members upstream of a rack are such, 5% and 13% slower.
+ * (rack 0 INA) it idled 30-50 ms a block with 150-300 partials ready,
+ * and the call took 1632-1661 ms against 1420-1457 now (racks 0 and 1
+ * INA: 1538-1564 against 1415-1430; 2x4: 1346-1376 against 1290-1360;
+ * performance.md, "Step order towards an INA rack"). Not at a member
+ * that forwards a rack's output (after_ina): the same order there made
+ * 2x2 and 4x2 rings with one or three INA racks, whose only members
+ * upstream of a rack are such, 5% and 13% slower.
  */
 static uint32_t next_send(struct call *k)
 {
