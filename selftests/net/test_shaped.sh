@@ -13,8 +13,9 @@
 # receivers echo the marks and the senders' windows take them (DCTCP),
 # and a job without the ECN signal sends nothing a marker can mark; in a
 # mixed ring a plain member sends its own packets of a block before any
-# of a younger block; the members next to an INA rack, driven by loss,
-# bound what they queue on their host (txq_limit).
+# of a younger block and, unless an INA rack feeds it, before anything
+# it forwards of that block; the members next to an INA rack, driven by
+# loss, bound what they queue on their host (txq_limit).
 # Every run is bounded by rina-run --timeout. No speed is asserted.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
