@@ -380,33 +380,49 @@ sys.exit(0 if ok else 1)
 EOF
 report member_after_ina_rack_no_delay_cuts $? "$tmp/after_rack"
 
+# own_order LOG L ME younger|forwarded: in rx_log.so's LOG (first
+# transmissions only; one FIFO path), every own step-0 packet of member
+# ME (chunk ME) came before any packet of a younger block (younger), or
+# before any forwarded packet of its own block (forwarded)
+own_order()
+{
+	python3 - "$@" <<'EOF'
+import collections, os, sys
+log, L, me, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+if not os.path.exists(log):
+    sys.exit("# no receive log %s (rx_log.so not preloaded?)" % log)
+rounds = collections.defaultdict(list)
+for line in open(log):
+    rnd, seq, op, chunk, p, retx = map(int, line.split())
+    if not retx:
+        rounds[rnd].append((seq // (2 * L * p), op == 2 and chunk == me))
+own = late = 0
+for rnd, pkts in sorted(rounds.items()):
+    youngest, forwarded = -1, set()
+    for block, mine in pkts:
+        own += mine
+        if mode == "younger":
+            late += mine and block < youngest
+        else:
+            late += mine and block in forwarded
+        youngest = max(youngest, block)
+        if not mine:
+            forwarded.add(block)
+print("# %s: %d rounds, %d own step-0 packets of member %d, %d after %s" %
+      (os.path.basename(log), len(rounds), own, me, late,
+       "a younger block's" if mode == "younger" else
+       "a forwarded packet of their block"))
+sys.exit(0 if own and not late else 1)
+EOF
+}
+
 # 14: in that ring rank 3 (member 2: the rack is member 0) sends every
 # packet of its own of a block (step 0, chunk 2) before any packet of a
 # younger block (ring.c, next_send()), as rank 4 receives them (first
 # transmissions; one FIFO path). In arrival order upstream members sent
 # younger blocks first and the rack waited for old ones, 100-550 ms at
 # a time: 698 own packets came after a younger block's in one run
-python3 - "$tmp/rx_log_rank4" 7 2 <<'EOF' >"$tmp/block_order" 2>&1
-import collections, os, sys
-L, me = int(sys.argv[2]), int(sys.argv[3])
-if not os.path.exists(sys.argv[1]):
-    sys.exit("# no receive log from rank 4 (rx_log.so not preloaded?)")
-rounds = collections.defaultdict(list)
-for line in open(sys.argv[1]):
-    rnd, seq, op, chunk, p, retx = map(int, line.split())
-    if not retx:
-        rounds[rnd].append((seq // (2 * L * p), op == 2 and chunk == me))
-own = late = 0
-for rnd, pkts in sorted(rounds.items()):
-    youngest = -1
-    for block, mine in pkts:
-        own += mine
-        late += mine and block < youngest
-        youngest = max(youngest, block)
-print("# %d rounds, %d own step-0 packets of rank 3, %d after a younger "
-      "block's" % (len(rounds), own, late))
-sys.exit(0 if own and not late else 1)
-EOF
+own_order "$tmp/rx_log_rank4" 7 2 younger >"$tmp/block_order" 2>&1
 report plain_member_sends_oldest_block_first $? "$tmp/block_order"
 
 # ecn_rows OUT NRANKS on|off|ina: rina-bench --json rows of OUT; on: every
@@ -563,35 +579,11 @@ report txq_limit_off_no_holds_exact "$rc" "$out"
 # the own chunks came after each block's later steps, and rank 7 sent
 # nothing for them some 50 ms a block. Without the rule every block's
 # own packets came after that block's forwarded ones.
-python3 - "$tmp/rx_log_rank" 7 <<'EOF' >"$tmp/inject_first" 2>&1
-import collections, os, sys
-prefix, L = sys.argv[1], int(sys.argv[2])
-ok = True
-for rx, me in ((4, 2), (7, 5)):
-    log = "%s%d" % (prefix, rx)
-    if not os.path.exists(log):
-        sys.exit("# no receive log from rank %d (rx_log.so not preloaded?)"
-                 % rx)
-    rounds = collections.defaultdict(list)
-    for line in open(log):
-        rnd, seq, op, chunk, p, retx = map(int, line.split())
-        if not retx:
-            rounds[rnd].append((seq // (2 * L * p), op == 2 and chunk == me))
-    own = late = 0
-    for rnd, pkts in sorted(rounds.items()):
-        forwarded = set()	# blocks of which a forwarded packet came
-        for block, mine in pkts:
-            own += mine
-            late += mine and block in forwarded
-            if not mine:
-                forwarded.add(block)
-    print("# rank %d: %d rounds, %d own step-0 packets of rank %d, %d after "
-          "a forwarded packet of their block" % (rx, len(rounds), own,
-                                                 rx - 1, late))
-    ok &= own > 0 and not late
-sys.exit(0 if ok else 1)
-EOF
-report plain_members_send_own_block_before_forwarding_it $? \
+own_order "$tmp/rx_log_rank4" 7 2 forwarded >"$tmp/inject_first" 2>&1
+rc=$?
+own_order "$tmp/rx_log_rank7" 7 5 forwarded >>"$tmp/inject_first" 2>&1 ||
+	rc=1
+report plain_members_send_own_block_before_forwarding_it "$rc" \
 	"$tmp/inject_first"
 
 ktap_finish
