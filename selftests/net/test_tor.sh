@@ -276,7 +276,10 @@ report notor $? \
 # the upstream member, the downstream member's leave it); retransmissions
 # (counted by their senders) added. The agent host gets the agent's copy
 # (its worker's comes from the agent over the host, rw_host) and the
-# downstream's allgather ACKs, and sends the agent's ACKs.
+# downstream's allgather ACKs, and sends the agent's ACKs; what it
+# receives twice is the agent's duplicates (rina-bench's
+# agent_duplicates), not its worker's: a repair the worker asked for
+# that crosses the relay of the same copy never was on the link.
 S=$((2 << 20)); calls=3
 measure_bytes()
 {
@@ -315,7 +318,11 @@ r0 = rows.get(0, {})
 # sent again, less what the local stack refused (never on the wire), both
 # as framed: bytes a call
 retx = {k: r['retx_bytes'] - r['tx_refused_bytes'] for k, r in rows.items()}
-dups = {k: r['duplicates'] * F / calls for k, r in rows.items()}
+# data received twice, as framed, a call; the worker on the agent's host
+# gets its copies over the host's loopback (relays, repairs), so on that
+# host's link it is what the agent received twice
+dups = {k: r['agent_duplicates' if k == 0 else 'duplicates'] * F / calls
+        for k, r in rows.items()}
 atx = {k: r['ack_tx_bytes'] for k, r in rows.items()}
 arx = {k: r['ack_rx_bytes'] for k, r in rows.items()}
 for f in ifs:

@@ -547,7 +547,7 @@ int main(int argc, char **argv)
 						    s0.agent_reemit),
 			       (unsigned long long)fnv(buf, count * 4));
 			if (role == RINA_ROLE_INA_AGENT)
-				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu,\"agent_far_round\":%llu,\"agent_ack_tx_bytes\":%.0f,\"agent_host_relays\":%.0f,\"agent_gap_nacks\":%llu",
+				printf(",\"tor\":\"%s\",\"tor_status\":%llu,\"agent_slots_done\":%llu,\"agent_far_round\":%llu,\"agent_ack_tx_bytes\":%.0f,\"agent_host_relays\":%.0f,\"agent_gap_nacks\":%llu,\"agent_duplicates\":%llu",
 				       tor_name(s1.agent_tor),
 				       (unsigned long long)s1.agent_tor_status,
 				       (unsigned long long)
@@ -562,7 +562,9 @@ int main(int argc, char **argv)
 				       o.iters,
 				       (unsigned long long)
 				       (s1.agent_gap_nacks -
-					s0.agent_gap_nacks));
+					s0.agent_gap_nacks),
+				       (unsigned long long)
+				       (s1.agent_dup - s0.agent_dup));
 			if (o.link_rate)
 				printf(",\"link_rate\":\"%s\",\"link_rate_bps\":%.0f",
 				       o.link_rate, o.link_bps);
