@@ -57,9 +57,8 @@ $(SELFTEST_BIN)/rx_kill.so: $(TOP)/selftests/net/rx_kill.c \
 		$(TOP)/selftests/net/rx_shim.h
 	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)
 
-# The receive order of one rank's ring data, preloaded by
+# The send order of one rank's ring data, preloaded by
 # selftests/net/test_shaped.sh.
-ALL_TARGETS += $(SELFTEST_BIN)/rx_log.so
-$(SELFTEST_BIN)/rx_log.so: $(TOP)/selftests/net/rx_log.c \
-		$(TOP)/selftests/net/rx_shim.h
+ALL_TARGETS += $(SELFTEST_BIN)/tx_log.so
+$(SELFTEST_BIN)/tx_log.so: $(TOP)/selftests/net/tx_log.c
 	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)

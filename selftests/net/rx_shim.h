@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * What the test shims preloaded into a rank (rx_corrupt.so, rx_drop.so,
- * rx_kill.so, rx_log.so) share: the real recvmmsg() under theirs, and
- * the Rina header of a received datagram.
+ * rx_kill.so) share: the real recvmmsg() under theirs, and the Rina
+ * header of a received datagram.
  */
 #ifndef RINA_SELFTESTS_RX_SHIM_H
 #define RINA_SELFTESTS_RX_SHIM_H

@@ -25,8 +25,8 @@ require_cmd ip tc python3
 
 RUN=$top/build/bin/rina-run
 BENCH=$top/build/bin/rina-bench
-RX_LOG_SO=$top/build/selftests/rx_log.so
-for b in "$RUN" "$BENCH" "$RX_LOG_SO"; do
+TX_LOG_SO=$top/build/selftests/tx_log.so
+for b in "$RUN" "$BENCH" "$TX_LOG_SO"; do
 	[ -x "$b" ] || { ktap_plan 1; ktap_fail "build" "no $b (make)"; \
 		ktap_finish; }
 done
@@ -111,7 +111,7 @@ report()
 	fi
 }
 
-ktap_plan 20
+ktap_plan 21
 
 # 1: the shaping printed is the shaping on both ends of every link (read
 # back from tc -s qdisc in the kept namespaces), and traffic crossed each
@@ -316,18 +316,18 @@ EOF
 
 # ina_case NAME TOPO INA NRANKS [retx]: 2 MiB through 20 ms queues at
 # 25 Mbit/s (bench's shaped setting) with INA racks INA, exact; with
-# retx, retransmitting under 15% of the ranks' payload. With RX_LOG_RANKS
-# (blank-separated) and RX_LOG set, each of those ranks logs the ring data
-# it receives to RX_LOG<rank> (rx_log.so)
+# retx, retransmitting under 15% of the ranks' payload. With TX_LOG_RANKS
+# (blank-separated) and TX_LOG set, each of those ranks logs the ring data
+# it sends to TX_LOG<rank> (tx_log.so)
 ina_case()
 {
 	local out=$tmp/$1 rc
 
 	"$RUN" --topo "$2" --ina "$3" --rate 25mbit --queue 20ms \
 		--timeout 120 -- sh -c \
-		'case " $RX_LOG_RANKS " in *" $RINA_RANK "*)
-			export LD_PRELOAD="$RX_LOG_SO" \
-				RX_LOG="$RX_LOG$RINA_RANK" ;;
+		'case " $TX_LOG_RANKS " in *" $RINA_RANK "*)
+			export LD_PRELOAD="$TX_LOG_SO" \
+				TX_LOG="$TX_LOG$RINA_RANK" ;;
 		esac
 		exec "$0" "$@"' \
 		"$BENCH" -b 2M -e 2M -n 2 -w 1 -c 1 --json >"$out" 2>&1
@@ -354,8 +354,8 @@ ina_case mixed_ring_25mbit_queue_20ms_retx_below_15pct 2x2 0 4 retx
 # flight instead, it sat on 49 partials of the next block, sent while its
 # window was larger, and held back the oldest ones that the rack's
 # windowed workers waited on: no progress for 10 s in the first call.
-# Ranks 4 and 7 log the ring data they receive for cases 14 and 21.
-RX_LOG_RANKS="4 7" RX_LOG=$tmp/rx_log_rank RX_LOG_SO=$RX_LOG_SO \
+# Ranks 3 and 6 log the ring data they send for cases 14 and 21.
+TX_LOG_RANKS="3 6" TX_LOG=$tmp/tx_log_rank TX_LOG_SO=$TX_LOG_SO \
 	ina_case mixed_ring_4x2_windowed_workers_exact 4x2 0 8
 
 # 13: in that ring (rack 0 INA, then ranks 2..7) the member right after
@@ -380,8 +380,8 @@ sys.exit(0 if ok else 1)
 EOF
 report member_after_ina_rack_no_delay_cuts $? "$tmp/after_rack"
 
-# own_order LOG L ME younger|forwarded: in rx_log.so's LOG (first
-# transmissions only; one FIFO path), every own step-0 packet of member
+# own_order LOG L ME younger|forwarded: in tx_log.so's LOG of what a
+# member sent (first transmissions only), every own step-0 packet of member
 # ME (chunk ME) came before any packet of a younger block (younger), or
 # before any forwarded packet of its own block (forwarded)
 own_order()
@@ -390,7 +390,7 @@ own_order()
 import collections, os, sys
 log, L, me, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 if not os.path.exists(log):
-    sys.exit("# no receive log %s (rx_log.so not preloaded?)" % log)
+    sys.exit("# no send log %s (tx_log.so not preloaded?)" % log)
 rounds = collections.defaultdict(list)
 for line in open(log):
     rnd, seq, op, chunk, p, retx = map(int, line.split())
@@ -418,11 +418,13 @@ EOF
 
 # 14: in that ring rank 3 (member 2: the rack is member 0) sends every
 # packet of its own of a block (step 0, chunk 2) before any packet of a
-# younger block (ring.c, next_send()), as rank 4 receives them (first
-# transmissions; one FIFO path). In arrival order upstream members sent
-# younger blocks first and the rack waited for old ones, 100-550 ms at
-# a time: 698 own packets came after a younger block's in one run
-own_order "$tmp/rx_log_rank4" 7 2 younger >"$tmp/block_order" 2>&1
+# younger block (ring.c, next_send()), as it sent them (first
+# transmissions). In arrival order upstream members sent younger blocks
+# first and the rack waited for old ones, 100-550 ms at a time: 698 own
+# packets came after a younger block's in one run (as rank 4 received
+# them; the check is on the sender, as a shaped path between veths may
+# reorder a frame or two, tx_log.c)
+own_order "$tmp/tx_log_rank3" 7 2 younger >"$tmp/block_order" 2>&1
 report plain_member_sends_oldest_block_first $? "$tmp/block_order"
 
 # ecn_rows OUT NRANKS on|off|ina: rina-bench --json rows of OUT; on: every
@@ -572,16 +574,17 @@ report txq_limit_off_no_holds_exact "$rc" "$out"
 # 21: in the mixed 4x2 ring of case 12 the plain members that no rack
 # feeds (ranks 3-7; rank 2 forwards the rack's output) send all their own
 # packets of a block (step 0) before anything they forward of it (ring.c,
-# next_send(), inject_first): rank 3 (member 2, chunk 2) as rank 4
-# receives, rank 6 (member 5, chunk 5) as rank 7 receives (first
-# transmissions; one FIFO path each). The rack takes a block's chunks in
+# next_send(), inject_first): rank 3 (member 2, chunk 2) and rank 6
+# (member 5, chunk 5), as they sent them (first transmissions; as ranks
+# 4 and 7 received them, 2 of 936 were once out of that order, which
+# the sender had not made: tx_log.c). The rack takes a block's chunks in
 # step order and rank 7 windows by the rack's ordinals: forwarded first,
 # the own chunks came after each block's later steps, and rank 7 sent
 # nothing for them some 50 ms a block. Without the rule every block's
 # own packets came after that block's forwarded ones.
-own_order "$tmp/rx_log_rank4" 7 2 forwarded >"$tmp/inject_first" 2>&1
+own_order "$tmp/tx_log_rank3" 7 2 forwarded >"$tmp/inject_first" 2>&1
 rc=$?
-own_order "$tmp/rx_log_rank7" 7 5 forwarded >>"$tmp/inject_first" 2>&1 ||
+own_order "$tmp/tx_log_rank6" 7 5 forwarded >>"$tmp/inject_first" 2>&1 ||
 	rc=1
 report plain_members_send_own_block_before_forwarding_it "$rc" \
 	"$tmp/inject_first"
