@@ -4,7 +4,8 @@
 #
 # Each program prints KTAP (TAP version 13, "ok N name", "not ok N name",
 # "# SKIP"); its lines are echoed indented under a top-level result per
-# program. The closing line counts the individual test cases:
+# program, which fails if the program ran other than its plan's count.
+# The closing line counts the individual test cases:
 #   N passed, N failed, N skipped
 # Usage: run_tests.sh [-l LIST] [FILTER...]   (FILTER matches test names)
 set -u
@@ -43,6 +44,8 @@ for i in "${!names[@]}"; do
 	s=$(grep -cE '^[[:space:]]*ok [0-9]+.*# *SKIP' "$out" | head -1)
 	f=$(grep -cE '^[[:space:]]*not ok [0-9]+' "$out" | head -1)
 	p=$((p - s))
+	# the program's plan: the first "1..N" line (nested ones come later)
+	plan=$(grep -m1 -oE '^[[:space:]]*1\.\.[0-9]+' "$out" | sed 's/.*\.\.//')
 	why=""
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		f=$((f + 1)); why=" (timed out after ${tmos[$i]})"
@@ -50,6 +53,9 @@ for i in "${!names[@]}"; do
 		f=$((f + 1)); why=" (exit status $rc)"
 	elif [ $((p + s + f)) -eq 0 ]; then
 		if [ "$rc" -eq 4 ]; then s=1; else f=1; why=" (no results)"; fi
+	elif [ -n "$plan" ] && [ "$plan" -ne $((p + s + f)) ]; then
+		# a program that stops early, or counts its cases wrong
+		why=" (planned $plan, ran $((p + s + f)))"; f=$((f + 1))
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	if [ "$f" -gt 0 ]; then

@@ -13,7 +13,7 @@
 #   ctrl_cases_cycles N: CTRL_CASES_CYCLES results, N installs and removals
 
 CTRL_CASES_UNSIGNED=10
-CTRL_CASES_SIGNED=26
+CTRL_CASES_SIGNED=27
 CTRL_CASES_CYCLES=4
 
 # a copy of job 7 with a secret
