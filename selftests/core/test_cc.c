@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Unit tests of the congestion controller (core/cc.c) and the RTT
- * estimator (core/rtt.h) on synthetic ACK, loss, delay and ECN
- * sequences: the window shrinks on each signal, at most once per round
- * trip, grows back, never leaves 1..W; the RTO follows the RTT.
+ * Unit tests of the congestion controller (core/cc.c), the RTT
+ * estimator (core/rtt.h) and RACK loss detection (core/rack.h) on
+ * synthetic ACK, loss, delay and ECN sequences: the window shrinks on
+ * each signal, at most once per round trip, grows back, never leaves
+ * 1..W; the RTO follows the RTT; an ACK of a resent packet that came too
+ * soon to be the resend's is told from one that did not.
  */
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "cc.h"
 #include "plan.h"
+#include "rack.h"
 #include "../ktap.h"
 
 #define W	64
@@ -759,9 +762,49 @@ static void test_job_params(void)
 	ktap_result(ok, "job params: defaults, the job's knobs, a signal subset, off");
 }
 
+/* Packets 0..9 sent 1 ms apart from t = 0: a bit each of those lost. */
+static __u32 rack_lost(const struct rina_rack *r)
+{
+	__u32 p, lost = 0;
+
+	for (p = 0; p < 10; p++)
+		lost |= (__u32)rina_rack_lost(r, p * 1000, 1000) << p;
+	return lost;
+}
+
+/*
+ * Smoothed RTT 4 ms, reordering allowance 1 ms. Packet 0, resent at
+ * 20 ms: an ACK of it 1 ms later is its first copy's (the resend cannot
+ * have crossed the path yet), 3 ms later the resend's, which judges every
+ * packet sent before 19 ms lost. Packet 8, sent once, judges 0..6 lost;
+ * an older one's ACK does not move that.
+ */
+static void test_rack(void)
+{
+	struct rina_rtt rtt = { .srtt_us = 4000 };
+	struct rina_rack r = { 0 };
+	__u32 lost;
+
+	ktap_result(rina_rack_first_copy(20000, 21000, &rtt) &&
+		    !rina_rack_first_copy(20000, 23000, &rtt),
+		    "rack: an ACK 1 ms after a resend is the first copy's, 3 ms after the resend's (RTT 4 ms)");
+	rina_rack_acked(&r, 20000);
+	lost = rack_lost(&r);
+	ktap_result(lost == 0x3ff,
+		    "rack: the resend's judges those sent before it lost (0x%x)",
+		    lost);
+	r.ts = 0;
+	rina_rack_acked(&r, 8000);
+	rina_rack_acked(&r, 5000);
+	lost = rack_lost(&r);
+	ktap_result(lost == 0x7f && r.ts == 8000,
+		    "rack: a packet sent once, those sent over the allowance before it; an older ACK moves nothing (0x%x)",
+		    lost);
+}
+
 int main(void)
 {
-	ktap_plan(50);
+	ktap_plan(53);
 	test_slow_start_and_cap();
 	test_loss();
 	test_loss_unqueued();
@@ -774,5 +817,6 @@ int main(void)
 	test_retx_credit();
 	test_retx_backoff();
 	test_job_params();
+	test_rack();
 	return ktap_finish();
 }

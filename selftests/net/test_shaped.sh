@@ -111,7 +111,7 @@ report()
 	fi
 }
 
-ktap_plan 21
+ktap_plan 22
 
 # 1: the shaping printed is the shaping on both ends of every link (read
 # back from tc -s qdisc in the kept namespaces), and traffic crossed each
@@ -588,5 +588,33 @@ own_order "$tmp/tx_log_rank6" 7 5 forwarded >>"$tmp/inject_first" 2>&1 ||
 	rc=1
 report plain_members_send_own_block_before_forwarding_it "$rc" \
 	"$tmp/inject_first"
+
+# 22: in the mixed 4x2 ring of case 12 the member after the rack, rank 2,
+# takes no late ACK of a resent packet's first copy for the resend's
+# (ring.c, rx_ack(); core/rack.h): its next member's ACKs come behind the
+# rack's output in its downlink's queue, its timer resends a packet whose
+# ACK is on its way, and taking the resend's time judged every packet
+# sent since lost. What RACK resent that rank 3 had got (rank 3's
+# duplicates beyond rank 2's timer resends) was 107-212 a run before, all
+# of rank 2's fast retransmissions; now at most 20
+python3 - "$tmp/mixed_ring_4x2_windowed_workers_exact" <<'EOF' \
+	>"$tmp/late_acks" 2>&1
+import json, re, sys
+rows = {}
+for l in open(sys.argv[1]):
+    if re.match(r"^\[rank [0-9]+\] \{", l):
+        r = json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
+        rows[r["rank"]] = r
+if 2 not in rows or 3 not in rows:
+    sys.exit("# no rows of ranks 2 and 3")
+r2, r3 = rows[2], rows[3]
+timer = r2["retransmits"] - r2["fast_retransmits"]
+spurious = r3["duplicates"] - timer
+print("# rank 2: %d resent (%d by RACK, %d by its timer); rank 3: %d "
+      "duplicates, %d beyond the timer's" % (r2["retransmits"],
+      r2["fast_retransmits"], timer, r3["duplicates"], spurious))
+sys.exit(0 if spurious <= 20 else 1)
+EOF
+report member_after_rack_takes_no_late_ack_for_a_resend $? "$tmp/late_acks"
 
 ktap_finish

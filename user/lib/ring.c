@@ -707,8 +707,20 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 			if (!sample || rtt < sample)
 				sample = rtt;
 		}
-		/* towards an INA member, only first transmissions (Karn) */
-		if (!k->ordwin || !e->tries)
+		/*
+		 * Towards an INA member, only first transmissions (Karn).
+		 * After one, not a late ACK of a resent packet's first copy:
+		 * our next member's ACKs reach us behind the rack's output
+		 * in our downlink's queue (see below), so a timer resends a
+		 * packet whose first copy's ACK is on its way; taking the
+		 * resend's time for it, a member after a rack resent 600
+		 * packets a call, all of them duplicates at the next member
+		 * (a shaped 4x2 ring with racks 0-2 INA, 10 timeouts a call;
+		 * performance.md, "A late ACK of a resent packet").
+		 */
+		if ((!k->ordwin || !e->tries) &&
+		    !(k->after_ina && e->tries &&
+		      rina_rack_first_copy(e->t_sent, now, &path->rtt)))
 			rina_rack_acked(rack_of(k, e), e->t_sent);
 		out_remove(k, seq);
 		rina_bit_test_and_set(k->ackmap, seq);
