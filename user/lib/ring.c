@@ -713,10 +713,10 @@ static void rx_ack(struct call *k, const struct rina_hdr *h,
 		 * our next member's ACKs reach us behind the rack's output
 		 * in our downlink's queue (see below), so a timer resends a
 		 * packet whose first copy's ACK is on its way; taking the
-		 * resend's time for it, a member after a rack resent 600
-		 * packets a call, all of them duplicates at the next member
-		 * (a shaped 4x2 ring with racks 0-2 INA, 10 timeouts a call;
-		 * performance.md, "A late ACK of a resent packet").
+		 * resend's time for it, a member after a rack resent some
+		 * 200 packets a call, all of them duplicates at the next
+		 * member (a shaped 4x2 ring with racks 0-2 INA, 10 timeouts
+		 * a call; performance.md, "A late ACK of a resent packet").
 		 */
 		if ((!k->ordwin || !e->tries) &&
 		    !(k->after_ina && e->tries &&
