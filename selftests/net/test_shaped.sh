@@ -33,22 +33,28 @@ done
 tmp=$(mktemp -d /tmp/test_shaped.XXXXXX)
 defer rm -rf "$tmp"
 
+# bench_rows OUT: the rina-bench --json rows of a run's output, one JSON
+# object a line, without rina-run's "[rank N] " prefix
+bench_rows()
+{
+	sed -n 's/^\[rank [0-9]*\] \({.*}\)$/\1/p' "$1"
+}
+
 # check_rows OUT NRANKS RATE_BPS [ina]: rina-bench --json rows of a run
 # are exact, agree, and carry consistent efficiency/retx fields; with
 # EFF_BOUND=0 the efficiency is not bounded by 1.05 (links of different
 # rates: a rank whose hop is faster than the slowest link may exceed 1)
 check_rows()
 {
-	python3 - "$@" <<'EOF'
-import json, os, re, sys
-out, n, bps = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+	local out=$1
+
+	shift
+	python3 - <(bench_rows "$out") "$@" <<'EOF'
+import json, os, sys
+n, bps = int(sys.argv[2]), sys.argv[3]
 ina = len(sys.argv) > 4
 bound = os.environ.get("EFF_BOUND", "1") == "1"
-rows = []
-for line in open(out):
-    line = re.sub(r"^\[rank [0-9]+\] ", "", line.strip())
-    if line.startswith("{"):
-        rows.append(json.loads(line))
+rows = [json.loads(l) for l in open(sys.argv[1])]
 bad = []
 if not rows:
     bad.append("no rows")
@@ -301,10 +307,9 @@ fi
 # per call
 retx_below()
 {
-	python3 - "$1" "$2" "${3:-15}" <<'EOF'
-import json, re, sys
-rows = [json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
-        for l in open(sys.argv[1]) if re.match(r"^\[rank [0-9]+\] \{", l)]
+	python3 - <(bench_rows "$1") "$2" "${3:-15}" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
 n, pct = int(sys.argv[2]), float(sys.argv[3])
 retx = sum(r["retx_bytes"] for r in rows)
 sent = sum(r["size"] for r in rows)
@@ -366,13 +371,10 @@ TX_LOG_RANKS="3 6" TX_LOG=$tmp/tx_log_rank TX_LOG_SO=$TX_LOG_SO \
 # the member after the rack of a mixed 2x4 ring cut its window 345-726
 # times a run and held a backlog of 1000 packets
 out=$tmp/mixed_ring_4x2_windowed_workers_exact
-python3 - "$out" <<'EOF' >"$tmp/after_rack" 2>&1
-import json, re, sys
-rows = {}
-for l in open(sys.argv[1]):
-    if re.match(r"^\[rank [0-9]+\] \{", l):
-        r = json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
-        rows[r["rank"]] = r["cwnd_cuts_delay"]
+python3 - <(bench_rows "$out") <<'EOF' >"$tmp/after_rack" 2>&1
+import json, sys
+rows = {r["rank"]: r["cwnd_cuts_delay"] for r in
+        map(json.loads, open(sys.argv[1]))}
 print("# delay cuts per rank: %s" % rows)
 ok = len(rows) == 8 and rows[2] == 0 and rows[7] == 0 and \
      all(rows[i] > 0 for i in range(3, 7))
@@ -435,10 +437,12 @@ report plain_member_sends_oldest_block_first $? "$tmp/block_order"
 # host, which nothing marks (the ToR's marks reach it as echoes only)
 ecn_rows()
 {
-	python3 - "$@" <<'EOF'
-import json, re, sys
-rows = [json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
-        for l in open(sys.argv[1]) if re.match(r"^\[rank [0-9]+\] \{", l)]
+	local out=$1
+
+	shift
+	python3 - <(bench_rows "$out") "$@" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
 n, on = int(sys.argv[2]), sys.argv[3] in ("on", "ina")
 ina = sys.argv[3] == "ina"
 bad = []
@@ -516,10 +520,9 @@ out=$tmp/ina_delay
 rc=$?
 [ "$rc" -eq 0 ] && { check_rows "$out" 4 25000000 ina || rc=1; }
 [ "$rc" -eq 0 ] && { retx_below "$out" 4 0.75 || rc=1; }
-[ "$rc" -eq 0 ] && { python3 - "$out" <<'EOF' || rc=1; }
-import json, re, sys
-rows = [json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
-        for l in open(sys.argv[1]) if re.match(r"^\[rank [0-9]+\] \{", l)]
+[ "$rc" -eq 0 ] && { python3 - <(bench_rows "$out") <<'EOF' || rc=1; }
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
 cuts = [r["cwnd_cuts_delay"] for r in rows if r["role"].startswith("ina-")]
 holds = [r["txq_holds"] for r in rows if r["role"].startswith("ina-")]
 print("# INA ranks' delay cuts: %s, txq_holds: %s" % (cuts, holds))
@@ -533,13 +536,13 @@ report "ina_workers_delay_signal_bounded_host_queue_retx_below_0.75pct" \
 # their host's queue (txq_holds > 0), no other rank did
 txq_holds()
 {
-	python3 - "$@" <<'EOF'
-import json, re, sys
-rows = {}
-for l in open(sys.argv[1]):
-    if re.match(r"^\[rank [0-9]+\] \{", l):
-        r = json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
-        rows[r["rank"]] = r["txq_holds"]
+	local out=$1
+
+	shift
+	python3 - <(bench_rows "$out") "$@" <<'EOF'
+import json, sys
+rows = {r["rank"]: r["txq_holds"] for r in
+        map(json.loads, open(sys.argv[1]))}
 holders = {int(x) for x in sys.argv[3].split(",") if x}
 print("# txq_holds per rank: %s" % rows)
 ok = sorted(rows) == list(range(int(sys.argv[2]))) and \
@@ -597,14 +600,11 @@ report plain_members_send_own_block_before_forwarding_it "$rc" \
 # sent since lost. What RACK resent that rank 3 had got (rank 3's
 # duplicates beyond rank 2's timer resends) was 107-212 a run before, all
 # of rank 2's fast retransmissions; now at most 20
-python3 - "$tmp/mixed_ring_4x2_windowed_workers_exact" <<'EOF' \
-	>"$tmp/late_acks" 2>&1
-import json, re, sys
-rows = {}
-for l in open(sys.argv[1]):
-    if re.match(r"^\[rank [0-9]+\] \{", l):
-        r = json.loads(re.sub(r"^\[rank [0-9]+\] ", "", l.strip()))
-        rows[r["rank"]] = r
+python3 - <(bench_rows "$tmp/mixed_ring_4x2_windowed_workers_exact") \
+	<<'EOF' >"$tmp/late_acks" 2>&1
+import json, sys
+rows = {r["rank"]: r for r in
+        map(json.loads, open(sys.argv[1]))}
 if 2 not in rows or 3 not in rows:
     sys.exit("# no rows of ranks 2 and 3")
 r2, r3 = rows[2], rows[3]
