@@ -107,7 +107,7 @@ deps:
 
 # The shared core's sources (also read by Kbuild and build-kmod.sh).
 include $(TOP)/core/sources.mk
-CORE_SRC_PATHS := $(addprefix $(TOP)/core/,$(CORE_SRCS))
+CORE_SRC_PATHS := $(addprefix $(TOP)/core/,$(CORE_SRCS) $(CORE_ENGINE_SRCS))
 
 # What one part builds and others link or build into, named here so that
 # no fragment depends on the order the fragments are read in. A fragment

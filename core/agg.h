@@ -19,6 +19,14 @@ void rina_agg_store_be(__be32 *out, const __s32 *acc, __u32 n);
 /* acc[i] = ntoh(in[i]). */
 void rina_agg_load_be(__s32 *acc, const __be32 *in, __u32 n);
 
+/* The four kernels as a table: a host may give vectorised ones. */
+struct rina_agg_ops {
+	int	(*add_be)(__s32 *acc, const __be32 *in, __u32 n);
+	void	(*max_be)(__s32 *acc, const __be32 *in, __u32 n);
+	void	(*store_be)(__be32 *out, const __s32 *acc, __u32 n);
+	void	(*load_be)(__s32 *acc, const __be32 *in, __u32 n);
+};
+
 /* Sum of two int32 with overflow reporting, for single elements. */
 static inline __s32 rina_add_s32(__s32 a, __s32 b, int *overflow)
 {

@@ -70,6 +70,53 @@ rina_sched_init(struct rina_sched *s, __u64 count, __u32 L, __u32 E, __u32 W)
 	return RINA_SCHED_OK;
 }
 
+/* At most this many bytes in a chunk of a ring with INA members. */
+#define RINA_INA_CHUNK_BYTES	(32 << 10)
+
+/*
+ * The schedule of one call of count elements on a ring of L members
+ * with E elements a packet and a window of W packets; pad: the ring has
+ * INA members. Every sender of a call computes the same.
+ */
+static inline enum rina_sched_err
+rina_sched_call(struct rina_sched *s, __u64 count, __u32 L, __u32 E,
+		__u32 W, int pad)
+{
+	enum rina_sched_err err;
+	__u32 cap = W;
+
+	/*
+	 * Towards an aggregator an ordinal completes only when the next
+	 * member's slot does, which waits on that member's own window: with
+	 * P = W - 1 the racks advance one ordinal per round trip in
+	 * lock-step. Chunks of at most W/4 packets keep several steps in
+	 * flight.
+	 */
+	if (pad && cap >= 8)
+		cap /= 4;
+	/*
+	 * And a chunk of at most RINA_INA_CHUNK_BYTES: an INA member's
+	 * window never drops below P + 1 packets (protocol.md 6.1), which
+	 * with 4 KiB packets and P = 63 is 256 KiB, more than a shaped
+	 * link's queue holds: every round trip then lost most of it.
+	 */
+	if (pad && E && cap > RINA_INA_CHUNK_BYTES / (4 * E))
+		cap = RINA_INA_CHUNK_BYTES / (4 * E);
+	if (cap < 2)
+		cap = 2;
+	err = rina_sched_init(s, count, L, E, cap);
+	if (err)
+		return err;
+	s->pad = !!pad;
+	return RINA_SCHED_OK;
+}
+
+/* Slot ordinals a call takes at every member (slot_base moves by it). */
+static inline __u32 rina_sched_slots(const struct rina_sched *s)
+{
+	return (__u32)(s->nblocks * s->L * s->P);
+}
+
 /* Chunk member i sends at reduce-scatter step t (0 .. L-2). */
 static inline __u32 rina_sr_chunk(__u32 i, __u32 t, __u32 L)
 {

@@ -4,3 +4,6 @@
 # (rina.ko's objects) and by scripts/vm/build-kmod.sh (what it mirrors).
 # Keep it plain make assignments: kbuild reads it too.
 CORE_SRCS := plan.c agg.c keymap.c agent.c cc.c ctrl_auth.c
+# The data-path engines that librina and the simulator host; rina.ko
+# hosts only the agent, so Kbuild leaves these out.
+CORE_ENGINE_SRCS := ring_member.c ring_member_tx.c

@@ -131,8 +131,8 @@ static int cc_setup(struct rina_comm *c)
 		cc = v;
 	}
 	rina_job_cc_params(j, (__u16)cc, p);
-	rina_path_init(c, &c->to_next);
-	rina_path_init(c, &c->to_agg);
+	rina_path_init(&c->to_next, &c->cc_params);
+	rina_path_init(&c->to_agg, &c->cc_params);
 	return RINA_OK;
 }
 
@@ -365,7 +365,7 @@ int rina_comm_destroy(rina_comm_t *c)
 	c->tp->ops->destroy(c->tp);
 	for (j = 0; j < RINA_STASH_MAX; j++)
 		free(c->stash[j].buf);
-	rina_ring_kept_free(c);
+	rina_ring_free(c);
 	free(c->work);
 	free(c->txbuf);
 	free(c->ctrl_guard);

@@ -98,35 +98,16 @@ int rina_tx_queued(struct rina_comm *c)
 	return bytes < 0 ? -1 : bytes;
 }
 
-uint32_t rina_txq_limit(const struct rina_comm *c, bool bounded)
-{
-	uint32_t limit = c->job.txq_limit;
-
-	if (!bounded || limit == RINA_TXQ_LIMIT_OFF)
-		return 0;
-	return limit ? limit : RINA_TXQ_LIMIT_DEFAULT;
-}
-
 void rina_txq_look(struct rina_comm *c, struct rina_txq *q)
 {
-	int queued = rina_tx_queued(c);
-
-	q->unchecked = 0;
-	if (queued >= 0 && (uint32_t)queued >= q->limit) {
-		q->full = true;
+	if (rina_txq_judge(q, rina_tx_queued(c)))
 		c->st.txq_holds++;
-	}
 }
 
 void rina_hdr_init(struct rina_comm *c, struct rina_hdr *h, uint8_t op,
 		   uint16_t round)
 {
-	memset(h, 0, sizeof(*h));
-	h->ver_op = (uint8_t)(RINA_VERSION << 4 | op);
-	h->job_id = htons(c->job.job_id);
-	h->round = htons(round);
-	h->src_id = htons((uint16_t)c->rank);
-	h->exp = RINA_EXP_NONE;
+	rina_hdr_fill(h, op, c->job.job_id, round, (uint16_t)c->rank);
 }
 
 bool rina_addr_eq(const struct rina_addr *a, const struct rina_addr *b)
@@ -153,93 +134,37 @@ void rina_send_ctrl(struct rina_comm *c, const struct rina_addr *to,
 
 void rina_ack_flush(struct rina_comm *c, struct rina_ack_batch *a)
 {
-	uint8_t buf[RINA_HDR_LEN + sizeof(a->seqs) + RINA_TAG_LEN];
+	uint8_t buf[RINA_HDR_LEN + sizeof(a->q.seqs) + RINA_TAG_LEN];
 	struct rina_hdr *h = (struct rina_hdr *)buf;
 	struct rina_msg m;
 
-	if (!a->n)
+	if (!a->q.n)
 		return;
-	rina_hdr_init(c, h, RINA_OP_ACK, a->round);
-	h->flags = a->flags;
-	h->seq = a->seqs[0];
-	h->n_elem = htons((uint16_t)a->n);
-	memcpy(buf + RINA_HDR_LEN, a->seqs, a->n * 4);
+	rina_hdr_init(c, h, RINA_OP_ACK, a->q.round);
 	m.buf = buf;
-	m.len = RINA_HDR_LEN + a->n * 4;
+	m.len = rina_ackq_build(&a->q, h);
 	m.addr = a->addr;
+	m.ecn = 0;
 	if (rina_xmit(c, &m, 1) > 0) {
 		c->st.tx_acks++;
 		c->st.ack_tx_bytes += m.len + RINA_FRAME_OVERHEAD;
 	}
-	a->n = 0;
 }
 
 void rina_ack_queue(struct rina_comm *c, struct rina_ack_batch *a,
 		    const struct rina_addr *to, const struct rina_hdr *data,
 		    uint8_t ecn)
 {
+	uint8_t flags = rina_ack_flags(data, ecn);
 	uint16_t round = ntohs(data->round);
-	uint8_t flags = rina_hdr_opcode(data) == RINA_OP_AG_DATA ?
-			RINA_F_AG_PHASE : 0;
 
-	/*
-	 * An ACK echoes CE for every seq it lists or for none, so the
-	 * sender counts marked packets exactly (DCTCP's receiver sends an
-	 * ACK at once when the CE state changes, for the same reason)
-	 */
-	if (ecn == IPTOS_ECN_CE) {
-		flags |= RINA_F_ECN_ECHO;
+	if (flags & RINA_F_ECN_ECHO)
 		c->st.rx_ce++;
-	}
-
-	if (a->n && (a->addr.ip != to->ip || a->addr.port != to->port ||
-		     a->round != round || a->flags != flags ||
-		     a->n == c->job.elems))
+	if (rina_ackq_breaks(&a->q, rina_addr_eq(&a->addr, to), round, flags,
+			     c->job.elems))
 		rina_ack_flush(c, a);
 	a->addr = *to;
-	a->round = round;
-	a->flags = flags;
-	a->seqs[a->n++] = data->seq;
-}
-
-
-/* ---- paths: RTT and congestion window per peer ------------------ */
-
-void rina_path_init(const struct rina_comm *c, struct rina_path *p)
-{
-	memset(p, 0, sizeof(*p));
-	rina_cc_init(&p->cc, &c->cc_params);
-}
-
-/*
- * Round-trip estimate (RFC 6298 with microsecond samples), kept across
- * calls: on a loaded 2-core host the scheduler, not the wire, sets the
- * RTT, and a fixed timer would retransmit what is merely late.
- */
-void rina_path_rtt(struct rina_path *p, uint64_t rtt_us, uint64_t now_us)
-{
-	rina_rtt_update(&p->rtt, rtt_us, now_us);
-}
-
-uint64_t rina_path_rto_cap(const struct rina_comm *c,
-			   const struct rina_path *p)
-{
-	uint64_t cap = 4 * rina_rtt_rto(&p->rtt, c->rto_us, RINA_RTO_CEIL_US);
-
-	if (cap < RINA_RTO_MAX_US)
-		cap = RINA_RTO_MAX_US;
-	return cap > RINA_RTO_CEIL_US ? RINA_RTO_CEIL_US : cap;
-}
-
-uint64_t rina_path_rto(const struct rina_comm *c, const struct rina_path *p)
-{
-	return rina_rtt_rto(&p->rtt, c->rto_us, rina_path_rto_cap(c, p));
-}
-
-uint64_t rina_path_rto_slot(const struct rina_comm *c,
-			    const struct rina_path *p)
-{
-	return rina_rtt_rto(&p->rtt, c->rto_us, RINA_RTO_MAX_US);
+	rina_ackq_add(&a->q, round, flags, data->seq);
 }
 
 /* ---- receiving --------------------------------------------------- */

@@ -92,7 +92,7 @@ static int wflush(struct wcall *k)
 /* A contribution's timer at its first transmission */
 static uint64_t first_rto(const struct rina_comm *c)
 {
-	uint64_t rto = rina_path_rto_slot(c, &c->to_agg) * RINA_RTO_SLOT_FACTOR;
+	uint64_t rto = rina_path_rto_slot(&c->to_agg, c->rto_us) * RINA_RTO_SLOT_FACTOR;
 
 	return rto < RINA_RTO_SLOT_MIN_US ? RINA_RTO_SLOT_MIN_US : rto;
 }
@@ -826,7 +826,7 @@ static void wstall(struct wcall *k, uint64_t now)
 static uint64_t wnack_at(const struct wcall *k)
 {
 	const struct rina_comm *c = k->c;
-	uint64_t slot = rina_path_rto_slot(c, &c->to_agg), wait, at;
+	uint64_t slot = rina_path_rto_slot(&c->to_agg, c->rto_us), wait, at;
 
 	if (k->got_done < k->nct) {
 		at = k->last_progress + RINA_NACK_STALL * slot;
@@ -912,7 +912,7 @@ int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 	 * queue at 25 Mbit/s, which dropped 1000-1500 of a worker's
 	 * contributions in 4 calls of a shaped 4x2 ring
 	 */
-	k->txq.limit = rina_txq_limit(c, k->only_ina);
+	k->txq.limit = rina_txq_limit(c->job.txq_limit, k->only_ina);
 	c->tor_lost_told = false;	/* a call's timers start afresh anyway */
 	if (rina_call_sched(c, &k->s, count)) {
 		free(k);

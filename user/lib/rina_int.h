@@ -14,33 +14,14 @@
 
 #include "rina.h"
 #include "plan.h"
+#include "agg.h"
 #include "ctrl_auth.h"
 #include "transport.h"
 #include "endpoint.h"
 #include "session.h"
 
 #define RINA_BATCH		64	/* messages per send/recv call */
-#define RINA_INA_CHUNK_BYTES	(32 << 10)	/* sched.c: at most per INA chunk */
 #define RINA_STASH_MAX		1024	/* early packets kept for the next call */
-/*
- * Where an INA aggregator acknowledges at slot completion, the answer
- * waits for the ring's pipeline, not just a round trip: the timer only
- * catches tail losses there (RACK-style detection does the rest).
- */
-#define RINA_RTO_SLOT_MIN_US	10000
-#define RINA_RTO_SLOT_FACTOR	2
-/*
- * Back-off cap of a contribution's timer: many retries of a contribution
- * are of one already added whose slot waits for the ring, but a lost
- * partial or ACK is repaired only by such a retry (the aggregator keeps
- * no timers), so the cap bounds every repair. 2x3 all-INA, 5% loss, two
- * calls of 20000 float32: about 25 s with min 50 ms, factor 4, cap 1 s;
- * about 5 s with 10 ms, 2, 100 ms; lossless runs retransmit nothing
- * either way.
- */
-#define RINA_RTO_SLOT_MAX_US	100000
-/* An INA worker's probe timeout: 2 x SRTT, at least this (ina_worker.c) */
-#define RINA_PTO_MIN_US		2000
 /* an INA worker stalled this many slot RTOs asks for results (NACK) */
 #define RINA_NACK_STALL		8
 
@@ -139,8 +120,9 @@ struct rina_comm {
 	struct rina_stash_ent	stash[RINA_STASH_MAX];
 	unsigned int		nstash;
 
-	/* the last call's result of an INA member upstream (ring.c) */
-	struct rina_kept	*kept;
+	/* a plain member's engine (ring.c), made at its first call */
+	struct rina_rm		*rm;
+	struct rina_agg_ops	rm_agg;		/* rina_reduce's, for it */
 	/* scratch kept across calls, grown on demand */
 	int32_t			*work;
 	size_t			work_cap;
@@ -192,8 +174,8 @@ static inline bool rina_linger_over(uint32_t timeout_ms, uint64_t start,
 /* Ring allreduce of int32 words in place (wire dtype and op given). */
 int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 		  uint8_t dtype_op);
-/* Free what rina_ring_run() kept across calls (struct rina_kept). */
-void rina_ring_kept_free(struct rina_comm *c);
+/* Free the ring member engine (rina_ring_run()). */
+void rina_ring_free(struct rina_comm *c);
 struct rina_sched;
 /* The schedule of a call of count elements on this ring (sched.c). */
 int rina_call_sched(const struct rina_comm *c, struct rina_sched *s,

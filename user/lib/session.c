@@ -285,7 +285,7 @@ int rina_session_hello(struct rina_comm *c)
 void rina_session_linger(struct rina_comm *c)
 {
 	struct rina_msg msgs[RINA_BATCH];
-	struct rina_ack_batch acks = { .n = 0 };
+	struct rina_ack_batch acks = { .q.n = 0 };
 	struct rina_ctrl_seen seen = { 0 };
 	uint64_t start = rina_now_us(), last_rx = start, last_tx = 0, now;
 	uint64_t done_at = 0;

@@ -13,6 +13,8 @@
 #include <linux/types.h>
 #include <netinet/ip.h>
 
+#include "hdr.h"
+
 struct rina_addr {
 	__be32	ip;		/* IPv4, network order */
 	__be16	port;		/* UDP port, network order */
@@ -92,8 +94,5 @@ int rina_udp_transport_create(const struct rina_transport_cfg *cfg,
 int rina_xdp_transport_create(const struct rina_transport_cfg *cfg,
 			      struct rina_transport **out,
 			      char *err, size_t errlen);
-
-/* L2+L3+L4 bytes that frame one message on Ethernet/IPv4/UDP. */
-#define RINA_FRAME_OVERHEAD	(14 + 20 + 8)
 
 #endif /* RINA_TRANSPORT_H */

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * One peer as a sender sees it: its RTT estimate, its congestion window
+ * and when a loss was last found on it, with the retransmission timers
+ * every Rina sender derives from them. Shared by the ring member and
+ * INA worker engines and their hosts (librina, rina-sim).
+ *
+ * Header-only, no libc or kernel calls.
+ */
+#ifndef RINA_CORE_PATH_H
+#define RINA_CORE_PATH_H
+
+#include "compat.h"
+#include "cc.h"
+#include "rtt.h"
+
+/*
+ * Retransmission timer cap while the path's RTT is short: a timer only
+ * catches tail losses (RACK the rest), so it backs off no further than
+ * this. A longer path (a queue at a slow link) raises it with the RTO.
+ */
+#define RINA_RTO_MAX_US		50000
+/* What no RTO exceeds, however slow the path. */
+#define RINA_RTO_CEIL_US	2000000
+/*
+ * Where an INA aggregator acknowledges at slot completion, the answer
+ * waits for the ring's pipeline, not just a round trip: the timer only
+ * catches tail losses there (RACK-style detection does the rest).
+ */
+#define RINA_RTO_SLOT_MIN_US	10000
+#define RINA_RTO_SLOT_FACTOR	2
+/*
+ * Back-off cap of a contribution's timer: many retries of a contribution
+ * are of one already added whose slot waits for the ring, but a lost
+ * partial or ACK is repaired only by such a retry (the aggregator keeps
+ * no timers), so the cap bounds every repair. 2x3 all-INA, 5% loss, two
+ * calls of 20000 float32: about 25 s with min 50 ms, factor 4, cap 1 s;
+ * about 5 s with 10 ms, 2, 100 ms; lossless runs retransmit nothing
+ * either way.
+ */
+#define RINA_RTO_SLOT_MAX_US	100000
+/* An INA worker's probe timeout: 2 x SRTT, at least this */
+#define RINA_PTO_MIN_US		2000
+
+struct rina_path {
+	struct rina_rtt	rtt;
+	struct rina_cc	cc;
+	__u64		last_loss_us;
+};
+
+static inline void rina_path_init(struct rina_path *p,
+				  const struct rina_cc_params *cc)
+{
+	rina_memset(p, 0, sizeof(*p));
+	rina_cc_init(&p->cc, cc);
+}
+
+/*
+ * A first transmission's round trip (Karn's rule). The estimate is kept
+ * across calls: on a loaded 2-core host the scheduler, not the wire,
+ * sets the RTT, and a fixed timer would retransmit what is merely late.
+ */
+static inline void rina_path_rtt(struct rina_path *p, __u64 rtt_us,
+				 __u64 now_us)
+{
+	rina_rtt_update(&p->rtt, rtt_us, now_us);
+}
+
+/* How far a packet's timer backs off on this path (floor: the job's). */
+static inline __u64 rina_path_rto_cap(const struct rina_path *p,
+				      __u64 floor_us)
+{
+	__u64 cap = 4 * rina_rtt_rto(&p->rtt, floor_us, RINA_RTO_CEIL_US);
+
+	if (cap < RINA_RTO_MAX_US)
+		cap = RINA_RTO_MAX_US;
+	return cap > RINA_RTO_CEIL_US ? RINA_RTO_CEIL_US : cap;
+}
+
+/* RFC 6298's timeout, at least the job's timer. */
+static inline __u64 rina_path_rto(const struct rina_path *p, __u64 floor_us)
+{
+	return rina_rtt_rto(&p->rtt, floor_us, rina_path_rto_cap(p, floor_us));
+}
+
+/*
+ * The same where an ACK comes when an aggregator's slot completes (an
+ * INA worker's contributions, a member's partials to an INA member):
+ * those round trips wait for the ring and for every repair of it, so
+ * they would raise the timer without bound as losses slow the ring;
+ * capped at RINA_RTO_MAX_US, as before congestion control.
+ */
+static inline __u64 rina_path_rto_slot(const struct rina_path *p,
+				       __u64 floor_us)
+{
+	return rina_rtt_rto(&p->rtt, floor_us, RINA_RTO_MAX_US);
+}
+
+/* Packets this sender may have in flight on the path now. */
+static inline __u32 rina_path_window(const struct rina_path *p)
+{
+	return rina_cc_window(&p->cc);
+}
+
+#endif /* RINA_CORE_PATH_H */

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The ring member engine (core/ring_member.c) hosted by nothing but this
+ * test: a ring of engines on a simulated network with a virtual clock,
+ * no socket, thread or wall clock. FIFO links of a given delay, rate and
+ * loss; the host loop that librina's ring.c and rina-sim run (pump, wait
+ * as the engine says, deliver, flush ACKs). Checks that every member
+ * ends with the exact sum (and max) for ring lengths 2-6 and awkward
+ * counts, with and without loss; that a run is a pure function of its
+ * inputs (the same packet trace, twice); that wrapped sums, mismatched
+ * calls and the next call's packets are told; and that the engine's
+ * rules are the ones librina runs (a host's counters).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hdr.h"
+#include "ring_member.h"
+#include "../ktap.h"
+
+#define MAX_L		6
+#define MAX_MSG		(RINA_HDR_LEN + 64 * 4 + RINA_TAG_LEN)
+#define QCAP		200000
+
+struct pkt {
+	__u64	at;		/* delivery time */
+	int	to;		/* member */
+	__u8	from;		/* RINA_RM_PREV or _NEXT, as the receiver sees it */
+	__u32	len;
+	__u8	buf[MAX_MSG];
+};
+
+struct net;
+
+struct host {
+	struct net	*net;
+	int		i;
+	struct rina_rm	*rm;
+	struct rina_path path;
+	__u8		txbuf[RINA_RM_BATCH * MAX_MSG];
+	__u64		wake;
+	__s32		*acc;
+	int		done;
+};
+
+struct net {
+	__u64		now;
+	__u32		L;
+	__u64		delay_us, byte_ns;	/* per link */
+	__u32		loss_ppm;
+	__u64		rng;
+	__u64		link_free[MAX_L][2];	/* when each link is idle */
+	struct pkt	*q;
+	__u32		nq;
+	__u64		trace;			/* FNV-1a of every send */
+	__u64		sends, lost;
+	struct host	h[MAX_L];
+	struct rina_ring ring;
+	__u32		before[MAX_L];
+};
+
+static __u64 rng_next(struct net *n)
+{
+	n->rng ^= n->rng << 13;
+	n->rng ^= n->rng >> 7;
+	n->rng ^= n->rng << 17;
+	return n->rng;
+}
+
+static void *t_zalloc(void *ctx, __u64 size)
+{
+	(void)ctx;
+	return calloc(1, size);
+}
+
+static void t_free(void *ctx, void *p)
+{
+	(void)ctx;
+	free(p);
+}
+
+static __u64 t_now(void *ctx)
+{
+	return ((struct host *)ctx)->net->now;
+}
+
+static void trace_add(struct net *n, const void *p, __u32 len)
+{
+	const __u8 *b = p;
+	__u32 j;
+
+	for (j = 0; j < len; j++)
+		n->trace = (n->trace ^ b[j]) * 0x100000001b3ULL;
+}
+
+static int t_xmit(void *ctx, struct rina_rm_msg *m, int cnt)
+{
+	struct host *h = ctx;
+	struct net *n = h->net;
+	int j;
+
+	for (j = 0; j < cnt; j++) {
+		int to = m[j].to == RINA_RM_NEXT ? (h->i + 1) % n->L :
+			 (h->i + n->L - 1) % n->L;
+		int dir = m[j].to == RINA_RM_NEXT;
+		__u64 *free_at = &n->link_free[h->i][dir];
+		struct pkt *p;
+
+		trace_add(n, &n->now, sizeof(n->now));
+		trace_add(n, m[j].buf, m[j].len);
+		n->sends++;
+		/* serialised on the link, then the delay: FIFO */
+		if (*free_at < n->now)
+			*free_at = n->now;
+		*free_at += m[j].len * n->byte_ns / 1000 + 1;
+		if (n->loss_ppm && rng_next(n) % 1000000 < n->loss_ppm) {
+			n->lost++;
+			continue;
+		}
+		if (n->nq == QCAP)
+			return -105;	/* ENOBUFS */
+		p = &n->q[n->nq++];
+		p->at = *free_at + n->delay_us;
+		p->to = to;
+		/* a ring of two: the peer is both */
+		p->from = n->L == 2 ? RINA_RM_PREV | RINA_RM_NEXT :
+			  dir ? RINA_RM_PREV : RINA_RM_NEXT;
+		p->len = m[j].len;
+		memcpy(p->buf, m[j].buf, m[j].len);
+	}
+	return cnt;
+}
+
+static int t_tx_queued(void *ctx)
+{
+	(void)ctx;
+	return -1;
+}
+
+static const struct rina_rm_ops ops = {
+	.zalloc = t_zalloc, .free = t_free, .now_us = t_now,
+	.xmit = t_xmit, .tx_queued = t_tx_queued,
+};
+
+static const struct rina_agg_ops agg = {
+	.add_be = rina_agg_add_be, .max_be = rina_agg_max_be,
+	.store_be = rina_agg_store_be, .load_be = rina_agg_load_be,
+};
+
+struct run {
+	__u32	L, E, W;
+	__u64	count;
+	__u32	loss_ppm;
+	__u8	op;			/* RINA_WIRE_SUM or _MAX */
+	__u64	count_of_last;		/* != count: a mismatched call */
+	int	big;			/* values near INT32_MAX: wraps */
+	__u64	seed;			/* of the loss pattern; 0: default */
+};
+
+struct outcome {
+	int	rc[MAX_L];		/* rina_rm_finish() or the loop's */
+	int	exact;			/* every member holds the reference */
+	__u64	trace, sends, lost, vtime;
+	struct rina_rm_stats st;	/* summed over members */
+};
+
+static __s32 input(const struct run *r, int i, __u64 j)
+{
+	if (r->big)
+		return 0x7fffff00 + (__s32)(j % 7);
+	return (__s32)((j * 2654435761u + (__u64)i * 40503u) % 200001) -
+	       100000;
+}
+
+static struct net *net_new(const struct run *r)
+{
+	struct net *n = calloc(1, sizeof(*n));
+	__u32 j;
+
+	n->q = calloc(QCAP, sizeof(*n->q));
+	n->L = r->L;
+	n->delay_us = 50;
+	n->byte_ns = 80;	/* 100 Mbit/s */
+	n->loss_ppm = r->loss_ppm;
+	n->rng = r->seed ? r->seed : 0x9e3779b97f4a7c15ULL;
+	n->trace = 0xcbf29ce484222325ULL;
+	n->ring.L = (__u16)r->L;
+	n->ring.n_ranks = (__u16)r->L;
+	for (j = 0; j < r->L; j++) {
+		n->ring.order[j] = (__u16)j;
+		n->ring.member_of[j] = (__u16)j;
+		n->ring.m[j].agent = (__u16)j;
+		n->ring.m[j].first = (__u16)j;
+		n->ring.m[j].n_local = 1;
+		n->ring.m[j].rack = (__u16)j;
+		n->before[j] = j;
+	}
+	return n;
+}
+
+static void net_free(struct net *n)
+{
+	__u32 j;
+
+	for (j = 0; j < n->L; j++) {
+		rina_rm_destroy(n->h[j].rm);
+		free(n->h[j].acc);
+	}
+	free(n->q);
+	free(n);
+}
+
+/* Deliver the earliest packet due by now; 0 if none. */
+static int deliver_one(struct net *n, struct outcome *o)
+{
+	__u32 j, best = n->nq;
+	struct pkt p;
+	struct host *h;
+	int ret;
+
+	for (j = 0; j < n->nq; j++)
+		if (n->q[j].at <= n->now &&
+		    (best == n->nq || n->q[j].at < n->q[best].at))
+			best = j;
+	if (best == n->nq)
+		return 0;
+	p = n->q[best];
+	memmove(&n->q[best], &n->q[best + 1],
+		(n->nq - best - 1) * sizeof(*n->q));
+	n->nq--;
+	h = &n->h[p.to];
+	ret = rina_rm_rx(h->rm, (struct rina_hdr *)p.buf, p.from, 0, 0);
+	if (ret < 0 && !o->rc[p.to])
+		o->rc[p.to] = ret;
+	rina_rm_flush(h->rm);
+	h->wake = n->now;	/* pump again, as a host does after a batch */
+	return 1;
+}
+
+static void run_ring(const struct run *r, struct outcome *o)
+{
+	struct net *n = net_new(r);
+	__u64 cnt[MAX_L], j, steps = 0;
+	__u32 i;
+	int all_done = 0;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < r->L; i++) {
+		struct host *h = &n->h[i];
+		struct rina_cc_params cp;
+		struct rina_rm_cfg cfg = {
+			.ring = &n->ring, .contrib_before = n->before,
+			.member = i, .n_ranks = r->L, .job_id = 7,
+			.rank = (__u16)i, .elems = r->E, .window = r->W,
+			.txq_limit = RINA_TXQ_LIMIT_OFF, .rto_us = 2000,
+			.pad = 0, .path = &h->path, .txbuf = h->txbuf,
+			.max_msg = MAX_MSG, .agg = &agg,
+		};
+
+		rina_cc_params_default(&cp, r->W);
+		rina_path_init(&h->path, &cp);
+		h->net = n;
+		h->i = (int)i;
+		h->rm = rina_rm_create(&cfg, &ops, h);
+		cnt[i] = i == r->L - 1 && r->count_of_last ? r->count_of_last :
+			 r->count;
+		h->acc = calloc(cnt[i] + 1, sizeof(*h->acc));
+		for (j = 0; j < cnt[i]; j++)
+			h->acc[j] = input(r, (int)i, j);
+		o->rc[i] = rina_rm_start(h->rm, h->acc, cnt[i],
+					 RINA_DTYPE_OP(RINA_WIRE_INT32, r->op),
+					 1, 0);
+	}
+	/* until every member is done or failed, 60 virtual seconds at most */
+	while (!all_done && n->now < 60000000 && steps++ < 50000000) {
+		__u64 next = ~0ULL;
+
+		while (deliver_one(n, o))
+			;
+		all_done = 1;
+		for (i = 0; i < r->L; i++) {
+			struct host *h = &n->h[i];
+			__u64 wait;
+
+			if (o->rc[i])
+				continue;
+			if (!rina_rm_done(h->rm))
+				all_done = 0;
+			if (h->wake <= n->now) {
+				int ret = rina_rm_pump(h->rm, &wait);
+
+				if (ret)
+					o->rc[i] = ret;
+				h->wake = wait == ~0ULL ? ~0ULL : n->now + wait;
+			}
+			if (h->wake < next)
+				next = h->wake;
+		}
+		for (j = 0; j < n->nq; j++)
+			if (n->q[j].at < next)
+				next = n->q[j].at;
+		if (all_done || next == ~0ULL)
+			break;
+		n->now = next > n->now ? next : n->now;
+	}
+	o->exact = 1;
+	for (i = 0; i < r->L; i++) {
+		struct rina_rm_stats s;
+		int rc = rina_rm_finish(n->h[i].rm, o->rc[i] != 0);
+
+		if (!o->rc[i])
+			o->rc[i] = rc;
+		if (!all_done)
+			o->rc[i] = o->rc[i] ? o->rc[i] : 99;	/* stalled */
+		rina_rm_take_stats(n->h[i].rm, &s);
+		o->st.retransmits += s.retransmits;
+		o->st.duplicates += s.duplicates;
+		o->st.tx_data += s.tx_data;
+		o->st.tx_acks += s.tx_acks;
+		for (j = 0; j < r->count && !r->count_of_last && !r->big;
+		     j++) {
+			__s32 want = input(r, 0, j);
+			__u32 m;
+
+			for (m = 1; m < r->L; m++) {
+				__s32 v = input(r, (int)m, j);
+
+				if (r->op == RINA_WIRE_MAX)
+					want = v > want ? v : want;
+				else
+					want += v;
+			}
+			if (n->h[i].acc[j] != want)
+				o->exact = 0;
+		}
+	}
+	o->trace = n->trace;
+	o->sends = n->sends;
+	o->lost = n->lost;
+	o->vtime = n->now;
+	net_free(n);
+}
+
+static int all_rc(const struct outcome *o, __u32 L, int rc)
+{
+	__u32 i;
+
+	for (i = 0; i < L; i++)
+		if (o->rc[i] != rc)
+			return 0;
+	return 1;
+}
+
+int main(void)
+{
+	static const __u64 counts[] = { 1, 5, 64, 1000, 4099 };
+	struct outcome o, o2;
+	struct run r;
+	__u32 L, c;
+
+	ktap_plan(35);
+
+	/* 1: exact sums, lossless, L 2..6, counts below L to many blocks */
+	for (L = 2; L <= MAX_L; L++)
+		for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+			r = (struct run){ .L = L, .E = 64, .W = 16,
+					  .count = counts[c],
+					  .op = RINA_WIRE_SUM };
+			run_ring(&r, &o);
+			ktap_result(all_rc(&o, L, 0) && o.exact &&
+				    !o.st.retransmits,
+				    "ring of %u, %llu elements: exact sum on every member, nothing resent (%llu packets, %llu us)",
+				    L, (unsigned long long)counts[c],
+				    (unsigned long long)o.sends,
+				    (unsigned long long)o.vtime);
+		}
+
+	/* 2: max */
+	r = (struct run){ .L = 4, .E = 64, .W = 16, .count = 3000,
+			  .op = RINA_WIRE_MAX };
+	run_ring(&r, &o);
+	ktap_result(all_rc(&o, 4, 0) && o.exact, "ring of 4: exact max");
+
+	/* 3: 5% loss on every link, both directions: still exact */
+	for (L = 2; L <= 5; L++) {
+		r = (struct run){ .L = L, .E = 64, .W = 16, .count = 20000,
+				  .loss_ppm = 50000, .op = RINA_WIRE_SUM };
+		run_ring(&r, &o);
+		ktap_result(all_rc(&o, L, 0) && o.exact && o.lost &&
+			    o.st.retransmits >= o.lost / 2,
+			    "ring of %u at 5%% loss: exact, %llu lost, %llu resent, %llu duplicates",
+			    L, (unsigned long long)o.lost,
+			    (unsigned long long)o.st.retransmits,
+			    (unsigned long long)o.st.duplicates);
+	}
+
+	/* 4: a run is a function of its inputs: the same trace twice */
+	r = (struct run){ .L = 5, .E = 64, .W = 16, .count = 20000,
+			  .loss_ppm = 20000, .op = RINA_WIRE_SUM };
+	run_ring(&r, &o);
+	run_ring(&r, &o2);
+	ktap_result(o.trace == o2.trace && o.sends == o2.sends &&
+		    o.sends > 0,
+		    "the same inputs give the same packet trace (%016llx, %llu sends)",
+		    (unsigned long long)o.trace, (unsigned long long)o.sends);
+	r.seed = 12345;
+	run_ring(&r, &o2);
+	ktap_result(o.trace != o2.trace,
+		    "... and another loss pattern another trace");
+
+	/* 5: sums that wrap are reported, never silent */
+	r = (struct run){ .L = 3, .E = 64, .W = 16, .count = 500, .big = 1,
+			  .op = RINA_WIRE_SUM };
+	run_ring(&r, &o);
+	ktap_result(all_rc(&o, 3, RINA_RM_E_OVERFLOW),
+		    "int32 sums that wrap: RINA_RM_E_OVERFLOW on every member (%d %d %d)",
+		    o.rc[0], o.rc[1], o.rc[2]);
+
+	/* 6: a member that calls with another count: a mismatch, no hang */
+	r = (struct run){ .L = 3, .E = 64, .W = 16, .count = 3000,
+			  .count_of_last = 2000, .op = RINA_WIRE_SUM };
+	run_ring(&r, &o);
+	ktap_result(o.rc[0] == RINA_RM_E_MISMATCH ||
+		    o.rc[1] == RINA_RM_E_MISMATCH ||
+		    o.rc[2] == RINA_RM_E_MISMATCH,
+		    "a member with another element count: RINA_RM_E_MISMATCH (%d %d %d)",
+		    o.rc[0], o.rc[1], o.rc[2]);
+
+	/* 7: a packet of the next call is handed back to the host */
+	{
+		struct rina_ring ring = { .L = 2, .n_ranks = 2 };
+		__u32 before[2] = { 0, 1 };
+		struct host h = { 0 };
+		struct net n = { .L = 2 };
+		struct rina_cc_params cp;
+		struct rina_rm_cfg cfg = {
+			.ring = &ring, .contrib_before = before,
+			.n_ranks = 2, .job_id = 7, .elems = 64, .window = 16,
+			.txq_limit = RINA_TXQ_LIMIT_OFF, .rto_us = 2000,
+			.path = &h.path, .txbuf = h.txbuf, .max_msg = MAX_MSG,
+			.agg = &agg,
+		};
+		struct {
+			struct rina_hdr h;
+			__be32 w[1];
+		} pk;
+		__s32 acc[100] = { 0 };
+		int a, b;
+
+		ring.m[0].n_local = ring.m[1].n_local = 1;
+		ring.m[1].agent = 1;
+		rina_cc_params_default(&cp, 16);
+		rina_path_init(&h.path, &cp);
+		h.net = &n;
+		h.rm = rina_rm_create(&cfg, &ops, &h);
+		rina_rm_start(h.rm, acc, 100, RINA_DTYPE_OP(RINA_WIRE_INT32,
+							    RINA_WIRE_SUM),
+			      5, 0);
+		memset(&pk, 0, sizeof(pk));
+		rina_hdr_fill(&pk.h, RINA_OP_SR_PARTIAL, 7, 6, 1);
+		pk.h.n_elem = rina_htons(1);
+		a = rina_rm_rx(h.rm, &pk.h, RINA_RM_PREV, 0, 0);
+		b = rina_rm_rx(h.rm, &pk.h, RINA_RM_PREV, 0, 1);
+		ktap_result(a == RINA_RM_STASH && b == 0,
+			    "the next call's packet: RINA_RM_STASH, once (%d, then %d)",
+			    a, b);
+		rina_rm_finish(h.rm, 1);
+		rina_rm_destroy(h.rm);
+	}
+	return ktap_finish();
+}
