@@ -6,4 +6,4 @@
 CORE_SRCS := plan.c agg.c keymap.c agent.c cc.c ctrl_auth.c
 # The data-path engines that librina and the simulator host; rina.ko
 # hosts only the agent, so Kbuild leaves these out.
-CORE_ENGINE_SRCS := ring_member.c ring_member_tx.c
+CORE_ENGINE_SRCS := ring_member.c ring_member_tx.c ina_worker.c ina_worker_tx.c

@@ -366,6 +366,7 @@ int rina_comm_destroy(rina_comm_t *c)
 	for (j = 0; j < RINA_STASH_MAX; j++)
 		free(c->stash[j].buf);
 	rina_ring_free(c);
+	rina_ina_worker_free(c);
 	free(c->work);
 	free(c->txbuf);
 	free(c->ctrl_guard);

@@ -22,8 +22,6 @@
 
 #define RINA_BATCH		64	/* messages per send/recv call */
 #define RINA_STASH_MAX		1024	/* early packets kept for the next call */
-/* an INA worker stalled this many slot RTOs asks for results (NACK) */
-#define RINA_NACK_STALL		8
 
 struct rina_stash_ent {
 	uint32_t	len;
@@ -120,9 +118,10 @@ struct rina_comm {
 	struct rina_stash_ent	stash[RINA_STASH_MAX];
 	unsigned int		nstash;
 
-	/* a plain member's engine (ring.c), made at its first call */
-	struct rina_rm		*rm;
-	struct rina_agg_ops	rm_agg;		/* rina_reduce's, for it */
+	/* this rank's data-path engine, made at its first call: */
+	struct rina_rm		*rm;		/* a plain member's (ring.c) */
+	struct rina_iw		*iw;		/* an INA worker's */
+	struct rina_agg_ops	engine_agg;	/* rina_reduce's, for them */
 	/* scratch kept across calls, grown on demand */
 	int32_t			*work;
 	size_t			work_cap;
@@ -183,6 +182,8 @@ int rina_call_sched(const struct rina_comm *c, struct rina_sched *s,
 /* A local worker of an INA rack for one call (ina_worker.c). */
 int rina_ina_worker_run(struct rina_comm *c, int32_t *acc, size_t count,
 			uint8_t dtype_op);
+/* Free the INA worker engine (rina_ina_worker_run()). */
+void rina_ina_worker_free(struct rina_comm *c);
 /* One call in whichever role this rank has (call.c). */
 int rina_run_call(struct rina_comm *c, int32_t *acc, size_t count,
 		  uint8_t dtype_op);
@@ -236,6 +237,17 @@ struct rina_reduce_ops {
 };
 extern const struct rina_reduce_ops *rina_reduce;
 void rina_reduce_select(const char *force);	/* "scalar", "avx2", NULL */
+
+/* The kernels chosen, as the core's engines take them. */
+static inline const struct rina_agg_ops *
+rina_engine_agg(struct rina_comm *c)
+{
+	c->engine_agg.add_be = rina_reduce->add_be;
+	c->engine_agg.max_be = rina_reduce->max_be;
+	c->engine_agg.store_be = rina_reduce->store_be;
+	c->engine_agg.load_be = rina_reduce->load_be;
+	return &c->engine_agg;
+}
 
 /* float32 support (quant.c). */
 int rina_float_allreduce(struct rina_comm *c, const float *in, float *out,

@@ -83,11 +83,7 @@ static struct rina_rm *engine(struct rina_comm *c)
 	};
 
 	if (!c->rm) {
-		c->rm_agg.add_be = rina_reduce->add_be;
-		c->rm_agg.max_be = rina_reduce->max_be;
-		c->rm_agg.store_be = rina_reduce->store_be;
-		c->rm_agg.load_be = rina_reduce->load_be;
-		cfg.agg = &c->rm_agg;
+		cfg.agg = rina_engine_agg(c);
 		c->rm = rina_rm_create(&cfg, &rm_ops, c);
 	}
 	return c->rm;

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The INA worker: one allreduce call at a local worker of an INA rack,
+ * as a state machine that never touches a socket, a thread or a clock
+ * (sans-I/O, as core/ring_member.h). Its host feeds it the packets it
+ * receives, lets it send (struct rina_iw_ops) and waits until
+ * rina_iw_pump() says; librina (user/lib/ina_worker.c) hosts it.
+ *
+ * The rack is one ring member; its ToR (or, without one, the agent)
+ * adds the rack's contributions. The worker pushes its contribution to
+ * every chunk of every block to the aggregator, in the member's
+ * processing order, windowed by slot ordinal, and collects the fully
+ * reduced chunks that the ToR multicasts: it sends S bytes and receives
+ * S bytes.
+ *
+ * A contribution counts as delivered when the downstream member's ACK is
+ * fanned out to the rack (chunks that leave the rack) or the chunk's
+ * final result arrives, or, for the member's own chunk, when its
+ * allgather data arrives from the agent, or when the agent says it holds
+ * what the ToR sent. Lost contributions are found by RACK, a probe or
+ * their timer and resent (the ToR re-emits a completed slot's result);
+ * missing allgather data is asked for from the agent with a NACK.
+ *
+ * No libc or kernel calls: memory comes from the host (ops->zalloc).
+ */
+#ifndef RINA_CORE_INA_WORKER_H
+#define RINA_CORE_INA_WORKER_H
+
+#include "compat.h"
+#include "agg.h"
+#include "path.h"
+#include "plan.h"
+#include "schedule.h"
+#include "wire.h"
+
+/* Messages the engine builds before it hands them to ops->xmit. */
+#define RINA_IW_BATCH		64
+
+/* Whom a message goes to. */
+#define RINA_IW_AGG		0x1	/* the aggregator: ToR or agent */
+#define RINA_IW_AGENT		0x2	/* the rack's agent */
+
+/* An INA worker stalled this many slot RTOs asks for results (NACK). */
+#define RINA_NACK_STALL		8
+
+struct rina_iw_msg {
+	void	*buf;
+	__u32	len;
+	__u8	to;		/* RINA_IW_AGG or RINA_IW_AGENT */
+};
+
+struct rina_iw_ops {
+	void	*(*zalloc)(void *ctx, __u64 size);
+	void	(*free)(void *ctx, void *p);
+	__u64	(*now_us)(void *ctx);
+	/*
+	 * Send n messages, in order; room for RINA_TAG_LEN bytes after
+	 * each. Returns < 0 (an errno value) when nothing could be sent.
+	 */
+	int	(*xmit)(void *ctx, struct rina_iw_msg *m, int n);
+	/* Bytes this host still queues of what we sent, or -1: unknown. */
+	int	(*tx_queued)(void *ctx);
+	/* Tell the agent that this worker makes no progress (CTRL STALL). */
+	void	(*stalled)(void *ctx);
+};
+
+/* The worker's place in the job: fixed for its communicator's life. */
+struct rina_iw_cfg {
+	const struct rina_ring	*ring;
+	__u32			member;		/* its rack's member index */
+	__u32			n_ranks;	/* N */
+	__u16			job_id;
+	__u16			rank;
+	__u32			elems;		/* E */
+	__u32			window;		/* W */
+	__u32			txq_limit;	/* the job's (core/txq.h) */
+	__u64			rto_us;		/* the job's timer floor */
+	__u32			timeout_ms;	/* the job's: stall reports */
+	int			windowed;	/* congestion control is on */
+	/* the path to the aggregator, kept by the host across calls */
+	struct rina_path	*path;
+	/* where packets are built: RINA_IW_BATCH x max_msg bytes */
+	__u8			*txbuf;
+	__u32			max_msg;
+	const struct rina_agg_ops *agg;
+};
+
+struct rina_iw_stats {
+	__u64	tx_data, retransmits, timeouts, fast_retransmits;
+	__u64	resent_orphaned, resent_asked, nacks, txq_holds;
+	__u64	rx_data, rx_acks, rx_foreign, rx_stale, rx_malformed;
+	__u64	rx_ce, duplicates, ce_acked;
+};
+
+enum rina_iw_result {
+	RINA_IW_STASH		= 1,	/* rx: the next call's; keep it */
+	RINA_IW_OK		= 0,
+	RINA_IW_E_NOMEM		= -1,
+	RINA_IW_E_XMIT		= -2,	/* rina_iw_xmit_errno() */
+	RINA_IW_E_MISMATCH	= -3,	/* allgather data of another call */
+	RINA_IW_E_OVERFLOW	= -4,
+	RINA_IW_E_TOO_LARGE	= -5,
+};
+
+/* Where a call stands, for the host's stall report. */
+struct rina_iw_progress {
+	__u64	got_ag, expect_ag;	/* allgather packets */
+	__u64	got_done;		/* contributions delivered ... */
+	__u32	nct;			/* ... of these */
+	__u64	last_us;
+};
+
+struct rina_iw;
+
+struct rina_iw *rina_iw_create(const struct rina_iw_cfg *cfg,
+			       const struct rina_iw_ops *ops, void *ctx);
+void rina_iw_destroy(struct rina_iw *w);
+
+int rina_iw_start(struct rina_iw *w, __s32 *acc, __u64 count,
+		  __u8 dtype_op, __u16 round, __u32 slot_base);
+/*
+ * A received message of the job, checked and not CTRL; from_agent: it
+ * came from the rack's agent's address (nothing else talks to a
+ * worker); ecn: the IP ECN field; stashed: replayed by the host.
+ */
+int rina_iw_rx(struct rina_iw *w, const struct rina_hdr *h, int from_agent,
+	       __u8 ecn, int stashed);
+/* Send what the windows allow, what is lost, NACKs and stall reports. */
+int rina_iw_pump(struct rina_iw *w, __u64 *wait_us);
+/*
+ * The host sends contributions somewhere else now (the ToR came or
+ * went): what backed off towards the last aggregator ends.
+ */
+void rina_iw_agg_changed(struct rina_iw *w);
+/* The agent found the ToR lost: what it held goes again. */
+void rina_iw_tor_lost(struct rina_iw *w);
+int rina_iw_done(const struct rina_iw *w);
+int rina_iw_finish(struct rina_iw *w, int failed);
+
+const struct rina_sched *rina_iw_sched(const struct rina_iw *w);
+void rina_iw_progress(const struct rina_iw *w, struct rina_iw_progress *p);
+int rina_iw_xmit_errno(const struct rina_iw *w);
+void rina_iw_take_stats(struct rina_iw *w, struct rina_iw_stats *st);
+
+#endif /* RINA_CORE_INA_WORKER_H */
