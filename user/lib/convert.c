@@ -103,13 +103,13 @@ int rina_convert_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 	if (count && (!sendbuf || !recvbuf))
 		return rina_fail(RINA_ERR_INVALID, "NULL buffer");
 	if (!count)	/* nothing to widen: the call still takes place */
-		return rina_allreduce(sendbuf, recvbuf, 0, RINA_FLOAT32, op,
-				      c);
+		return rina_wire_allreduce(sendbuf, recvbuf, 0, RINA_FLOAT32,
+					   op, c);
 	tmp = malloc(count * sizeof(*tmp));
 	if (!tmp)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
 	widen(tmp, sendbuf, count, dtype);
-	ret = rina_allreduce(tmp, tmp, count, RINA_FLOAT32, op, c);
+	ret = rina_wire_allreduce(tmp, tmp, count, RINA_FLOAT32, op, c);
 	if (ret)
 		goto out;
 	over = narrow(recvbuf, tmp, count, dtype);

@@ -249,7 +249,7 @@ int rina_recv_batch(struct rina_comm *c, uint64_t wait_us, rina_rx_fn fn,
 	int n, j, ret;
 
 	/* every role's call waits here: the place to hear from rina.ko */
-	ret = rina_kernel_poll(c);
+	ret = c->events ? c->events(c) : RINA_OK;
 	if (ret)
 		return ret;
 	n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH,

@@ -170,12 +170,6 @@ int rina_kernel_events(struct rina_comm *c)
 	}
 	if (!aborted && !deleted)
 		return RINA_OK;
-	/*
-	 * Only this host's ranks hear from its rina.ko: tell the others,
-	 * who would otherwise wait out their timeout. They fail with
-	 * RINA_ERR_ABORTED and tell no one in turn.
-	 */
-	rina_session_abort(c, RINA_ERR_ABORTED);
 	if (lost >= 0)
 		return rina_fail(RINA_ERR_ABORTED,
 				 "rank %d: rina.ko aborted job %u: rank %d was lost (its /dev/rina fd closed without a detach)",

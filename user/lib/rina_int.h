@@ -74,7 +74,7 @@ struct rina_comm {
 	struct rina_addr	tor_to;		/* the ToR's, once installed */
 	struct rina_agent	*agent;		/* this rank is its rack's agent */
 	int			kfd;		/* /dev/rina attached, or -1 */
-	uint64_t		kev_next;	/* rina_kernel_poll(): next read */
+	uint64_t		kev_next;	/* rina_session_events(): next read */
 	bool			kernel_agent;	/* rina.ko runs our rack's agent */
 	/* ... and any rank of the rack on its host: RINA_PLAN_F_KERNEL_AGENT */
 	bool			kernel_rack_agent;
@@ -90,6 +90,8 @@ struct rina_comm {
 	/* control messages seen during calls: the session layer's */
 	int (*ctrl_rx)(struct rina_comm *c, const struct rina_hdr *h,
 		       const struct rina_addr *from);
+	/* news from outside the ring, looked at every receive: likewise */
+	int (*events)(struct rina_comm *c);
 	uint32_t		drop_ppm, dup_ppm, rx_drop_ppm;
 	uint64_t		rng;
 
@@ -204,26 +206,11 @@ int rina_kernel_attach(struct rina_comm *c);
 void rina_kernel_detach(struct rina_comm *c);
 /*
  * rina.ko's events of the attached job (member lost, job aborted or
- * deleted): RINA_ERR_ABORTED, the other ranks told, if one came; never
- * blocks. rina_kernel_poll() reads at most every RINA_KEV_POLL_US, so
- * that every receive can call it: the kernel knows of a dead rank at
- * once, its ring neighbours only after timeout_ms without progress.
+ * deleted): RINA_ERR_ABORTED with the kernel's reason, if one came;
+ * never blocks. The session layer tells the other ranks
+ * (rina_session_events()).
  */
 int rina_kernel_events(struct rina_comm *c);
-#define RINA_KEV_POLL_US	2000
-
-static inline int rina_kernel_poll(struct rina_comm *c)
-{
-	uint64_t now;
-
-	if (c->kfd < 0)		/* file-based: not even the clock */
-		return RINA_OK;
-	now = rina_now_us();
-	if (now < c->kev_next)
-		return RINA_OK;
-	c->kev_next = now + RINA_KEV_POLL_US;
-	return rina_kernel_events(c);
-}
 
 /* Reduce kernels, vectorised where the CPU allows (reduce.c). */
 struct rina_reduce_ops {
@@ -260,6 +247,11 @@ int rina_transport_open(const char *want, const struct rina_transport_cfg *tc,
 int rina_inproc_transport_create(const struct rina_transport_cfg *cfg,
 				 struct rina_transport **out,
 				 char *err, size_t errlen);
+
+/* int32 or float32, as the wire carries them (wire_allreduce.c). */
+int rina_wire_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+			enum rina_dtype dtype, enum rina_redop op,
+			rina_comm_t *c);
 
 /* bfloat16, float16, float64 through the float32 path (convert.c). */
 bool rina_dtype_converted(enum rina_dtype dtype);

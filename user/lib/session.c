@@ -66,6 +66,33 @@ static bool ctrl_trusted(struct rina_comm *c, const struct rina_hdr *h,
 	return false;
 }
 
+/*
+ * rina.ko's word on the job, if it has one. Only this host's ranks hear
+ * from its rina.ko: tell the others, who would otherwise wait out their
+ * timeout. They fail with RINA_ERR_ABORTED and tell no one in turn.
+ */
+static int kernel_events(struct rina_comm *c)
+{
+	int ret = rina_kernel_events(c);
+
+	if (ret)
+		rina_session_abort(c, RINA_ERR_ABORTED);
+	return ret;
+}
+
+int rina_session_events(struct rina_comm *c)
+{
+	uint64_t now;
+
+	if (c->kfd < 0)		/* file-based: not even the clock */
+		return RINA_OK;
+	now = rina_now_us();
+	if (now < c->kev_next)
+		return RINA_OK;
+	c->kev_next = now + RINA_KEV_POLL_US;
+	return kernel_events(c);
+}
+
 void rina_session_set(struct rina_comm *c, uint64_t session)
 {
 	c->session_id = session;
@@ -180,7 +207,7 @@ int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 		 * (when leaving, the answer goes nowhere: no need to ask).
 		 */
 		if (c->kfd >= 0 && c->session != RINA_SESSION_LINGER &&
-		    rina_kernel_events(c))
+		    kernel_events(c))
 			return RINA_ERR_ABORTED;
 		return rina_abort_fail(c, src, ntohl(m->arg));
 	default:
@@ -204,7 +231,7 @@ int rina_session_hello(struct rina_comm *c)
 	int n, j, ret;
 
 	/* the job may be gone already: deleted or aborted since attach */
-	ret = rina_kernel_poll(c);
+	ret = rina_session_events(c);
 	if (ret)
 		return ret;
 	if (session_head(c)) {
@@ -243,7 +270,7 @@ int rina_session_hello(struct rina_comm *c)
 				       c->incarnation);
 			last_tx = now;
 		}
-		ret = rina_kernel_poll(c);
+		ret = rina_session_events(c);
 		if (ret)
 			return ret;
 		n = c->tp->ops->recv(c->tp, msgs, RINA_BATCH, 10);

@@ -51,6 +51,15 @@ int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 /* The same, as the endpoint layer's handler during calls. */
 int rina_session_ctrl_rx(struct rina_comm *c, const struct rina_hdr *h,
 			 const struct rina_addr *from);
+/*
+ * rina.ko's events of the attached job, read at most every
+ * RINA_KEV_POLL_US, so that every receive can ask (rina_comm.events):
+ * the kernel knows of a dead rank at once, its ring neighbours only
+ * after timeout_ms without progress. RINA_ERR_ABORTED, the other ranks
+ * told, if one came; never blocks.
+ */
+#define RINA_KEV_POLL_US	2000
+int rina_session_events(struct rina_comm *c);
 /* Handshake with both ring neighbours: same job, both alive. */
 int rina_session_hello(struct rina_comm *c);
 /* Answer late retransmissions of the last call, then return. */
