@@ -11,17 +11,16 @@
 
 static void *iw_zalloc(const struct rina_iw *w, __u64 size)
 {
-	return w->ops->zalloc(w->ctx, size ? size : 1);
+	return rina_engine_zalloc(w->ops, w->ctx, size);
 }
 
 static void iw_free(const struct rina_iw *w, void *p)
 {
-	if (p)
-		w->ops->free(w->ctx, p);
+	rina_engine_free(w->ops, w->ctx, p);
 }
 
 struct rina_iw *rina_iw_create(const struct rina_iw_cfg *cfg,
-			       const struct rina_iw_ops *ops, void *ctx)
+			       const struct rina_engine_ops *ops, void *ctx)
 {
 	struct rina_iw *w = ops->zalloc(ctx, sizeof(*w));
 
@@ -240,14 +239,14 @@ static int rx_resend(struct iw_call *k, const struct rina_hdr *h)
 	return iw_flush(k);
 }
 
-int rina_iw_rx(struct rina_iw *w, const struct rina_hdr *h, int from_agent,
+int rina_iw_rx(struct rina_iw *w, const struct rina_hdr *h, __u8 from,
 	       __u8 ecn, int stashed)
 {
 	struct iw_call *k = w->k;
 	unsigned int op = rina_hdr_opcode(h);
 	int rc;
 
-	if (!from_agent) {
+	if (!(from & RINA_PEER_NEXT)) {
 		w->st.rx_foreign++;	/* only the agent's address talks */
 		return 0;
 	}
@@ -404,7 +403,7 @@ int rina_iw_xmit_errno(const struct rina_iw *w)
 	return w->xmit_errno;
 }
 
-void rina_iw_take_stats(struct rina_iw *w, struct rina_iw_stats *st)
+void rina_iw_take_stats(struct rina_iw *w, struct rina_engine_stats *st)
 {
 	*st = w->st;
 	rina_memset(&w->st, 0, sizeof(w->st));

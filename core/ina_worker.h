@@ -3,7 +3,7 @@
  * The INA worker: one allreduce call at a local worker of an INA rack,
  * as a state machine that never touches a socket, a thread or a clock
  * (sans-I/O, as core/ring_member.h). Its host feeds it the packets it
- * receives, lets it send (struct rina_iw_ops) and waits until
+ * receives, lets it send (core/engine.h) and waits until
  * rina_iw_pump() says; librina (user/lib/ina_worker.c) hosts it.
  *
  * The rack is one ring member; its ToR (or, without one, the agent)
@@ -28,41 +28,14 @@
 
 #include "compat.h"
 #include "agg.h"
+#include "engine.h"
 #include "path.h"
 #include "plan.h"
 #include "schedule.h"
 #include "wire.h"
 
-/* Messages the engine builds before it hands them to ops->xmit. */
-#define RINA_IW_BATCH		64
-
-/* Whom a message goes to. */
-#define RINA_IW_AGG		0x1	/* the aggregator: ToR or agent */
-#define RINA_IW_AGENT		0x2	/* the rack's agent */
-
 /* An INA worker stalled this many slot RTOs asks for results (NACK). */
 #define RINA_NACK_STALL		8
-
-struct rina_iw_msg {
-	void	*buf;
-	__u32	len;
-	__u8	to;		/* RINA_IW_AGG or RINA_IW_AGENT */
-};
-
-struct rina_iw_ops {
-	void	*(*zalloc)(void *ctx, __u64 size);
-	void	(*free)(void *ctx, void *p);
-	__u64	(*now_us)(void *ctx);
-	/*
-	 * Send n messages, in order; room for RINA_TAG_LEN bytes after
-	 * each. Returns < 0 (an errno value) when nothing could be sent.
-	 */
-	int	(*xmit)(void *ctx, struct rina_iw_msg *m, int n);
-	/* Bytes this host still queues of what we sent, or -1: unknown. */
-	int	(*tx_queued)(void *ctx);
-	/* Tell the agent that this worker makes no progress (CTRL STALL). */
-	void	(*stalled)(void *ctx);
-};
 
 /* The worker's place in the job: fixed for its communicator's life. */
 struct rina_iw_cfg {
@@ -79,17 +52,10 @@ struct rina_iw_cfg {
 	int			windowed;	/* congestion control is on */
 	/* the path to the aggregator, kept by the host across calls */
 	struct rina_path	*path;
-	/* where packets are built: RINA_IW_BATCH x max_msg bytes */
+	/* where packets are built: RINA_ENGINE_BATCH x max_msg bytes */
 	__u8			*txbuf;
 	__u32			max_msg;
 	const struct rina_agg_ops *agg;
-};
-
-struct rina_iw_stats {
-	__u64	tx_data, retransmits, timeouts, fast_retransmits;
-	__u64	resent_orphaned, resent_asked, nacks, txq_holds;
-	__u64	rx_data, rx_acks, rx_foreign, rx_stale, rx_malformed;
-	__u64	rx_ce, duplicates, ce_acked;
 };
 
 enum rina_iw_result {
@@ -113,17 +79,18 @@ struct rina_iw_progress {
 struct rina_iw;
 
 struct rina_iw *rina_iw_create(const struct rina_iw_cfg *cfg,
-			       const struct rina_iw_ops *ops, void *ctx);
+			       const struct rina_engine_ops *ops, void *ctx);
 void rina_iw_destroy(struct rina_iw *w);
 
 int rina_iw_start(struct rina_iw *w, __s32 *acc, __u64 count,
 		  __u8 dtype_op, __u16 round, __u32 slot_base);
 /*
- * A received message of the job, checked and not CTRL; from_agent: it
- * came from the rack's agent's address (nothing else talks to a
- * worker); ecn: the IP ECN field; stashed: replayed by the host.
+ * A received message of the job, checked and not CTRL; from: the
+ * RINA_PEER_* its source address is (only the agent, RINA_PEER_NEXT,
+ * talks to a worker); ecn: the IP ECN field; stashed: replayed by the
+ * host. RINA_IW_STASH: of the next call, for the host to give again.
  */
-int rina_iw_rx(struct rina_iw *w, const struct rina_hdr *h, int from_agent,
+int rina_iw_rx(struct rina_iw *w, const struct rina_hdr *h, __u8 from,
 	       __u8 ecn, int stashed);
 /* Send what the windows allow, what is lost, NACKs and stall reports. */
 int rina_iw_pump(struct rina_iw *w, __u64 *wait_us);
@@ -140,6 +107,6 @@ int rina_iw_finish(struct rina_iw *w, int failed);
 const struct rina_sched *rina_iw_sched(const struct rina_iw *w);
 void rina_iw_progress(const struct rina_iw *w, struct rina_iw_progress *p);
 int rina_iw_xmit_errno(const struct rina_iw *w);
-void rina_iw_take_stats(struct rina_iw *w, struct rina_iw_stats *st);
+void rina_iw_take_stats(struct rina_iw *w, struct rina_engine_stats *st);
 
 #endif /* RINA_CORE_INA_WORKER_H */

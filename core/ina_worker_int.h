@@ -57,15 +57,15 @@ struct iw_call {
 	__u32		nacks;		/* sent since allgather data last came */
 	__u64		last_progress, last_nack, last_stall;
 
-	struct rina_iw_msg tx[RINA_IW_BATCH];
+	struct rina_engine_msg tx[RINA_ENGINE_BATCH];
 	int		ntx;
 };
 
 struct rina_iw {
 	struct rina_iw_cfg	cfg;
-	const struct rina_iw_ops *ops;
+	const struct rina_engine_ops *ops;
 	void			*ctx;
-	struct rina_iw_stats	st;
+	struct rina_engine_stats	st;
 	int			xmit_errno;
 	struct iw_call		*k;		/* the call, or NULL */
 	__u8			nackbuf[RINA_HDR_LEN + RINA_MAX_PAYLOAD +

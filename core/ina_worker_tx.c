@@ -45,7 +45,7 @@ int iw_send_contrib(struct iw_call *k, struct iw_contrib *x, int retx)
 	__u32 len;
 	int ret;
 
-	if (k->ntx == RINA_IW_BATCH) {
+	if (k->ntx == RINA_ENGINE_BATCH) {
 		ret = iw_flush(k);
 		if (ret)
 			return ret;
@@ -74,7 +74,7 @@ int iw_send_contrib(struct iw_call *k, struct iw_contrib *x, int retx)
 		*(__be32 *)(h + 1) = 0;
 	k->tx[k->ntx].buf = h;
 	k->tx[k->ntx].len = RINA_HDR_LEN + rina_wire_elems(len) * 4;
-	k->tx[k->ntx].to = RINA_IW_AGG;	/* the agent's or ToR's */
+	k->tx[k->ntx].to = RINA_PEER_AGG;	/* the agent's or ToR's */
 	k->ntx++;
 	w->st.tx_data++;
 	if (retx)
@@ -428,7 +428,7 @@ static void nack(struct iw_call *k)
 	struct rina_hdr *h = (struct rina_hdr *)w->nackbuf;
 	__be32 *seqs = (__be32 *)(h + 1);
 	__u32 n = 0, max = w->cfg.elems, seq, ch, p;
-	struct rina_iw_msg m;
+	struct rina_engine_msg m;
 	__u64 b;
 
 	for (b = 0; b < s->nblocks && n < max; b++)
@@ -449,7 +449,7 @@ static void nack(struct iw_call *k)
 	h->n_elem = rina_htons((__u16)n);
 	m.buf = h;
 	m.len = RINA_HDR_LEN + n * 4;
-	m.to = RINA_IW_AGENT;
+	m.to = RINA_PEER_NEXT;
 	w->ops->xmit(w->ctx, &m, 1);	/* lost: asked again */
 	w->st.nacks++;
 }

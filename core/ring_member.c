@@ -10,7 +10,7 @@
 #include "hdr.h"
 
 struct rina_rm *rina_rm_create(const struct rina_rm_cfg *cfg,
-			       const struct rina_rm_ops *ops, void *ctx)
+			       const struct rina_engine_ops *ops, void *ctx)
 {
 	struct rina_rm *m = ops->zalloc(ctx, sizeof(*m));
 
@@ -55,7 +55,7 @@ void rina_rm_destroy(struct rina_rm *m)
 int rina_rm_flush(struct rina_rm *m)
 {
 	struct rina_hdr *h = (struct rina_hdr *)m->ackbuf;
-	struct rina_rm_msg msg = { .buf = h, .to = RINA_RM_PREV };
+	struct rina_engine_msg msg = { .buf = h, .to = RINA_PEER_PREV };
 
 	if (!m->ack.n)
 		return 0;
@@ -105,7 +105,7 @@ static int rx_data(struct rm_call *k, const struct rina_hdr *h, __u8 from,
 	struct rina_pkt_id id;
 	__u64 off, pktno;
 
-	if (!(from & RINA_RM_PREV) ||
+	if (!(from & RINA_PEER_PREV) ||
 	    rina_hdr_opcode(h) == RINA_OP_SR_CONTRIB) {
 		m->st.rx_foreign++;
 		return 0;
@@ -200,7 +200,7 @@ static void rx_ack(struct rm_call *k, const struct rina_hdr *h, __u8 from)
 	struct rm_out *e;
 
 	m->st.rx_acks++;
-	if (!(from & RINA_RM_NEXT)) {
+	if (!(from & RINA_PEER_NEXT)) {
 		m->st.rx_foreign++;
 		return;
 	}
@@ -330,7 +330,7 @@ static int rx_ask_kept(struct rm_call *k, const struct rina_hdr *h)
 		ret = rm_emit(o, seq, 1);
 		if (ret)
 			break;
-		o->tx[o->ntx - 1].to = RINA_RM_PREV;
+		o->tx[o->ntx - 1].to = RINA_PEER_PREV;
 		m->st.resent_asked++;
 	}
 	if (!ret)
@@ -354,7 +354,7 @@ static int rx_ask(struct rm_call *k, const struct rina_hdr *h, __u8 from)
 	const __be32 *seqs = (const __be32 *)(h + 1);
 	int ag = h->flags & RINA_F_AG_PHASE;
 	__u32 j, n = rina_ntohs(h->n_elem), seq;
-	__u8 asker = ag ? RINA_RM_PREV : RINA_RM_NEXT;
+	__u8 asker = ag ? RINA_PEER_PREV : RINA_PEER_NEXT;
 	__u64 now = rm_now(m);
 	int ret;
 
@@ -409,7 +409,7 @@ int rina_rm_rx(struct rina_rm *m, const struct rina_hdr *h, __u8 from,
 	if (rc < 0) {
 		/* an earlier call's: the sender missed our ACK */
 		m->st.rx_stale++;
-		if (from & RINA_RM_PREV)
+		if (from & RINA_PEER_PREV)
 			ack_queue(m, h, ecn);
 		return 0;
 	}
@@ -619,7 +619,7 @@ const struct rina_rm_error *rina_rm_error(const struct rina_rm *m)
 	return &m->err;
 }
 
-void rina_rm_take_stats(struct rina_rm *m, struct rina_rm_stats *st)
+void rina_rm_take_stats(struct rina_rm *m, struct rina_engine_stats *st)
 {
 	*st = m->st;
 	rina_memset(&m->st, 0, sizeof(m->st));

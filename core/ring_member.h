@@ -3,7 +3,7 @@
  * The ring member: one Ring-AllReduce call at one autonomous member of
  * the ring, as a state machine that never touches a socket, a thread or
  * a clock (sans-I/O, as ngtcp2 is for QUIC). Its host feeds it the
- * packets it receives, lets it send (struct rina_rm_ops) and waits until
+ * packets it receives, lets it send (core/engine.h) and waits until
  * rina_rm_pump() says; librina (user/lib/ring.c) and the tests host it.
  *
  * Reduce-scatter and allgather are pipelined per packet: a partial that
@@ -23,37 +23,11 @@
 
 #include "compat.h"
 #include "agg.h"
+#include "engine.h"
 #include "path.h"
 #include "plan.h"
 #include "schedule.h"
 #include "wire.h"
-
-/* Messages the engine builds before it hands them to ops->xmit. */
-#define RINA_RM_BATCH		64
-
-/* The member's two peers: whom a message goes to or came from. */
-#define RINA_RM_PREV		0x1	/* upstream */
-#define RINA_RM_NEXT		0x2	/* downstream */
-
-struct rina_rm_msg {
-	void	*buf;
-	__u32	len;
-	__u8	to;		/* RINA_RM_PREV or RINA_RM_NEXT */
-};
-
-struct rina_rm_ops {
-	void	*(*zalloc)(void *ctx, __u64 size);
-	void	(*free)(void *ctx, void *p);
-	__u64	(*now_us)(void *ctx);
-	/*
-	 * Send n messages, in order. Each buffer has room for RINA_TAG_LEN
-	 * bytes after len (the host's data tag or MAC). Returns < 0 (an
-	 * errno value) when the host could not send at all.
-	 */
-	int	(*xmit)(void *ctx, struct rina_rm_msg *m, int n);
-	/* Bytes this host still queues of what we sent, or -1: unknown. */
-	int	(*tx_queued)(void *ctx);
-};
 
 /* The member's place in the job: fixed for its communicator's life. */
 struct rina_rm_cfg {
@@ -71,18 +45,10 @@ struct rina_rm_cfg {
 	int			pad;		/* the ring has INA members */
 	/* the downstream path, kept by the host across calls */
 	struct rina_path	*path;
-	/* where packets are built: RINA_RM_BATCH x max_msg bytes */
+	/* where packets are built: RINA_ENGINE_BATCH x max_msg bytes */
 	__u8			*txbuf;
 	__u32			max_msg;
 	const struct rina_agg_ops *agg;
-};
-
-/* What the member counted; the host adds it up (rina_rm_take_stats()). */
-struct rina_rm_stats {
-	__u64	tx_data, retransmits, fast_retransmits, timeouts;
-	__u64	rx_data, rx_acks, rx_foreign, rx_stale, rx_malformed;
-	__u64	rx_ce, duplicates, ce_acked, resent_asked, txq_holds;
-	__u64	tx_acks, ack_tx_bytes;
 };
 
 enum rina_rm_result {
@@ -112,7 +78,7 @@ struct rina_rm_progress {
 struct rina_rm;
 
 struct rina_rm *rina_rm_create(const struct rina_rm_cfg *cfg,
-			       const struct rina_rm_ops *ops, void *ctx);
+			       const struct rina_engine_ops *ops, void *ctx);
 void rina_rm_destroy(struct rina_rm *m);
 
 /*
@@ -124,7 +90,7 @@ int rina_rm_start(struct rina_rm *m, __s32 *acc, __u64 count,
 		  __u8 dtype_op, __u16 round, __u32 slot_base);
 /*
  * A received message of the job, its header checked (core/wire.h) and
- * not CTRL; from: RINA_RM_PREV and/or RINA_RM_NEXT as its source address
+ * not CTRL; from: RINA_PEER_PREV and/or RINA_PEER_NEXT as its source address
  * is either (both on a ring of two), 0 when neither; ecn: the IP ECN
  * field; stashed: replayed from the host's stash. RINA_RM_STASH: of the
  * next call, for the host to give again once it starts.
@@ -150,6 +116,6 @@ const struct rina_sched *rina_rm_sched(const struct rina_rm *m);
 void rina_rm_progress(const struct rina_rm *m, struct rina_rm_progress *p);
 const struct rina_rm_error *rina_rm_error(const struct rina_rm *m);
 /* Hand the counters to the host and start them again from zero. */
-void rina_rm_take_stats(struct rina_rm *m, struct rina_rm_stats *st);
+void rina_rm_take_stats(struct rina_rm *m, struct rina_engine_stats *st);
 
 #endif /* RINA_CORE_RING_MEMBER_H */

@@ -86,7 +86,7 @@ struct rm_call {
 	__u64		expect_ack, got_ack;
 	__u64		last_progress;
 
-	struct rina_rm_msg tx[RINA_RM_BATCH];
+	struct rina_engine_msg tx[RINA_ENGINE_BATCH];
 	int		ntx;
 };
 
@@ -115,9 +115,9 @@ struct rm_kept {
 
 struct rina_rm {
 	struct rina_rm_cfg	cfg;
-	const struct rina_rm_ops *ops;
+	const struct rina_engine_ops *ops;
 	void			*ctx;
-	struct rina_rm_stats	st;
+	struct rina_engine_stats	st;
 	struct rina_rm_error	err;
 	struct rm_call		*k;		/* the call, or NULL */
 	struct rm_kept		kept;
@@ -133,13 +133,12 @@ static inline __u64 rm_now(const struct rina_rm *m)
 
 static inline void *rm_zalloc(const struct rina_rm *m, __u64 size)
 {
-	return m->ops->zalloc(m->ctx, size ? size : 1);
+	return rina_engine_zalloc(m->ops, m->ctx, size);
 }
 
 static inline void rm_free(const struct rina_rm *m, void *p)
 {
-	if (p)
-		m->ops->free(m->ctx, p);
+	rina_engine_free(m->ops, m->ctx, p);
 }
 
 /* ring_member_tx.c */

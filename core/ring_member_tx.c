@@ -58,7 +58,7 @@ int rm_emit(struct rm_call *k, __u32 seq, int retx)
 	__u32 len;
 	int ret;
 
-	if (k->ntx == RINA_RM_BATCH) {
+	if (k->ntx == RINA_ENGINE_BATCH) {
 		ret = rm_flush_tx(k);
 		if (ret)
 			return ret;
@@ -105,7 +105,7 @@ int rm_emit(struct rm_call *k, __u32 seq, int retx)
 
 	k->tx[k->ntx].buf = h;
 	k->tx[k->ntx].len = RINA_HDR_LEN + rina_wire_elems(len) * 4;
-	k->tx[k->ntx].to = RINA_RM_NEXT;
+	k->tx[k->ntx].to = RINA_PEER_NEXT;
 	k->ntx++;
 	m->st.tx_data++;
 	if (retx)

@@ -28,7 +28,7 @@
 struct pkt {
 	__u64	at;		/* delivery time */
 	int	to;		/* member */
-	__u8	from;		/* RINA_RM_PREV or _NEXT, as the receiver sees it */
+	__u8	from;		/* RINA_PEER_PREV or _NEXT, as the receiver sees it */
 	__u32	len;
 	__u8	buf[MAX_MSG];
 };
@@ -40,7 +40,7 @@ struct host {
 	int		i;
 	struct rina_rm	*rm;
 	struct rina_path path;
-	__u8		txbuf[RINA_RM_BATCH * MAX_MSG];
+	__u8		txbuf[RINA_ENGINE_BATCH * MAX_MSG];
 	__u64		wake;
 	__s32		*acc;
 	int		done;
@@ -96,16 +96,16 @@ static void trace_add(struct net *n, const void *p, __u32 len)
 		n->trace = (n->trace ^ b[j]) * 0x100000001b3ULL;
 }
 
-static int t_xmit(void *ctx, struct rina_rm_msg *m, int cnt)
+static int t_xmit(void *ctx, struct rina_engine_msg *m, int cnt)
 {
 	struct host *h = ctx;
 	struct net *n = h->net;
 	int j;
 
 	for (j = 0; j < cnt; j++) {
-		int to = m[j].to == RINA_RM_NEXT ? (h->i + 1) % n->L :
+		int to = m[j].to == RINA_PEER_NEXT ? (h->i + 1) % n->L :
 			 (h->i + n->L - 1) % n->L;
-		int dir = m[j].to == RINA_RM_NEXT;
+		int dir = m[j].to == RINA_PEER_NEXT;
 		__u64 *free_at = &n->link_free[h->i][dir];
 		struct pkt *p;
 
@@ -126,8 +126,8 @@ static int t_xmit(void *ctx, struct rina_rm_msg *m, int cnt)
 		p->at = *free_at + n->delay_us;
 		p->to = to;
 		/* a ring of two: the peer is both */
-		p->from = n->L == 2 ? RINA_RM_PREV | RINA_RM_NEXT :
-			  dir ? RINA_RM_PREV : RINA_RM_NEXT;
+		p->from = n->L == 2 ? RINA_PEER_PREV | RINA_PEER_NEXT :
+			  dir ? RINA_PEER_PREV : RINA_PEER_NEXT;
 		p->len = m[j].len;
 		memcpy(p->buf, m[j].buf, m[j].len);
 	}
@@ -140,7 +140,7 @@ static int t_tx_queued(void *ctx)
 	return -1;
 }
 
-static const struct rina_rm_ops ops = {
+static const struct rina_engine_ops ops = {
 	.zalloc = t_zalloc, .free = t_free, .now_us = t_now,
 	.xmit = t_xmit, .tx_queued = t_tx_queued,
 };
@@ -164,7 +164,7 @@ struct outcome {
 	int	rc[MAX_L];		/* rina_rm_finish() or the loop's */
 	int	exact;			/* every member holds the reference */
 	__u64	trace, sends, lost, vtime;
-	struct rina_rm_stats st;	/* summed over members */
+	struct rina_engine_stats st;	/* summed over members */
 };
 
 static __s32 input(const struct run *r, int i, __u64 j)
@@ -308,7 +308,7 @@ static void run_ring(const struct run *r, struct outcome *o)
 	}
 	o->exact = 1;
 	for (i = 0; i < r->L; i++) {
-		struct rina_rm_stats s;
+		struct rina_engine_stats s;
 		int rc = rina_rm_finish(n->h[i].rm, o->rc[i] != 0);
 
 		if (!o->rc[i])
@@ -462,8 +462,8 @@ int main(void)
 		memset(&pk, 0, sizeof(pk));
 		rina_hdr_fill(&pk.h, RINA_OP_SR_PARTIAL, 7, 6, 1);
 		pk.h.n_elem = rina_htons(1);
-		a = rina_rm_rx(h.rm, &pk.h, RINA_RM_PREV, 0, 0);
-		b = rina_rm_rx(h.rm, &pk.h, RINA_RM_PREV, 0, 1);
+		a = rina_rm_rx(h.rm, &pk.h, RINA_PEER_PREV, 0, 0);
+		b = rina_rm_rx(h.rm, &pk.h, RINA_PEER_PREV, 0, 1);
 		ktap_result(a == RINA_RM_STASH && b == 0,
 			    "the next call's packet: RINA_RM_STASH, once (%d, then %d)",
 			    a, b);

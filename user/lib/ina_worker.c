@@ -8,69 +8,10 @@
  * long as it says, passes on the agent's word that the ToR was lost, and
  * words its errors.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "rina_int.h"
 #include "ina_worker.h"
-
-static void *iw_zalloc(void *ctx, __u64 size)
-{
-	(void)ctx;
-	return calloc(1, size);
-}
-
-static void iw_free(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
-}
-
-static __u64 iw_now(void *ctx)
-{
-	(void)ctx;
-	return rina_now_us();
-}
-
-static int iw_xmit(void *ctx, struct rina_iw_msg *m, int n)
-{
-	struct rina_comm *c = ctx;
-	struct rina_msg out[RINA_IW_BATCH];
-	int i, ret;
-
-	for (i = 0; i < n; i++) {
-		out[i].buf = m[i].buf;
-		out[i].len = m[i].len;
-		/* the agent's or ToR's address, or the agent's */
-		out[i].addr = m[i].to == RINA_IW_AGG ? c->contrib_to : c->next;
-		out[i].ecn = 0;
-	}
-	ret = rina_xmit(c, out, n);
-	for (i = 0; i < n; i++)
-		m[i].len = out[i].len;
-	return ret;
-}
-
-static int iw_tx_queued(void *ctx)
-{
-	return rina_tx_queued(ctx);
-}
-
-static void iw_stalled(void *ctx)
-{
-	struct rina_comm *c = ctx;
-
-	rina_send_ctrl(c, &c->next, RINA_CTRL_STALL, c->timeout_ms);
-}
-
-static const struct rina_iw_ops iw_ops = {
-	.zalloc		= iw_zalloc,
-	.free		= iw_free,
-	.now_us		= iw_now,
-	.xmit		= iw_xmit,
-	.tx_queued	= iw_tx_queued,
-	.stalled	= iw_stalled,
-};
 
 static struct rina_iw *engine(struct rina_comm *c)
 {
@@ -93,31 +34,16 @@ static struct rina_iw *engine(struct rina_comm *c)
 	};
 
 	if (!c->iw)
-		c->iw = rina_iw_create(&cfg, &iw_ops, c);
+		c->iw = rina_iw_create(&cfg, &rina_engine_host_ops, c);
 	return c->iw;
 }
 
 static void take_stats(struct rina_comm *c)
 {
-	struct rina_iw_stats s;
+	struct rina_engine_stats s;
 
 	rina_iw_take_stats(c->iw, &s);
-	c->st.tx_data += s.tx_data;
-	c->st.retransmits += s.retransmits;
-	c->st.timeouts += s.timeouts;
-	c->st.fast_retransmits += s.fast_retransmits;
-	c->st.resent_orphaned += s.resent_orphaned;
-	c->st.resent_asked += s.resent_asked;
-	c->st.nacks += s.nacks;
-	c->st.txq_holds += s.txq_holds;
-	c->st.rx_data += s.rx_data;
-	c->st.rx_acks += s.rx_acks;
-	c->st.rx_foreign += s.rx_foreign;
-	c->st.rx_stale += s.rx_stale;
-	c->st.rx_malformed += s.rx_malformed;
-	c->st.rx_ce += s.rx_ce;
-	c->st.duplicates += s.duplicates;
-	c->st.ce_acked += s.ce_acked;
+	rina_engine_add_stats(c, &s);
 }
 
 static int fail(struct rina_comm *c, int rc)
@@ -162,8 +88,8 @@ static int rx_one(void *ctx, const struct rina_msg *m, bool stashed)
 	struct rina_comm *c = ctx;
 	int ret;
 
-	ret = rina_iw_rx(c->iw, m->buf, rina_addr_eq(&m->addr, &c->next),
-			 m->ecn, stashed);
+	ret = rina_iw_rx(c->iw, m->buf, rina_peer_of(c, &m->addr), m->ecn,
+			 stashed);
 	if (ret == RINA_IW_STASH) {
 		rina_stash(c, m);
 		return RINA_OK;

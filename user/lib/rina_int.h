@@ -15,6 +15,7 @@
 #include "rina.h"
 #include "plan.h"
 #include "agg.h"
+#include "engine.h"
 #include "ctrl_auth.h"
 #include "transport.h"
 #include "endpoint.h"
@@ -171,6 +172,14 @@ static inline bool rina_linger_over(uint32_t timeout_ms, uint64_t start,
 
 	return now - last_rx > idle || now - start > 3 * t;
 }
+
+/* What librina gives the core's engines (engine_host.c). */
+extern const struct rina_engine_ops rina_engine_host_ops;
+/* The RINA_PEER_* that address a is, as the engines take a source. */
+__u8 rina_peer_of(const struct rina_comm *c, const struct rina_addr *a);
+/* An engine's counters (rina_*_take_stats()) into the communicator's. */
+void rina_engine_add_stats(struct rina_comm *c,
+			   const struct rina_engine_stats *s);
 
 /* Ring allreduce of int32 words in place (wire dtype and op given). */
 int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,

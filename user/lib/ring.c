@@ -7,61 +7,10 @@
  * its errors. Documentation/protocol.md describes the rules.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "rina_int.h"
 #include "ring_member.h"
-
-static void *rm_zalloc(void *ctx, __u64 size)
-{
-	(void)ctx;
-	return calloc(1, size);
-}
-
-static void rm_free(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
-}
-
-static __u64 rm_now(void *ctx)
-{
-	(void)ctx;
-	return rina_now_us();
-}
-
-/* The engine's messages through the fault knobs and the transport. */
-static int rm_xmit(void *ctx, struct rina_rm_msg *m, int n)
-{
-	struct rina_comm *c = ctx;
-	struct rina_msg out[RINA_RM_BATCH];
-	int i, ret;
-
-	for (i = 0; i < n; i++) {
-		out[i].buf = m[i].buf;
-		out[i].len = m[i].len;
-		out[i].addr = m[i].to == RINA_RM_NEXT ? c->next : c->prev;
-		out[i].ecn = 0;
-	}
-	ret = rina_xmit(c, out, n);
-	for (i = 0; i < n; i++)	/* with the data tag or MAC, as sent */
-		m[i].len = out[i].len;
-	return ret;
-}
-
-static int rm_tx_queued(void *ctx)
-{
-	return rina_tx_queued(ctx);
-}
-
-static const struct rina_rm_ops rm_ops = {
-	.zalloc		= rm_zalloc,
-	.free		= rm_free,
-	.now_us		= rm_now,
-	.xmit		= rm_xmit,
-	.tx_queued	= rm_tx_queued,
-};
 
 static struct rina_rm *engine(struct rina_comm *c)
 {
@@ -84,33 +33,17 @@ static struct rina_rm *engine(struct rina_comm *c)
 
 	if (!c->rm) {
 		cfg.agg = rina_engine_agg(c);
-		c->rm = rina_rm_create(&cfg, &rm_ops, c);
+		c->rm = rina_rm_create(&cfg, &rina_engine_host_ops, c);
 	}
 	return c->rm;
 }
 
-/* The engine's counters into the communicator's. */
 static void take_stats(struct rina_comm *c)
 {
-	struct rina_rm_stats s;
+	struct rina_engine_stats s;
 
 	rina_rm_take_stats(c->rm, &s);
-	c->st.tx_data += s.tx_data;
-	c->st.retransmits += s.retransmits;
-	c->st.fast_retransmits += s.fast_retransmits;
-	c->st.timeouts += s.timeouts;
-	c->st.rx_data += s.rx_data;
-	c->st.rx_acks += s.rx_acks;
-	c->st.rx_foreign += s.rx_foreign;
-	c->st.rx_stale += s.rx_stale;
-	c->st.rx_malformed += s.rx_malformed;
-	c->st.rx_ce += s.rx_ce;
-	c->st.duplicates += s.duplicates;
-	c->st.ce_acked += s.ce_acked;
-	c->st.resent_asked += s.resent_asked;
-	c->st.txq_holds += s.txq_holds;
-	c->st.tx_acks += s.tx_acks;
-	c->st.ack_tx_bytes += s.ack_tx_bytes;
+	rina_engine_add_stats(c, &s);
 }
 
 /* An engine result as the thread's error. */
@@ -163,14 +96,10 @@ static int describe_stall(struct rina_comm *c)
 static int rx_one(void *ctx, const struct rina_msg *m, bool stashed)
 {
 	struct rina_comm *c = ctx;
-	__u8 from = 0;
 	int ret;
 
-	if (rina_addr_eq(&m->addr, &c->prev))
-		from |= RINA_RM_PREV;
-	if (rina_addr_eq(&m->addr, &c->next))
-		from |= RINA_RM_NEXT;
-	ret = rina_rm_rx(c->rm, m->buf, from, m->ecn, stashed);
+	ret = rina_rm_rx(c->rm, m->buf, rina_peer_of(c, &m->addr), m->ecn,
+			 stashed);
 	if (ret == RINA_RM_STASH) {
 		rina_stash(c, m);
 		return RINA_OK;
