@@ -2,8 +2,9 @@
 /*
  * The agent of an INA rack: the one implementation of the agent protocol
  * (Documentation/protocol-ina.md), run by librina's agent thread
- * (user/lib/agent.c), by rina.ko's agent worker (kmod/agent.c) and by
- * rina-sim (sim/rina.cc). Its files: agent_int.h.
+ * (user/lib/agent_thread.c), by rina.ko's agent worker
+ * (kmod/agent_kthread.c) and by rina-sim (sim/rina.cc). Its files:
+ * agent_int.h.
  *
  *  - software aggregation with the ToR's slot rules (core/slot.h) for
  *    everything that reaches it, keyed by (round, seq): no collisions;

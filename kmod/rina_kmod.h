@@ -96,7 +96,7 @@ bool rina_objs_leaked(void);
 
 struct netlink_ext_ack;
 
-/* agent.c: one worker per INA rack whose agent address is local */
+/* agent_kthread.c: a kthread per INA rack whose agent address is local */
 int rina_agents_start(struct rina_net *rn, struct rina_job *job,
 		      struct netlink_ext_ack *extack);
 void rina_agents_stop(struct rina_job *job);

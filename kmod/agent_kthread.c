@@ -3,7 +3,7 @@
  * In-kernel agents: for every INA rack of a job whose agent rank's address
  * is local to the job's network namespace, a kthread owns a kernel UDP
  * socket on the agent port of that address for the life of the job and
- * runs the agent protocol of core/agent.c on it, the same code librina's
+ * runs the agent protocol of core/agent*.c on it, the same code librina's
  * agent thread runs: software aggregation, the allgather sender of
  * record with retransmission downstream, NACK repair, ACK fan-out to the
  * rack's workers, HELLO/BYE. The protocol's timers are the receive
