@@ -2,7 +2,9 @@
 /*
  * The agent of an INA rack: the one implementation of the agent protocol
  * (Documentation/protocol-ina.md), run by librina's agent thread
- * (user/lib/agent.c) and by rina.ko's agent worker (kmod/agent.c).
+ * (user/lib/agent_thread.c), by rina.ko's agent worker
+ * (kmod/agent_kthread.c) and by rina-sim (sim/rina.cc). Its files:
+ * agent_int.h.
  *
  *  - software aggregation with the ToR's slot rules (core/slot.h) for
  *    everything that reaches it, keyed by (round, seq): no collisions;
@@ -51,7 +53,7 @@
 #define RINA_AGENT_TOR_PROBE_US	100000
 /* A lost ToR: asked whether it is back (TOR_REMOVE) this often. */
 #define RINA_AGENT_TOR_BACK_US	1000000
-#define RINA_AGENT_ROUNDS_AHEAD	16384	/* window of rounds: agent.c */
+#define RINA_AGENT_ROUNDS_AHEAD	16384	/* window of rounds: agent_cache.c */
 
 /*
  * The rack's ToR, as the agent sees it (protocol-ina.md section 9).
@@ -89,7 +91,8 @@ struct rina_agent_counters {
 	/* control messages refused (ctrl_auth.h): forged, or replayed */
 	__u64 ctrl_forged, ctrl_replayed;
 	__u64 bad_tag;		/* data without the job's tag */
-	__u64 far_round;	/* data, NACKs ignored: round_admit() */
+	/* data, NACKs ignored: rina_agent_round_admit() */
+	__u64 far_round;
 	__u64 tor_copies;	/* allgather copies the ToR sent us */
 	__u64 host_relays;	/* of them, relayed to a worker on our host */
 	__u64 tor_held;		/* data dropped while asking the ToR */

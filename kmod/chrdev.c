@@ -330,12 +330,42 @@ static struct miscdevice rina_miscdev = {
 	.fops	= &rina_dev_fops,
 };
 
+/* The job table's events (job.c) that attached fds read. */
+static int rina_dev_job_event(struct notifier_block *nb,
+			      unsigned long action, void *data)
+{
+	const struct rina_job_note *n = data;
+
+	if (action == RINA_EVENT_MEMBER_LOST ||
+	    action == RINA_EVENT_JOB_ABORTED)
+		rina_dev_notify(n->job, action, n->rank);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block rina_dev_job_nb = {
+	.notifier_call	= rina_dev_job_event,
+	.priority	= RINA_JOB_NB_CHRDEV,
+};
+
 int rina_chrdev_init(void)
 {
-	return misc_register(&rina_miscdev);
+	int err;
+
+	err = misc_register(&rina_miscdev);
+	if (err)
+		return err;
+	err = rina_job_notifier_register(&rina_dev_job_nb);
+	if (err)
+		goto err_misc;
+	return 0;
+
+err_misc:
+	misc_deregister(&rina_miscdev);
+	return err;
 }
 
 void rina_chrdev_exit(void)
 {
+	rina_job_notifier_unregister(&rina_dev_job_nb);
 	misc_deregister(&rina_miscdev);
 }

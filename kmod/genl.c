@@ -676,12 +676,42 @@ err_free:
 	nlmsg_free(msg);
 }
 
+/* The job table's events (job.c) that the "events" group hears of. */
+static int rina_genl_job_event(struct notifier_block *nb,
+			       unsigned long action, void *data)
+{
+	const struct rina_job_note *n = data;
+
+	if (action == RINA_EVENT_MEMBER_LOST ||
+	    action == RINA_EVENT_JOB_ABORTED)
+		rina_genl_event(n->rn, n->job, action, n->rank);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block rina_genl_job_nb = {
+	.notifier_call	= rina_genl_job_event,
+	.priority	= RINA_JOB_NB_GENL,
+};
+
 int rina_genl_init(void)
 {
-	return genl_register_family(&rina_genl_family);
+	int err;
+
+	err = genl_register_family(&rina_genl_family);
+	if (err)
+		return err;
+	err = rina_job_notifier_register(&rina_genl_job_nb);
+	if (err)
+		goto err_family;
+	return 0;
+
+err_family:
+	genl_unregister_family(&rina_genl_family);
+	return err;
 }
 
 void rina_genl_exit(void)
 {
+	rina_job_notifier_unregister(&rina_genl_job_nb);
 	genl_unregister_family(&rina_genl_family);
 }

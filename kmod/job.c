@@ -1,13 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The job table of a network namespace and the attachment of ranks to
- * jobs. Every function here runs with rina_net.lock held.
+ * jobs. Every function here runs with rina_net.lock held. What happens
+ * to a job, the parts above (genl.c, chrdev.c, agent_kthread.c) hear on
+ * one notifier chain: the table calls none of them.
  */
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "rina_kmod.h"
 #include "trace.h"
+
+/*
+ * Blocking: the subscribers sleep (a genl message allocated, an agent's
+ * kthread stopped). Called with rn->lock held, which no subscriber takes.
+ */
+static BLOCKING_NOTIFIER_HEAD(rina_job_chain);
+
+int rina_job_notifier_register(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&rina_job_chain, nb);
+}
+
+void rina_job_notifier_unregister(struct notifier_block *nb)
+{
+	blocking_notifier_chain_unregister(&rina_job_chain, nb);
+}
+
+/* Tell the subscribers; action: enum rina_event or RINA_JOB_UNLINKED. */
+static void rina_job_notify(struct rina_net *rn, struct rina_job *job,
+			    unsigned long action, int rank)
+{
+	struct rina_job_note note = { .rn = rn, .job = job, .rank = rank };
+
+	blocking_notifier_call_chain(&rina_job_chain, action, &note);
+}
 
 /*
  * Jobs and agent workers allocated and not yet freed, over all
@@ -103,7 +130,7 @@ void rina_job_unlink(struct rina_net *rn, struct rina_job *job)
 	lockdep_assert_held(&rn->lock);
 	list_del_init(&job->node);
 	job->deleted = true;
-	rina_agents_stop(job);
+	rina_job_notify(rn, job, RINA_JOB_UNLINKED, -1);
 	/* attached fds may keep the job a while: not its secret */
 	rina_job_wipe_secret(job);
 	rn->n_jobs--;
@@ -162,8 +189,7 @@ bool rina_job_abort_by_agent(struct rina_net *rn, u16 id)
 	if (job && !job->deleted && job->state != RINA_JOB_ABORTED) {
 		rina_stat_inc(rn, RINA_STAT_JOBS_ABORTED);
 		rina_job_set_state(job, RINA_JOB_ABORTED);
-		rina_genl_event(rn, job, RINA_EVENT_JOB_ABORTED, -1);
-		rina_dev_notify(job, RINA_EVENT_JOB_ABORTED, -1);
+		rina_job_notify(rn, job, RINA_EVENT_JOB_ABORTED, -1);
 	}
 	mutex_unlock(&rn->lock);
 	return true;
@@ -189,11 +215,8 @@ void rina_job_detach(struct rina_net *rn, struct rina_job *job, u16 rank,
 		rina_stat_inc(rn, RINA_STAT_MEMBERS_LOST);
 		rina_stat_inc(rn, RINA_STAT_JOBS_ABORTED);
 		rina_job_set_state(job, RINA_JOB_ABORTED);
-		rina_genl_event(rn, job, RINA_EVENT_MEMBER_LOST, rank);
-		rina_genl_event(rn, job, RINA_EVENT_JOB_ABORTED, -1);
-		rina_dev_notify(job, RINA_EVENT_MEMBER_LOST, rank);
-		rina_dev_notify(job, RINA_EVENT_JOB_ABORTED, -1);
-		rina_agents_abort(job, rank);
+		rina_job_notify(rn, job, RINA_EVENT_MEMBER_LOST, rank);
+		rina_job_notify(rn, job, RINA_EVENT_JOB_ABORTED, -1);
 	} else if (!job->n_attached && job->state == RINA_JOB_ACTIVE) {
 		rina_job_set_state(job, RINA_JOB_READY);
 	}

@@ -73,9 +73,13 @@ static int __init rina_init(void)
 	err = rina_kmac_selftest();
 	if (err)
 		return err;
-	err = register_pernet_subsys(&rina_net_ops);
+	/* the agents stop with their job, also when a netns goes */
+	err = rina_agents_init();
 	if (err)
 		return err;
+	err = register_pernet_subsys(&rina_net_ops);
+	if (err)
+		goto err_agents;
 	err = rina_genl_init();
 	if (err)
 		goto err_pernet;
@@ -90,6 +94,8 @@ err_genl:
 	rina_genl_exit();
 err_pernet:
 	unregister_pernet_subsys(&rina_net_ops);
+err_agents:
+	rina_agents_exit();
 	return err;
 }
 
@@ -98,6 +104,7 @@ static void __exit rina_exit(void)
 	rina_chrdev_exit();
 	rina_genl_exit();
 	unregister_pernet_subsys(&rina_net_ops);
+	rina_agents_exit();
 	WARN(rina_objs_leaked(), "rina: jobs or agents leaked at unload\n");
 	pr_info("rina: unloaded\n");
 }

@@ -9,6 +9,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/u64_stats_sync.h>
 #include <net/net_namespace.h>
 #include <linux/rina.h>
@@ -79,7 +80,34 @@ struct rina_job {
 
 struct rina_net *rina_pernet(const struct net *net);
 
-/* job.c: the job table; callers hold rn->lock */
+/*
+ * job.c: the job table; callers hold rn->lock. The job table calls none
+ * of the parts above it: what happens to a job goes out on a notifier
+ * chain (rina_job_notifier_register()) that genl.c, chrdev.c and
+ * agent_kthread.c subscribe to, with rn->lock held. Its actions are the
+ * UAPI's job events (RINA_EVENT_MEMBER_LOST with the rank, then
+ * RINA_EVENT_JOB_ABORTED) and RINA_JOB_UNLINKED: the job left the table,
+ * its agents stop.
+ */
+#define RINA_JOB_UNLINKED	0x100	/* above every enum rina_event */
+
+struct rina_job_note {
+	struct rina_net		*rn;
+	struct rina_job		*job;
+	int			rank;	/* < 0: none applies */
+};
+
+/*
+ * Subscribers' priorities: the "events" group hears first, then the
+ * attached fds, then the agents, as before the chain, whatever the order
+ * in which they registered.
+ */
+#define RINA_JOB_NB_GENL	2
+#define RINA_JOB_NB_CHRDEV	1
+#define RINA_JOB_NB_AGENTS	0
+
+int rina_job_notifier_register(struct notifier_block *nb);
+void rina_job_notifier_unregister(struct notifier_block *nb);
 struct rina_job *rina_job_alloc(void);
 void rina_job_put(struct rina_job *job);
 struct rina_job *rina_job_find(struct rina_net *rn, u16 id);
@@ -96,7 +124,9 @@ bool rina_objs_leaked(void);
 
 struct netlink_ext_ack;
 
-/* agent.c: one worker per INA rack whose agent address is local */
+/* agent_kthread.c: a kthread per INA rack whose agent address is local */
+int rina_agents_init(void);	/* subscribes to the job notifier */
+void rina_agents_exit(void);
 int rina_agents_start(struct rina_net *rn, struct rina_job *job,
 		      struct netlink_ext_ack *extack);
 void rina_agents_stop(struct rina_job *job);
@@ -104,7 +134,6 @@ bool rina_job_has_tor(const struct rina_job_desc *d);
 bool rina_agents_serve(const struct rina_job *job, u16 rank);
 struct sk_buff;
 int rina_agents_nl_put(struct sk_buff *skb, const struct rina_job *job);
-void rina_agents_abort(struct rina_job *job, unsigned int lost_rank);
 int rina_agents_net_init(struct rina_net *rn);		/* /proc/net/rina_agents */
 void rina_agents_net_exit(struct rina_net *rn);
 

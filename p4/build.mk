@@ -20,11 +20,12 @@ $(TOR_MODEL_LIB): $(TOR_MODEL_OBJS)
 	$(call ar-lib)
 
 # p4cfg.o: the command generator, linked by rina-p4cfg, rina-tor and
-# tor_ring; plan.o and jobfile.o come from librina_core.a.
+# tor_ring; plan.o and jobfile.o come from librina_core.a (jobfile.h and
+# secret.h: user/common, shared with librina).
 P4CFG_OBJ	:= $(OBJ)/p4/cfg/p4cfg.o
 
 $(OBJ)/p4/cfg/%.o: $(TOP)/p4/cfg/%.c
-	$(call cc-obj,$(TOR_CFLAGS) -I$(TOP)/user/lib -MMD -MP)
+	$(call cc-obj,$(TOR_CFLAGS) -I$(TOP)/user/common -MMD -MP)
 
 -include $(P4CFG_OBJ:.o=.d) $(OBJ)/p4/cfg/rina-p4cfg.d
 
@@ -53,7 +54,8 @@ RINA_TOR_OBJS	:= $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(wildcard \
 # the datapath includes the tc program's skeleton, made first
 $(RINA_TOR_OBJS): $(RINA_TOR_TC_SKEL)
 $(OBJ)/p4/tor/%.o: $(TOP)/p4/tor/%.c
-	$(call cc-obj,$(TOR_CFLAGS) -I$(TOP)/p4/cfg -I$(TOP)/user/lib -MMD -MP)
+	$(call cc-obj,$(TOR_CFLAGS) -I$(TOP)/p4/cfg -I$(TOP)/user/common \
+		-MMD -MP)
 
 -include $(RINA_TOR_OBJS:.o=.d)
 

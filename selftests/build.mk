@@ -10,7 +10,8 @@ SELFTEST_CORE := $(SELFTEST_BIN)/test_core $(SELFTEST_BIN)/test_jobfile \
 SELFTEST_LIB := $(SELFTEST_BIN)/test_allreduce $(SELFTEST_BIN)/test_async
 ALL_TARGETS += $(SELFTEST_CORE) $(SELFTEST_LIB) $(SELFTEST_BIN)/fuzz_hdr
 
-TEST_CFLAGS := -O2 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib
+TEST_CFLAGS := -O2 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib \
+	-I$(TOP)/user/common
 
 $(SELFTEST_BIN)/test_%: $(TOP)/selftests/core/test_%.c $(LIBRINA_A) \
 		$(TOP)/selftests/ktap.h
@@ -29,12 +30,12 @@ $(SELFTEST_BIN)/lifecycle: $(TOP)/selftests/lib/lifecycle.c $(LIBRINA_A)
 # built from source with clang's sanitizers, which must instrument every
 # object, instead of linking librina_core.a.
 $(SELFTEST_BIN)/fuzz_hdr: $(TOP)/selftests/core/fuzz_hdr.c \
-		$(TOP)/core/wire.h $(TOP)/user/lib/jobfile.c $(TOP)/core/plan.c \
-		$(TOP)/user/lib/secret.c
+		$(TOP)/core/wire.h $(TOP)/user/common/jobfile.c \
+		$(TOP)/core/plan.c $(TOP)/user/common/secret.c
 	$(call clang-fuzz,-g -O1 -I$(TOP)/include/uapi -I$(TOP)/core \
-		-I$(TOP)/user/lib -I$(TOP)/user/include -D_GNU_SOURCE,\
-		$< $(TOP)/user/lib/jobfile.c $(TOP)/core/plan.c \
-		$(TOP)/user/lib/secret.c $(CORE_LDLIBS))
+		-I$(TOP)/user/common -I$(TOP)/user/include -D_GNU_SOURCE,\
+		$< $(TOP)/user/common/jobfile.c $(TOP)/core/plan.c \
+		$(TOP)/user/common/secret.c $(CORE_LDLIBS))
 
 # An on-path corrupter preloaded into one rank by
 # selftests/net/test_bench_check.sh.

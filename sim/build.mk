@@ -17,8 +17,9 @@ NS3_LIBS	:= $(filter -l% -L%,$(shell pkg-config --libs $(NS3_MODULES) \
 
 SIM_DEFS	:= -DRINA_MAX_RANKS=1024 -DRINA_TOR_ELEMS=1024 \
 	-DRINA_TOR_POOL_SIZE=1024
-SIM_CSRCS	:= $(TOP)/core/plan.c $(TOP)/core/agent.c $(TOP)/core/agg.c \
-	$(TOP)/core/cc.c $(TOP)/core/ctrl_auth.c $(TOP)/core/keymap.c $(TOP)/p4/cfg/p4cfg.c \
+# the core's sources as core/sources.mk names them (CORE_SRC_PATHS: the
+# top Makefile), the ToR model's and rina-p4cfg's table layout
+SIM_CSRCS	:= $(CORE_SRC_PATHS) $(TOP)/p4/cfg/p4cfg.c \
 	$(wildcard $(TOP)/p4/model/*.c)
 SIM_COBJS	:= $(patsubst $(TOP)/%.c,$(OBJ)/sim/%.o,$(SIM_CSRCS))
 SIM_CHDRS	:= $(wildcard $(TOP)/core/*.h) $(wildcard $(TOP)/p4/model/*.h) \

@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-# librina, rinactl and rina-bench.
+# librina, rinactl and rina-bench. user/common holds what the ToR tools
+# (p4/) share with them: the job-file parser and the job secret.
 
 # xdp_fallback.c stands in only while the AF_XDP transport is absent
-LIBRINA_SRCS := $(wildcard $(TOP)/user/lib/*.c) $(CORE_SRC_PATHS)
+USER_COMMON_SRCS := $(wildcard $(TOP)/user/common/*.c)
+LIBRINA_SRCS := $(wildcard $(TOP)/user/lib/*.c) $(USER_COMMON_SRCS) \
+	$(CORE_SRC_PATHS)
 ifneq ($(wildcard $(TOP)/user/lib/xdp_transport.c),)
 LIBRINA_SRCS := $(filter-out %/xdp_fallback.c,$(LIBRINA_SRCS))
 endif
@@ -11,10 +14,11 @@ LIBRINA_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(LIBRINA_SRCS)) \
 LIBRINA_PIC_OBJS := $(LIBRINA_OBJS:.o=.pic.o)
 # LIBRINA_A, LIBRINA_SO, LIBRINA_CORE_A and RINA_LDLIBS: top Makefile
 
-LIB_CFLAGS := -O3 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib
+LIB_CFLAGS := -O3 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib \
+	-I$(TOP)/user/common
 
-LIBRINA_CORE_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(CORE_SRC_PATHS)) \
-	$(OBJ)/user/lib/jobfile.o $(OBJ)/user/lib/secret.o
+LIBRINA_CORE_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(CORE_SRC_PATHS) \
+	$(USER_COMMON_SRCS))
 
 RINACTL_SRCS := $(wildcard $(TOP)/user/rinactl/*.c)
 RINACTL_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(RINACTL_SRCS))

@@ -198,7 +198,7 @@ int rina_p4cfg_write(FILE *f, const struct rina_job_desc *job,
 	fprintf(f, "mc_mgrp_create %u\n", o->mgrp);
 	/*
 	 * A worker on the agent's host (its address) gets its allgather
-	 * data from the agent, which relays its own copy (core/agent.c):
+	 * data from the agent, which relays its own copy (core/agent_cache.c):
 	 * one copy per result on that host's link, not two.
 	 */
 	for (i = 0; i < m; i++) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Unit tests of the agent core's ToR mode (core/agent.c) on a fake host
+ * Unit tests of the agent core's ToR mode (core/agent*.c) on a fake host
  * that records every datagram and owns the clock: the TOR_INSTALL
  * handshake (accepted, refused, silent, installed too late; with
  * tor_retry a ToR that starts after the agent takes the job), the ToR's

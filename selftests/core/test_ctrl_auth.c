@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * Unit tests of signed control messages (core/ctrl_auth.c) and of the
- * userspace secret (user/lib/secret.c): SipHash-2-4 matches the
+ * userspace secret (user/common/secret.c): SipHash-2-4 matches the
  * reference vectors, a sealed message checks, every altered byte, a
  * wrong key or destination is forged, replays and stale stamps are
  * refused, unsigned messages are refused where a secret is set, and the

@@ -780,7 +780,7 @@ static void test_ina_lost_results(void)
 /*
  * Software agents (no ToR) under 10% loss of every send: an agent that
  * sees a worker's later contribution before an earlier one asks for the
- * earlier one (core/agent.c, gap_nack()), and the worker resends it at
+ * earlier one (core/agent_agg.c, gap_nack()), and the worker resends it at
  * once (ina_worker.c, wrx_resend()): resent_asked counts them. Without
  * the agent's part asks come only after a ToR went away, and it stays 0
  * (the worker's at once is not pinned here: threads in one process are
@@ -814,7 +814,7 @@ static void test_ina_gap_asked(void)
  * Empty calls send nothing but take a round number each (a round keeps
  * calls apart): after a run of them the rack's data is that many rounds
  * ahead of what the agent saw last, and must still be in its window of
- * rounds (core/agent.c, RINA_AGENT_ROUNDS_AHEAD).
+ * rounds (core/agent_cache.c, RINA_AGENT_ROUNDS_AHEAD).
  */
 static void test_ina_empty_calls(void)
 {

@@ -15,7 +15,7 @@
 # of 12 back-to-back calls, through pkill: some calls later, at no fixed
 # point of the call), both racks INA and in a mixed ring (rack 1
 # plain): the call completes exactly; before the agent asked its neighbours and workers
-# again (core/agent.c, ask_again()) about a third of all-INA runs timed
+# again (core/agent_agg.c, ask_again()) about a third of all-INA runs timed
 # out, a slot waiting for a partial that upstream had been told was
 # added; before plain members answered (user/lib/ring.c, rx_ask()) 5 of
 # 12 mixed runs did.

@@ -30,7 +30,7 @@ $(TOR_TEST_DIR)/tor_control_test: $(TOP)/selftests/tor/tor_control_test.c \
 		$(TOP)/p4/tor/tor.h $$(P4CFG_OBJ) $(TOR_MODEL_LIB) \
 		$(LIBRINA_CORE_A) $$(TOR_MODEL_HDRS) $(TOP)/selftests/ktap.h
 	$(call cc-prog,$(TOR_CFLAGS) -O1 $(TOR_CTRL_SAN) -I$(TOP)/p4/tor \
-		-I$(TOP)/p4/cfg -I$(TOP)/user/lib,$(filter %.c,$^) \
+		-I$(TOP)/p4/cfg -I$(TOP)/user/common,$(filter %.c,$^) \
 		$(P4CFG_OBJ) $(TOR_MODEL_LIB) $(LIBRINA_CORE_A),$(CORE_LDLIBS))
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_control_test
@@ -57,9 +57,9 @@ $(TOR_TEST_DIR)/tor_replay: $(TOP)/selftests/tor/tor_replay.c \
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_replay
 
 $(TOR_TEST_DIR)/tor_ctrl: $(TOP)/selftests/tor/tor_ctrl.c $(LIBRINA_CORE_A) \
-		$(TOP)/core/plan.h $(TOP)/user/lib/jobfile.h \
-		$(TOP)/user/lib/secret.h $(TOP)/core/ctrl_auth.h
-	$(call cc-prog,$(USER_CFLAGS) -I$(TOP)/user/lib,$< $(LIBRINA_CORE_A),\
-		$(CORE_LDLIBS))
+		$(TOP)/core/plan.h $(TOP)/user/common/jobfile.h \
+		$(TOP)/user/common/secret.h $(TOP)/core/ctrl_auth.h
+	$(call cc-prog,$(USER_CFLAGS) -I$(TOP)/user/common,\
+		$< $(LIBRINA_CORE_A),$(CORE_LDLIBS))
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_ctrl

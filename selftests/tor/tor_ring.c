@@ -573,7 +573,7 @@ static void agent_rx(struct world *w, struct host *h, const __u8 *d,
 			return error(w, "AG_DATA at the agent port not from "
 				     "the ToR");
 		w->agent_copies++;
-		/* every copy to the worker on this host, as core/agent.c */
+		/* every copy to this host's worker, as core/agent_cache.c */
 		rf.len = (__u16)(70 + 4 * n);
 		memcpy(rf.data, d, rf.len);
 		put16(rf.data + 36, RINA_UDP_PORT_WORKER);

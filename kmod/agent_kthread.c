@@ -3,7 +3,7 @@
  * In-kernel agents: for every INA rack of a job whose agent rank's address
  * is local to the job's network namespace, a kthread owns a kernel UDP
  * socket on the agent port of that address for the life of the job and
- * runs the agent protocol of core/agent.c on it, the same code librina's
+ * runs the agent protocol of core/agent*.c on it, the same code librina's
  * agent thread runs: software aggregation, the allgather sender of
  * record with retransmission downstream, NACK repair, ACK fan-out to the
  * rack's workers, HELLO/BYE. The protocol's timers are the receive
@@ -657,7 +657,7 @@ void rina_agents_stop(struct rina_job *job)
  * dead, within RINA_AGENT_POLL_US, naming the rank when it is one of the
  * agent's own workers. Called with the namespace lock held.
  */
-void rina_agents_abort(struct rina_job *job, unsigned int lost)
+static void rina_agents_abort(struct rina_job *job, unsigned int lost)
 {
 	const struct rina_ring *ring = &job->ring;
 	struct rina_agent *a;
@@ -678,6 +678,39 @@ void rina_agents_abort(struct rina_job *job, unsigned int lost)
 		}
 		atomic_set(&a->abort_req, req);
 	}
+}
+
+/*
+ * The job table's events (job.c) that concern the agents: a member lost
+ * (each worker sends ABORT), the job out of the table (deleted, or its
+ * netns gone: its workers stop).
+ */
+static int rina_agents_job_event(struct notifier_block *nb,
+				 unsigned long action, void *data)
+{
+	const struct rina_job_note *n = data;
+
+	if (action == RINA_EVENT_MEMBER_LOST)
+		rina_agents_abort(n->job, n->rank);
+	else if (action == RINA_JOB_UNLINKED)
+		rina_agents_stop(n->job);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block rina_agents_job_nb = {
+	.notifier_call	= rina_agents_job_event,
+	.priority	= RINA_JOB_NB_AGENTS,
+};
+
+/* Before any job exists, and after the last one went (module unload). */
+int rina_agents_init(void)
+{
+	return rina_job_notifier_register(&rina_agents_job_nb);
+}
+
+void rina_agents_exit(void)
+{
+	rina_job_notifier_unregister(&rina_agents_job_nb);
 }
 
 /* Does an INA rack of the job have a ToR to drive? */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * librina's host of the agent of an INA rack (core/agent.c has the
+ * librina's host of the agent of an INA rack (core/agent*.c has the
  * protocol): a thread of the rack's lowest rank that owns the rack's ring
  * address (agent IP, agent port) through a transport of its own, sends
  * through rina_xmit() (so the fault knobs apply) in batches, and runs the
@@ -128,7 +128,7 @@ static __u64 op_random(void *ctx)
 /*
  * Where the agent rank's worker sends its contributions follows the
  * ToR (rina_agent_tor_on()): to the ToR while it aggregates, to the
- * agent port once it went silent (core/agent.c, tor_lost()) and while it
+ * agent port once it went silent (core/agent_tor.c, tor_lost()) and while it
  * is asked again. Both changes are said on stderr, as an operator wants
  * to know that a switch went away or came back.
  */
@@ -172,7 +172,7 @@ void rina_agent_rank_busy(struct rina_agent *a, bool busy)
 
 /*
  * A lost ToR that answers again gets the job back when the rack is
- * quiet and this rank is between calls (core/agent.c,
+ * quiet and this rank is between calls (core/agent_tor.c,
  * rina_agent_core_tor_may_return()): three times the longest
  * contribution timer without data, so that no worker still has one to
  * resend into a slot the ToR would not know.
@@ -341,7 +341,7 @@ static int agent_tor_install(struct rina_agent *a, struct rina_comm *c)
 
 	if (no && *no && strcmp(no, "0"))
 		return RINA_OK;
-	/* sent once upstream's HELLO told the session (core/agent.c) */
+	/* sent once upstream's HELLO told the session (core/agent_tor.c) */
 	rina_agent_core_tor_install(&a->core);
 	while (a->core.tor_state == RINA_AGENT_TOR_WAIT) {
 		if (!a->core.session &&
