@@ -193,7 +193,7 @@ void rina_iw_agg_changed(struct rina_iw *w)
 /*
  * The agent asks the rack again for reduce-scatter seqs (a NACK without
  * AG_PHASE): after a ToR went, the member downstream of ours may lack a
- * result our ToR completed, or upstream its ACK (core/agent.c,
+ * result our ToR completed, or upstream its ACK (core/agent_agg.c,
  * ask_again()); and while it adds the rack itself, a slot lacks our part
  * although our later ones came (gap_nack()). Resend what we sent of them,
  * delivered or not: a part sent once at once, for the agent saw a later

@@ -465,7 +465,7 @@ static void nack(struct iw_call *k)
  * delivered (at 10% loss, 2x3: 136 ms a call against 236, 8 runs each).
  * The agent rank's worker is where that matters: the ToR sends it no
  * results, its agent relays each copy over the host's loopback
- * (core/agent.c, relay_to_host()), and at the job's 20 ms timer, at 10%
+ * (core/agent_cache.c, relay_to_host()), and at the job's 20 ms timer, at 10%
  * loss a 2x3 rack's agent rank finished each call 50-160 ms after the
  * rack's other workers, which then waited for it in the next. Before
  * that, only a stall of RINA_NACK_STALL slot timers asks: a
@@ -491,7 +491,7 @@ static __u64 nack_at(const struct iw_call *k)
  * No progress for a quarter of the timeout: tell the agent, every eighth
  * while it lasts (RINA_CTRL_STALL). With the ToR adding the rack the
  * agent sees no contributions; the workers that report are there, and
- * one that does not is the silent one it names (core/agent.c).
+ * one that does not is the silent one it names (core/agent_agg.c).
  */
 static void stall(struct iw_call *k, __u64 now)
 {

@@ -341,7 +341,7 @@ static int rx_ask_kept(struct rm_call *k, const struct rina_hdr *h)
 
 /*
  * An INA member whose ToR died in full flight of a call asks again for
- * what that ToR had taken, ACKed or emitted and lost (core/agent.c,
+ * what that ToR had taken, ACKed or emitted and lost (core/agent_agg.c,
  * ask_again()): downstream, partials we sent it (a NACK of reduce-scatter
  * seqs, no AG_PHASE); upstream, its own chunk's result, which passed us
  * (an AG_PHASE NACK). Send what acc holds of them to whoever asked.

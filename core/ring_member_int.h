@@ -96,7 +96,7 @@ struct rm_call {
  * own chunk's result to us but before the rack's workers had it, the
  * ToR has acknowledged everything upstream sent it, so the rest of the
  * ring finishes the call and goes on; the rack's agent then asks us for
- * that result (core/agent.c, ask_again()), and only we still hold it.
+ * that result (core/agent_agg.c, ask_again()), and only we still hold it.
  * Without it the rack could never finish the call and the job timed out
  * (net_tor_failover). Only that member's chunk is copied; the rest of
  * acc is never read.

@@ -67,7 +67,7 @@ static int fail(struct rina_comm *c, int rc)
 
 /*
  * The agent rank's contributions go to the ToR's address only while it
- * aggregates the rack (it may go away and come back: agent.c); looked
+ * aggregates the rack (it may go away and come back: agent_thread.c); looked
  * up once per pass of sends, not per packet.
  */
 static void contrib_dest(struct rina_comm *c)

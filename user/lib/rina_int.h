@@ -44,7 +44,7 @@ struct rina_agent_stats {
 	uint64_t ctrl_forged, ctrl_replayed, bad_tag;
 	uint64_t far_round;	/* outside the window of rounds */
 	uint64_t ack_tx_bytes;	/* its ACK frames' bytes */
-	uint64_t asks_out, asks_in;	/* partials asked again: agent.c */
+	uint64_t asks_out, asks_in;	/* partials asked again: agent_thread.c */
 	uint64_t gap_nacks;		/* local workers asked for a gap */
 	/* its own datagrams: rina_stats.retx_tx_bytes, tx_refused_bytes */
 	uint64_t retx_tx_bytes, tx_refused_bytes;
@@ -198,11 +198,11 @@ void rina_ina_worker_free(struct rina_comm *c);
 /* One call in whichever role this rank has (call.c). */
 int rina_run_call(struct rina_comm *c, int32_t *acc, size_t count,
 		  uint8_t dtype_op);
-/* The agent thread of an INA rack (agent.c). */
+/* The agent thread of an INA rack (agent_thread.c). */
 int rina_agent_start(struct rina_comm *c, struct rina_agent **out);
 void rina_agent_stop(struct rina_agent *a, bool linger);
 /*
- * The rack's ToR aggregates (agent.c): the agent rank's contributions go
+ * The rack's ToR aggregates (agent_thread.c): the agent rank's contributions go
  * to it, else to the agent port (lost mid-job, or being asked again).
  */
 bool rina_agent_tor_on(const struct rina_agent *a);
