@@ -17,9 +17,11 @@ NS3_LIBS	:= $(filter -l% -L%,$(shell pkg-config --libs $(NS3_MODULES) \
 
 SIM_DEFS	:= -DRINA_MAX_RANKS=1024 -DRINA_TOR_ELEMS=1024 \
 	-DRINA_TOR_POOL_SIZE=1024
-SIM_CSRCS	:= $(TOP)/core/plan.c $(TOP)/core/agent.c $(TOP)/core/agg.c \
-	$(TOP)/core/cc.c $(TOP)/core/ctrl_auth.c $(TOP)/core/keymap.c $(TOP)/p4/cfg/p4cfg.c \
-	$(wildcard $(TOP)/p4/model/*.c)
+# The core's sources as core/sources.mk names them (the top Makefile
+# reads it): the agent's and, since the simulator's plain ring member is
+# an adapter of it (sim/ring_member_host.cc), the ring member engine.
+SIM_CSRCS	:= $(addprefix $(TOP)/core/,$(CORE_SRCS) $(CORE_ENGINE_SRCS)) \
+	$(TOP)/p4/cfg/p4cfg.c $(wildcard $(TOP)/p4/model/*.c)
 SIM_COBJS	:= $(patsubst $(TOP)/%.c,$(OBJ)/sim/%.o,$(SIM_CSRCS))
 SIM_CHDRS	:= $(wildcard $(TOP)/core/*.h) $(wildcard $(TOP)/p4/model/*.h) \
 	$(TOP)/p4/cfg/p4cfg.h $(TOP)/include/uapi/linux/rina.h
