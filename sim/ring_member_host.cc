@@ -45,6 +45,7 @@ private:
 	bool failed = false;
 
 	void pump();
+	void finish();
 	void batch_end();
 	void fail(int rc);
 	void take_stats();
@@ -216,18 +217,23 @@ void PlainMember::start()
 }
 
 /*
- * As ring.c's loop: send what the engine allows, then wait for a packet
- * or as long as it says. The call stays open once done, so that a
- * resend from upstream whose ACK was lost is still acknowledged (librina
- * answers it from its next call).
+ * As ring.c's loop: until the call is done, send what the engine allows,
+ * then wait for a packet or as long as it says (a ring of one is done at
+ * once). The call stays open once done, so that a resend from upstream
+ * whose ACK was lost is still acknowledged (librina answers it from its
+ * next call).
  */
 void PlainMember::pump()
 {
 	__u64 wait_us = ~0ULL;
 	int rc;
 
-	if (failed)
+	if (failed || finished)
 		return;
+	if (rina_rm_done(rm)) {
+		finish();
+		return;
+	}
 	rc = rina_rm_pump(rm, &wait_us);
 	take_stats();
 	if (rc) {
@@ -239,12 +245,18 @@ void PlainMember::pump()
 	if (wait_us != ~0ULL)
 		timer = Simulator::Schedule(MicroSeconds(wait_us ? wait_us : 1),
 					    &PlainMember::pump, this);
-	if (!finished && rina_rm_done(rm)) {
-		finished = true;
-		result_out();
-		if (done)
-			done(g, phase);
-	}
+	if (rina_rm_done(rm))
+		finish();
+}
+
+void PlainMember::finish()
+{
+	if (timer.IsRunning())
+		timer.Cancel();
+	finished = true;
+	result_out();
+	if (done)
+		done(g, phase);
 }
 
 /* A ring with a view (H-AR's cross-rack phase) returns what it reduced. */

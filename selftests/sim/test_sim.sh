@@ -22,6 +22,7 @@ cases=(
 	"rina 2x2 none 1M 256"
 	"har 2x4 none 1M 256"
 	"har 4x2 none 512K 64"
+	"har 4x1 none 512K 256"
 	"ps 2x4 none 1M 256"
 	"atp 2x4 0 1M 256"
 	"atp 4x4 all 1M 256 --two-level"
