@@ -976,11 +976,12 @@ static void rina_done(unsigned rank, int)
 
 static void tor_stats()
 {
-	if (g_cfg.trace)
-		for (auto *rh : g_rh)
-			for (auto *p : rh ? rh->parts : std::vector<RingPart *>())
-				if (!p->finished)
-					p->trace_unfinished();
+	static const std::vector<RingPart *> no_parts;
+
+	for (auto *rh : g_rh)
+		for (auto *p : rh && g_cfg.trace ? rh->parts : no_parts)
+			if (!p->finished)
+				p->trace_unfinished();
 	for (auto *t : g_torapps) {
 		g_st.tor_slots_done += t->sw->job_ctr[RINA_TC_SLOT_DONE];
 		g_st.tor_collisions += t->sw->job_ctr[RINA_TC_COLLISION];

@@ -82,8 +82,8 @@ static int rm_xmit(void *ctx, struct rina_rm_msg *m, int n)
 		len = wrap_frame(fr, p->h->ip, RINA_UDP_PORT_WORKER, p->ip[to],
 				 p->port[to], m[i].buf, m[i].len);
 		if (g_cfg.trace && rina_hdr_opcode(h) != RINA_OP_ACK)
-			fprintf(stderr, "%.3f rank %u tx op %u fl %02x chunk %u "
-				"seq %u\n", now_us_f(), p->g,
+			fprintf(stderr, "%.3f rank %u tx op %u fl %02x "
+				"chunk %u seq %u\n", now_us_f(), p->g,
 				rina_hdr_opcode(h), h->flags,
 				ntohs(h->chunk), ntohl(h->seq));
 		host_send(*p->h, fr, len);
