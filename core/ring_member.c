@@ -106,7 +106,8 @@ static int rx_data(struct rm_call *k, const struct rina_hdr *h, __u8 from,
 	__u64 off, pktno;
 
 	if (!(from & RINA_PEER_PREV) ||
-	    rina_hdr_opcode(h) == RINA_OP_SR_CONTRIB) {
+	    rina_hdr_opcode(h) == RINA_OP_SR_CONTRIB ||
+	    !(ag ? k->ag : k->rs)) {
 		m->st.rx_foreign++;
 		return 0;
 	}
@@ -154,13 +155,16 @@ static int rx_data(struct rm_call *k, const struct rina_hdr *h, __u8 from,
 		agg->max_be(k->acc + off, pl, len);
 	else if (agg->add_be(k->acc + off, pl, len))
 		rina_bit_test_and_set(k->ovfmap, (__u32)pktno);
-	if (id.chunk == own)	/* fully reduced: start its allgather */
-		rm_fwd_push(k, rina_seq(s, id.block, id.chunk, id.pkt, 1));
-	else if (k->ordwin)
+	if (id.chunk == own) {	/* fully reduced: start its allgather */
+		if (k->ag)
+			rm_fwd_push(k, rina_seq(s, id.block, id.chunk,
+						id.pkt, 1));
+	} else if (k->ordwin) {
 		rina_bit_test_and_set(k->sr_ready,
 				      (__u32)rm_recv_ordinal(k, seq));
-	else
+	} else {
 		rm_fwd_push(k, seq);
+	}
 	return 0;
 }
 
@@ -431,10 +435,30 @@ static void count_expected(struct rm_call *k)
 			for (p = 0; p < s->P; p++) {
 				if (!rina_pkt_sent(s, b, c, p))
 					continue;
-				k->expect_rx += (c != k->i) + (c != own);
-				k->expect_ack += (c != own) +
-						 rm_forwards_ag(k, c);
+				k->expect_rx += k->rs * (c != k->i) +
+						k->ag * (c != own);
+				k->expect_ack += k->rs * (c != own) +
+						 k->ag * rm_forwards_ag(k, c);
 			}
+}
+
+/*
+ * An allgather alone (RINA_RM_AG): acc holds our own chunk reduced, so
+ * its packets are ready to forward, and there is no step 0 to inject.
+ */
+static void start_ag_only(struct rm_call *k)
+{
+	const struct rina_sched *s = &k->s;
+	__u32 own = rina_own_chunk(k->i, s->L), p;
+	__u64 b;
+
+	k->inj_b = s->nblocks;
+	if (s->L < 2)
+		return;
+	for (b = 0; b < s->nblocks; b++)
+		for (p = 0; p < s->P; p++)
+			if (rina_pkt_sent(s, b, own, p))
+				rm_fwd_push(k, rina_seq(s, b, own, p, 1));
 }
 
 /* Towards an INA member: windows by the rack's ordinals. */
@@ -502,7 +526,11 @@ int rina_rm_start(struct rina_rm *m, __s32 *acc, __u64 count,
 	if (!k->rxmap || !k->ackmap || !k->ovfmap || !k->outpos ||
 	    !k->fwdq || !k->fwd_head || !k->fwd_tail || !k->out)
 		return RINA_RM_E_NOMEM;
+	k->rs = !cfg->phases || (cfg->phases & RINA_RM_RS);
+	k->ag = !cfg->phases || (cfg->phases & RINA_RM_AG);
 	count_expected(k);
+	if (!k->rs)
+		start_ag_only(k);
 	k->after_ina = ring->m[rina_ring_prev(ring, k->i)].ina;
 	k->inject_first = cfg->pad && !k->after_ina;
 	if (ring->m[rina_ring_next(ring, k->i)].ina && ring->L > 1) {

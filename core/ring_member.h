@@ -49,7 +49,17 @@ struct rina_rm_cfg {
 	__u8			*txbuf;
 	__u32			max_msg;
 	const struct rina_agg_ops *agg;
+	/*
+	 * The phases a call runs: 0 (both) is Ring-AllReduce. One alone
+	 * serves a host whose algorithm is built of ring phases (rina-sim's
+	 * H-AR): RINA_RM_RS leaves each member its own chunk reduced,
+	 * RINA_RM_AG starts from it. Not in a ring with INA members.
+	 */
+	__u8			phases;
 };
+
+#define RINA_RM_RS		0x1
+#define RINA_RM_AG		0x2
 
 enum rina_rm_result {
 	RINA_RM_STASH		= 1,	/* rx: the next call's; keep it */

@@ -63,6 +63,7 @@ struct rm_call {
 	 * (rm_next_send()).
 	 */
 	int		inject_first;
+	int		rs, ag;		/* the phases this call runs */
 	struct rina_txq	txq;		/* our host's queue: rm_txq_check() */
 	__u64		*sr_ready;	/* by receiver ordinal */
 	__u64		*sr_done;	/* sent (bit set) ... */

@@ -17,8 +17,10 @@ NS3_LIBS	:= $(filter -l% -L%,$(shell pkg-config --libs $(NS3_MODULES) \
 
 SIM_DEFS	:= -DRINA_MAX_RANKS=1024 -DRINA_TOR_ELEMS=1024 \
 	-DRINA_TOR_POOL_SIZE=1024
-# the core's sources as core/sources.mk names them (CORE_SRC_PATHS: the
-# top Makefile), the ToR model's and rina-p4cfg's table layout
+# The core's sources as core/sources.mk names them (CORE_SRC_PATHS: the
+# top Makefile): the agent's and the data-path engines (the simulator's
+# plain ring member is an adapter of one, sim/ring_member_host.cc), the
+# ToR model's and rina-p4cfg's table layout.
 SIM_CSRCS	:= $(CORE_SRC_PATHS) $(TOP)/p4/cfg/p4cfg.c \
 	$(wildcard $(TOP)/p4/model/*.c)
 SIM_COBJS	:= $(patsubst $(TOP)/%.c,$(OBJ)/sim/%.o,$(SIM_CSRCS))

@@ -205,6 +205,27 @@ unsigned build_frame(uint8_t *d, uint32_t sip, unsigned sport, uint32_t dip,
 	return kUdp + ulen;
 }
 
+unsigned wrap_frame(uint8_t *d, uint32_t sip, unsigned sport, uint32_t dip,
+		    unsigned dport, const void *dgram, unsigned len)
+{
+	unsigned flen = kRina + len, i, sum = 0;
+	uint8_t *x = d + kEthIp;
+	Hdr none;
+
+	/* the L2-L4 headers of an empty datagram, then its length */
+	build_frame(d, sip, sport, dip, dport, none, nullptr);
+	memcpy(d + kRina, dgram, len);
+	put16(x + 2, flen - kEthIp);
+	put16(d + kUdp + 4, flen - kUdp);
+	put16(x + 10, 0);
+	for (i = 0; i < 20; i += 2)
+		sum += get16(x + i);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	put16(x + 10, ~sum & 0xffff);
+	return flen;
+}
+
 void check_elem(unsigned N, uint64_t i, uint32_t v)
 {
 	g_st.elems_checked++;
@@ -993,9 +1014,9 @@ static void report(double wall_s, uint64_t events)
 	printf("]},\"drops\":%" PRIu64 ",\"ecn_marks\":%" PRIu64
 	       ",\"retransmissions\":%" PRIu64 ",\"timeouts\":%" PRIu64
 	       ",\"fast_retransmits\":%" PRIu64 ",\"probes\":%" PRIu64
-	       ",\"agent_port_rx\":%" PRIu64 ",", g_st.drops, g_st.ecn_marks,
-	       g_st.retx, g_st.timeouts, g_st.fast_retx, g_st.probes,
-	       g_st.agent_rx);
+	       ",\"agent_port_rx\":%" PRIu64 ",\"txq_holds\":%" PRIu64 ",",
+	       g_st.drops, g_st.ecn_marks, g_st.retx, g_st.timeouts,
+	       g_st.fast_retx, g_st.probes, g_st.agent_rx, g_st.txq_holds);
 	printf("\"tor_slots_done\":%" PRIu64 ",\"tor_collisions\":%" PRIu64
 	       ",\"agent_sw_slots\":%" PRIu64 ",\"atp_fallback\":%" PRIu64
 	       ",", g_st.tor_slots_done, g_st.tor_collisions,

@@ -2,20 +2,22 @@
 /*
  * Rina in the simulator, on the project's protocol code:
  *   - the ring, schedule, slots and sequence numbers: core/plan.c,
- *     core/schedule.h (the same rina_ring_build(), rina_sched_init(),
+ *     core/schedule.h (the same rina_ring_build(), rina_sched_call(),
  *     rina_seq(), rina_ordinal() every host uses);
+ *   - the plain ring member: core/ring_member.c's engine, hosted by
+ *     ring_member_host.cc (as librina's ring.c hosts it); it runs RAR,
+ *     Rina's plain members and H-AR's phases;
  *   - the INA ToR: the C switch model (p4/model) configured by the
  *     rina-p4cfg generator (p4/cfg/p4cfg.c), one instance per INA rack,
  *     run per packet by the rack's ToR node;
  *   - the agent: core/agent.c behind a struct rina_agent_ops whose send
  *     and clock are the simulator's;
- *   - every sender's window: core/cc.c with core/rtt.h; loss detection:
- *     core/rack.h (RACK, RFC 8985), applied as librina's ring.c and
- *     ina_worker.c apply it.
- * Re-implemented here, after Documentation/protocol.md and
- * protocol-ina.md section 8 (librina's ring.c and ina_worker.c are tied
- * to sockets and threads): the autonomous ring member and the INA rack's
- * worker. The same ring member runs plain RAR and H-AR's phases.
+ *   - the INA worker's window: core/cc.c with core/rtt.h; loss
+ *     detection: core/rack.h (RACK, RFC 8985), applied as librina's
+ *     ina_worker.c applies it.
+ * Re-implemented here, after Documentation/protocol-ina.md section 8
+ * (librina's ina_worker.c is tied to sockets and threads; it moves into
+ * core/ as the ring member did): the INA rack's worker.
  */
 #include "sim.h"
 
@@ -29,23 +31,9 @@ using namespace ns3;
 
 namespace rsim {
 
-enum { O_NONE, O_WAIT, O_READY, O_SENT, O_ACKED };
+enum { O_NONE, O_READY, O_SENT, O_ACKED };
 
-struct Ring {
-	uint16_t job;
-	struct rina_job_desc *jd;
-	struct rina_ring ring;
-	struct rina_sched s;
-	uint32_t nord;
-	bool rs, ag, ina;
-	bool input_from_result = false;
-	const struct rina_sched *vbase = nullptr;
-	unsigned vchunk = 0;
-	std::vector<unsigned> glob;	/* ring rank -> simulator rank */
-	std::vector<int> local;		/* simulator rank -> ring rank */
-};
-
-static uint64_t view(const Ring *R, uint64_t i)
+uint64_t ring_view(const Ring *R, uint64_t i)
 {
 	const struct rina_sched *b = R->vbase;
 	uint64_t pe, blk, rem;
@@ -59,16 +47,15 @@ static uint64_t view(const Ring *R, uint64_t i)
 	       rem % b->E;
 }
 
-static uint32_t input(const Ring *R, unsigned g, uint64_t i)
+uint32_t ring_input(const Ring *R, unsigned g, uint64_t i)
 {
 	if (R->input_from_result)
-		return g_result[g][view(R, i)];
-	return tensor_val(g, view(R, i));
+		return g_result[g][ring_view(R, i)];
+	return tensor_val(g, ring_view(R, i));
 }
 
-/* Addresses of ring member k: the agent's ip and port 0x524f if INA. */
-static void member_addr(const Ring *R, unsigned k, uint32_t *ip,
-			unsigned *port)
+void ring_member_addr(const Ring *R, unsigned k, uint32_t *ip,
+		      unsigned *port)
 {
 	const struct rina_member *m = &R->ring.m[k];
 
@@ -83,83 +70,41 @@ static void local_deliver(unsigned rank, const uint8_t *f, unsigned len);
  * librina's repair constants (user/lib/rina_int.h, endpoint.h), the same
  * here: an INA worker's probe timeout at least kPtoMinUs and, like its
  * contribution timer, at most kSlotMaxUs, which starts at 2 RTO, at
- * least kSlotMinUs; at most kRetxMax resends a pass; a ring member's
- * timer backed off to 4 RTO within kRtoMaxUs .. kRtoCeilUs, kRtoMaxUs
- * towards an INA member.
+ * least kSlotMinUs, within kRtoMaxUs; at most kRetxMax resends a pass.
  */
 constexpr uint64_t kPtoMinUs = 2000;
 constexpr uint64_t kSlotMinUs = 10000;
 constexpr uint64_t kSlotMaxUs = 100000;
 constexpr uint32_t kRetxMax = 64;
 constexpr uint64_t kRtoMaxUs = 50000;
-constexpr uint64_t kRtoCeilUs = 2000000;
 
-/* A ring member's packet on its way downstream, in send order. */
-struct SentEnt {
-	uint64_t t;		/* when it went out */
-	uint32_t key;		/* ordinal, or nord + allgather seq */
-};
+/* ---- an INA rack's worker ---------------------------------------------- */
 
-/* ---- a ring member or an INA rack's worker ------------------------------ */
-
-struct RingPart {
-	Ring *R;
-	unsigned g;		/* simulator rank */
-	unsigned lr;		/* ring rank */
-	unsigned me, next;	/* member indices */
-	bool inaw;		/* worker of an INA member */
+struct InaWorker : public RingPart {
 	bool agent_host;	/* its rank hosts the member's agent */
-	bool started = false, finished = false;
-	int phase;
-	void (*done)(unsigned, int);
-	Host *h;
 
-	uint32_t sm;		/* member whose ordinals the stream uses */
-	std::vector<uint8_t> ost;
+	std::vector<uint8_t> ost;	/* per ordinal of our member */
 	std::vector<uint64_t> tsent;
 	std::vector<uint8_t> tries;
 	std::vector<uint64_t> dl, orto;	/* per ordinal: deadline, timeout */
-	std::vector<uint32_t> odata;	/* upstream partials (verify) */
-	std::vector<uint16_t> onc;
-	std::vector<uint8_t> sr_have, ag_have, agst, aghop;
-	std::vector<uint64_t> agsent, agdl, agrto;
-	std::vector<uint8_t> agtries;
-	struct rina_rtt agrtt = {};	/* allgather hop: its own estimator */
-	uint32_t lo = 0, scanned = 0, acked = 0, nsend = 0;
+	std::vector<uint8_t> ag_have;
+	uint32_t lo = 0, scanned = 0;
 	EventId nack_timer;
-	/* one repair timer: the member's or the worker's next deadline */
+	/* one repair timer: the next deadline or probe */
 	EventId tmr;
 	uint64_t tmr_at = ~0ULL;
 
 	/*
-	 * A ring member (ring.c): its reduce-scatter partials and allgather
-	 * forwards in send order (stale entries, of packets since ACKed or
-	 * resent, dropped on the way), for RACK on the downstream member's
-	 * ACKs (not towards an INA member: its ACKs come as slots complete,
-	 * out of order) and for the timer, which resends only the oldest.
-	 */
-	std::deque<SentEnt> sendq;
-	struct rina_rack rack = {};
-	bool rack_on = false;
-
-	/*
-	 * An INA worker (ina_worker.c): one rina_rack per step of the
-	 * member's schedule, the probe's state, the resend pass's position.
+	 * As ina_worker.c: one rina_rack per step of the member's
+	 * schedule, the probe's state, the resend pass's position.
 	 */
 	std::vector<struct rina_rack> wrack;
 	std::vector<uint32_t> probed;	/* per step: last probe pass */
 	uint32_t probes = 0, probe_gen = 0, retx_pos = 0, inflight = 0;
 	uint64_t last_done = 0, last_probe = 0, last_loss = 0;
 	Flow fl;
-	uint64_t got = 0, target = 0;
+	uint64_t got = 0;
 	std::vector<std::vector<uint8_t>> early;	/* before start */
-
-	/* batched ACKs to the upstream member */
-	std::vector<uint32_t> ack_sr, ack_ag;
-	uint32_t ack_ip = 0;
-	unsigned ack_port = 0;
-	bool ack_ce_sr = false, ack_ce_ag = false;
-	EventId ack_ev;
 
 	/*
 	 * The congestion window, but never below P + 1 ordinals: member i's
@@ -173,181 +118,85 @@ struct RingPart {
 
 		return w < f ? f : w;
 	}
-	/* Are our packets ACKed as slots complete (an INA member's)? */
-	bool to_slots() const { return inaw || R->ring.m[next].ina; }
 	/*
-	 * The retransmission timer at a first transmission. A packet ACKed
-	 * at slot completion (an INA worker's contribution, a partial to an
-	 * INA member) waits for every contributor of the slot and of the
-	 * downstream member's slot: as librina (ina_worker.c, ring.c's
-	 * ordwin), 2 x the RTO within the job's timer .. 50 ms, at least
-	 * 10 ms. Its probe and RACK find losses; this is the last resort.
-	 * (Ten path floors before, which at 25 Mbit/s was 1.85 s: the
-	 * 2x2 mixed ring at a 60-packet queue then repaired lost ACKs
-	 * upstream of the INA member one per 1.85 s and did not finish.)
+	 * The retransmission timer at a first transmission. A contribution
+	 * is ACKed at slot completion: it waits for every contributor of
+	 * the slot and of the downstream member's slot: as librina
+	 * (ina_worker.c), 2 x the RTO within the job's timer .. 50 ms, at
+	 * least 10 ms. Its probe and RACK find losses; this is the last
+	 * resort.
 	 */
 	uint64_t rto() const
 	{
-		uint64_t r;
+		uint64_t r = 2 * rina_rtt_rto(&fl.rtt, R->jd->rto_us,
+					      kRtoMaxUs);
 
-		if (!to_slots())
-			return fl.rto();
-		r = 2 * rina_rtt_rto(&fl.rtt, R->jd->rto_us, kRtoMaxUs);
 		return r < kSlotMinUs ? kSlotMinUs : r;
-	}
-	/*
-	 * Allgather data are forwarded as they come (not windowed) and wait
-	 * in the NIC behind the reduce-scatter window: their timer follows
-	 * their own round trips.
-	 */
-	uint64_t ag_rto() const
-	{
-		return Flow::rto_of(&agrtt, fl.floor_us);
 	}
 	uint32_t step_of(uint32_t o) const { return (o / R->s.P) % R->s.L; }
 	void init();
-	void start();
-	void rx(const uint8_t *f, unsigned len, bool ce);
+	void start() override;
+	void rx(const uint8_t *f, unsigned len, bool ce) override;
+	void trace_unfinished() const override;
 	void pump();
 	void send_ord(uint32_t o, bool retx);
 	void arm(uint64_t at);
-	void on_timer();
-	bool m_current(const SentEnt &e) const;
-	void m_resend(uint32_t key, bool timeout);
-	void m_rack();
-	void m_timer();
 	uint64_t w_pto(uint64_t now) const;
 	void w_probe(uint64_t now, uint32_t credit, uint32_t *n,
 		     uint64_t *next);
 	void w_repair();
-	void ag_send(uint32_t seq, bool retx);
-	void ack_add(uint32_t seq, bool ag, uint32_t ip, unsigned port,
-		     bool ce);
-	void ack_flush();
 	void sr_acked(uint32_t seq, bool ce, uint64_t now);
-	void store_result(uint32_t seq, const uint8_t *f, bool own);
+	void store_result(uint32_t seq, const uint8_t *f);
 	void check_done();
 	void nack();
-	uint32_t own_elems() const;
 };
 
-uint32_t RingPart::own_elems() const
-{
-	const struct rina_sched *s = &R->s;
-	uint32_t c = rina_own_chunk(me, s->L), n = 0, p;
-	uint64_t b;
-
-	for (b = 0; b < s->nblocks; b++)
-		for (p = 0; p < s->P; p++)
-			n += rina_pkt_len(s, b, c, p);
-	return n;
-}
-
-void RingPart::init()
+void InaWorker::init()
 {
 	const struct rina_sched *s = &R->s;
 	uint32_t o, c, p, t, L = s->L;
 	uint64_t b;
 
-	next = rina_ring_next(&R->ring, me);
-	sm = inaw ? me : next;
 	ost.assign(R->nord, O_NONE);
 	tsent.assign(R->nord, 0);
 	tries.assign(R->nord, 0);
 	dl.assign(R->nord, 0);
 	orto.assign(R->nord, 0);
-	onc.assign(R->nord, 0);
-	if (g_cfg.verify && !inaw)
-		odata.assign((uint64_t)R->nord * s->E, 0);
-	sr_have.assign(s->seqs, 0);
 	ag_have.assign(s->seqs, 0);
-	agst.assign(s->seqs, 0);
-	aghop.assign(s->seqs, 0);
-	agsent.assign(s->seqs, 0);
-	agdl.assign(s->seqs, 0);
-	agrto.assign(s->seqs, 0);
-	agtries.assign(s->seqs, 0);
 	fl.init(R->jd->window, R->jd->rto_us);
-	/* ring.c: no RACK towards an INA member (k->ordwin) */
-	rack_on = !inaw && !R->ring.m[next].ina;
-	if (inaw) {
-		wrack.assign(L, rina_rack{});
-		probed.assign(L, 0);
-	}
+	wrack.assign(L, rina_rack{});
+	probed.assign(L, 0);
+	/* every contribution of ours is ready: the ToR adds them */
 	for (o = 0; o < R->nord; o++) {
 		b = o / ((uint64_t)L * s->P);
 		t = (o / s->P) % L;
 		p = o % s->P;
-		c = rina_sr_chunk(sm, t, L);
-		if (!R->rs || !rina_pkt_sent(s, b, c, p))
-			continue;
-		if (inaw)
+		c = rina_sr_chunk(me, t, L);
+		if (rina_pkt_sent(s, b, c, p))
 			ost[o] = O_READY;
-		else if (t == 0)
-			continue;	/* our own chunk: never sent in SR */
-		else
-			ost[o] = t == 1 ? O_READY : O_WAIT;
 	}
-	if (R->rs && R->ag)
-		target = s->count;
-	else if (R->rs)
-		target = own_elems();
-	else
-		target = s->count;
-	while (lo < R->nord && (ost[lo] == O_NONE || ost[lo] == O_ACKED))
+	while (lo < R->nord && ost[lo] == O_NONE)
 		lo++;
 	scanned = lo;
 }
 
-void RingPart::start()
+void InaWorker::start()
 {
-	const struct rina_sched *s = &R->s;
-	uint32_t c, p, L = s->L;
-	uint64_t b;
-
 	started = true;
-	if (L == 1 && !inaw) {
-		/* a ring of one: the result is our own data */
-		uint64_t i;
-
-		if (g_cfg.verify && R->rs)
-			for (i = 0; i < s->count; i++)
-				g_result[g][view(R, i)] = input(R, g, i);
-		got = target;
-		check_done();
-		return;
-	}
-	if (!R->rs) {
-		/* allgather only: our own chunk is reduced already */
-		c = rina_own_chunk(me, L);
-		got = own_elems();
-		for (b = 0; b < s->nblocks; b++)
-			for (p = 0; p < s->P; p++) {
-				uint32_t seq = rina_seq(s, b, c, p, 1);
-
-				if (!rina_pkt_sent(s, b, c, p) || L < 2)
-					continue;
-				ag_have[seq] = 1;
-				agst[seq] = 1;
-				aghop[seq] = 1;
-				ag_send(seq, false);
-			}
-	}
 	last_done = now_us();
 	pump();
-	if (inaw)
-		w_repair();	/* arms the probe */
+	w_repair();	/* arms the probe */
 	for (auto &f : early)
 		rx(f.data(), (unsigned)f.size(), false);
 	early.clear();
 	check_done();
 }
 
-void RingPart::send_ord(uint32_t o, bool retx)
+void InaWorker::send_ord(uint32_t o, bool retx)
 {
 	const struct rina_sched *s = &R->s;
 	uint32_t L = s->L, t = (o / s->P) % L, p = o % s->P;
-	uint32_t c = rina_sr_chunk(sm, t, L), n, i, dip;
+	uint32_t c = rina_sr_chunk(me, t, L), n, i, dip;
 	uint64_t b = o / ((uint64_t)L * s->P), off;
 	unsigned dport, len;
 	static uint32_t words[RINA_MAX_ELEMS];
@@ -355,7 +204,7 @@ void RingPart::send_ord(uint32_t o, bool retx)
 
 	n = rina_pkt_len(s, b, c, p);
 	off = rina_pkt_off(s, b, c, p);
-	r.op = inaw ? RINA_OP_SR_CONTRIB : RINA_OP_SR_PARTIAL;
+	r.op = RINA_OP_SR_CONTRIB;
 	r.flags = retx ? RINA_F_RETX : 0;
 	r.job = R->job;
 	r.step = (uint8_t)t;
@@ -365,66 +214,35 @@ void RingPart::send_ord(uint32_t o, bool retx)
 	r.seq = rina_seq(s, b, c, p, 0);
 	r.n = (uint16_t)rina_wire_elems(n);
 	r.P = (uint16_t)s->P;
+	r.nc = 1;
 	words[0] = 0;
-	if (inaw) {
-		r.nc = 1;
-		if (g_cfg.verify)
-			for (i = 0; i < n; i++)
-				words[i] = input(R, g, off + i);
-		if (agent_host) {
-			dip = tor_ip(h->rack);
-		} else {
-			member_addr(R, me, &dip, &dport);
-		}
-		dport = RINA_UDP_PORT_AGENT;
-	} else {
-		r.nc = t == 1 ? 1 : onc[o];
-		if (g_cfg.verify) {
-			const uint32_t *up = &odata[(uint64_t)o * s->E];
-
-			for (i = 0; i < n; i++)
-				words[i] = (t == 1 ? 0 : up[i]) +
-					   input(R, g, off + i);
-		}
-		member_addr(R, next, &dip, &dport);
-	}
+	if (g_cfg.verify)
+		for (i = 0; i < n; i++)
+			words[i] = ring_input(R, g, off + i);
+	if (agent_host)
+		dip = tor_ip(h->rack);
+	else
+		ring_member_addr(R, me, &dip, &dport);
+	dport = RINA_UDP_PORT_AGENT;
 	len = build_frame(g_tx, h->ip, RINA_UDP_PORT_WORKER, dip, dport, r,
 			  g_cfg.verify ? words : nullptr);
 	tsent[o] = now_us();
-	/*
-	 * The timer, backed off on every resend as librina's: a worker's to
-	 * 100 ms, a member's towards an INA member to 50 ms, another's to 4
-	 * RTO within 50 ms .. 2 s, but there never below its first timeout:
-	 * the simulator's timer floor (path_floor_us()) scales with the
-	 * path and exceeds that cap on slow links (185 ms at 25 Mbit/s).
-	 */
+	/* the timer, backed off on every resend as librina's, to 100 ms */
 	if (retx) {
-		uint64_t first = rto(), cap = inaw ? kSlotMaxUs : kRtoMaxUs;
-
-		if (!to_slots()) {
-			cap = 4 * first;
-			cap = cap < kRtoMaxUs ? kRtoMaxUs :
-			      cap > kRtoCeilUs ? kRtoCeilUs : cap;
-			if (cap < first)
-				cap = first;
-		}
 		g_st.retx++;
 		if (tries[o] < 255)
 			tries[o]++;
-		orto[o] = 2 * orto[o] > cap ? cap : 2 * orto[o];
+		orto[o] = 2 * orto[o] > kSlotMaxUs ? kSlotMaxUs : 2 * orto[o];
 	} else {
 		orto[o] = rto();
-		if (inaw)
-			inflight++;
+		inflight++;
 	}
 	dl[o] = tsent[o] + orto[o];
-	if (!inaw)
-		sendq.push_back(SentEnt{tsent[o], o});
 	host_send(*h, g_tx, len);
 	arm(dl[o]);
 }
 
-void RingPart::pump()
+void InaWorker::pump()
 {
 	uint32_t hi;
 
@@ -441,7 +259,7 @@ void RingPart::pump()
 }
 
 /* The repair timer runs at "at" at the latest. */
-void RingPart::arm(uint64_t at)
+void InaWorker::arm(uint64_t at)
 {
 	uint64_t now = now_us();
 
@@ -450,119 +268,10 @@ void RingPart::arm(uint64_t at)
 	if (tmr.IsRunning())
 		tmr.Cancel();
 	tmr_at = at > now ? at : now;
-	tmr = Simulator::Schedule(MicroSeconds(tmr_at - now),
-				  &RingPart::on_timer, this);
-}
-
-void RingPart::on_timer()
-{
-	tmr_at = ~0ULL;
-	if (inaw)
+	tmr = Simulator::Schedule(MicroSeconds(tmr_at - now), [this]() {
+		tmr_at = ~0ULL;
 		w_repair();
-	else
-		m_timer();
-}
-
-/* Is e the latest transmission of a packet not yet ACKed? */
-bool RingPart::m_current(const SentEnt &e) const
-{
-	if (e.key < R->nord)
-		return ost[e.key] == O_SENT && tsent[e.key] == e.t;
-	return agst[e.key - R->nord] == 1 && agsent[e.key - R->nord] == e.t;
-}
-
-void RingPart::m_resend(uint32_t key, bool timeout)
-{
-	uint64_t now = now_us();
-
-	if (g_cfg.trace)
-		fprintf(stderr, "%.3f rank %u %s %s %u (lo %u scanned %u "
-			"win %u srtt %lu)\n", now_us_f(), g,
-			timeout ? "timeout" : "rack", key < R->nord ?
-			"ordinal" : "ag seq", key < R->nord ? key :
-			key - R->nord, lo, scanned, win(),
-			(unsigned long)fl.rtt.srtt_us);
-	if (!timeout) {
-		g_st.fast_retx++;
-		rina_cc_on_loss(&fl.cc, &fl.rtt, now);
-	} else {
-		g_st.timeouts++;
-		/*
-		 * Not for allgather data, which the simulator's member
-		 * forwards unwindowed (librina: in the same window): they
-		 * wait in the NIC behind the reduce-scatter window, and a
-		 * timeout there is no sign of a path that lost everything.
-		 */
-		if (key < R->nord)
-			rina_cc_on_timeout(&fl.cc, tries[key] + 1, &fl.rtt,
-					   now);
-	}
-	if (key < R->nord)
-		send_ord(key, true);
-	else
-		ag_send(key - R->nord, true);
-}
-
-/*
- * RACK (ring.c's retransmit()): a packet is lost once one sent after it,
- * by more than srtt / 4, has been ACKed; the paths are FIFO. Resent at
- * once; core/cc.c cuts once per round trip however many are lost. The
- * send queue is in send order, so the lost ones are at its head.
- */
-void RingPart::m_rack()
-{
-	uint64_t reo = rina_rack_reo(&fl.rtt);
-
-	while (!sendq.empty()) {
-		SentEnt e = sendq.front();
-
-		if (!m_current(e)) {
-			sendq.pop_front();
-			continue;
-		}
-		if (!rack_on || !rina_rack_lost(&rack, e.t, reo))
-			break;
-		sendq.pop_front();
-		m_resend(e.key, false);
-	}
-}
-
-/*
- * The timer resends only the oldest overdue packet, as TCP's RTO does
- * (ring.c): were the others lost too, RACK finds them as soon as this
- * one is ACKed. The other overdue ones wait one more timeout.
- */
-void RingPart::m_timer()
-{
-	uint64_t now = now_us(), next = ~0ULL;
-	std::deque<SentEnt> keep;
-	uint32_t oldest = 0;
-	bool any = false;
-
-	for (const SentEnt &e : sendq) {
-		uint64_t *d, r;
-
-		if (!m_current(e))
-			continue;
-		keep.push_back(e);
-		d = e.key < R->nord ? &dl[e.key] : &agdl[e.key - R->nord];
-		r = e.key < R->nord ? orto[e.key] : agrto[e.key - R->nord];
-		if (*d <= now) {
-			if (!any) {
-				oldest = e.key;
-				any = true;
-				continue;
-			}
-			*d = now + r;
-		}
-		if (*d < next)
-			next = *d;
-	}
-	sendq.swap(keep);
-	if (any)
-		m_resend(oldest, true);	/* arms its own deadline */
-	if (next != ~0ULL)
-		arm(next);
+	});
 }
 
 /*
@@ -571,7 +280,7 @@ void RingPart::m_timer()
  * job's timer before any sample; at least kPtoMinUs, doubled per probe
  * pass without a delivery, at most kSlotMaxUs.
  */
-uint64_t RingPart::w_pto(uint64_t now) const
+uint64_t InaWorker::w_pto(uint64_t now) const
 {
 	const struct rina_rtt *rt = &fl.rtt;
 	uint64_t pto = 2 * rt->srtt_us;
@@ -594,7 +303,7 @@ uint64_t RingPart::w_pto(uint64_t now) const
  * other's next ordinal). Resend the oldest undelivered contribution of
  * each step; not a loss signal, the window stays.
  */
-void RingPart::w_probe(uint64_t now, uint32_t credit, uint32_t *n,
+void InaWorker::w_probe(uint64_t now, uint32_t credit, uint32_t *n,
 		       uint64_t *next)
 {
 	uint64_t pto = w_pto(now), since = last_done > last_probe ?
@@ -644,7 +353,7 @@ void RingPart::w_probe(uint64_t now, uint32_t credit, uint32_t *n,
  * retransmission credit (cwnd per round trip), each pass starting where
  * the last one stopped.
  */
-void RingPart::w_repair()
+void InaWorker::w_repair()
 {
 	uint64_t now = now_us(), next = ~0ULL;
 	uint32_t credit, n = 0, nprobe, span = scanned - lo, i, j;
@@ -706,7 +415,7 @@ void RingPart::w_repair()
 		arm(next);
 }
 
-void RingPart::sr_acked(uint32_t seq, bool ce, uint64_t now)
+void InaWorker::sr_acked(uint32_t seq, bool ce, uint64_t now)
 {
 	struct rina_pkt_id id;
 	uint64_t o;
@@ -714,139 +423,28 @@ void RingPart::sr_acked(uint32_t seq, bool ce, uint64_t now)
 	if (seq >= R->s.seqs)
 		return;
 	rina_seq_decode(&R->s, seq, &id);
-	o = rina_ordinal(&R->s, sm, id.block, id.chunk, id.pkt);
+	o = rina_ordinal(&R->s, me, id.block, id.chunk, id.pkt);
 	if (o >= R->nord || ost[o] != O_SENT)
 		return;
 	ost[o] = O_ACKED;
-	acked++;
-	if (inaw) {
-		/* delivered: ina_worker.c's contrib_done() */
-		inflight--;
-		last_done = now;
-		probes = 0;
-		if (!tries[o])
-			rina_rack_acked(&wrack[step_of((uint32_t)o)], tsent[o]);
-	} else {
-		/* the latest transmission's time, as ring.c */
-		rina_rack_acked(&rack, tsent[o]);
-	}
+	/* delivered: ina_worker.c's contrib_done() */
+	inflight--;
+	last_done = now;
+	probes = 0;
 	if (!tries[o]) {
+		rina_rack_acked(&wrack[step_of((uint32_t)o)], tsent[o]);
 		rina_rtt_update(&fl.rtt, now - tsent[o], now);
 		/*
 		 * a worker's loss cuts only behind a queue, and its delay
 		 * signal is the lowest sample of a round trip (core/cc.h):
 		 * no single sample reaches on_ack, as in ina_worker.c
 		 */
-		if (inaw)
-			rina_cc_rtt_sample(&fl.cc, now - tsent[o], &fl.rtt,
-					   now);
-		rina_cc_on_ack(&fl.cc, 1, ce, inaw ? 0 : now - tsent[o],
-			       &fl.rtt, now);
-	} else {
-		rina_cc_on_ack(&fl.cc, 1, ce, 0, &fl.rtt, now);
+		rina_cc_rtt_sample(&fl.cc, now - tsent[o], &fl.rtt, now);
 	}
+	rina_cc_on_ack(&fl.cc, 1, ce, 0, &fl.rtt, now);
 }
 
-void RingPart::ag_send(uint32_t seq, bool retx)
-{
-	const struct rina_sched *s = &R->s;
-	struct rina_pkt_id id;
-	static uint32_t words[RINA_MAX_ELEMS];
-	uint32_t dip, n, i;
-	unsigned dport, len;
-	uint64_t off;
-	Hdr r;
-
-	rina_seq_decode(s, seq, &id);
-	n = rina_pkt_len(s, id.block, id.chunk, id.pkt);
-	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
-	r.op = RINA_OP_AG_DATA;
-	r.flags = RINA_F_AG_PHASE | (retx ? RINA_F_RETX : 0);
-	r.job = R->job;
-	r.hop = aghop[seq];
-	r.src = (uint16_t)lr;
-	r.chunk = (uint16_t)id.chunk;
-	r.seq = seq;
-	r.n = (uint16_t)rina_wire_elems(n);
-	r.P = (uint16_t)s->P;
-	r.nc = (uint16_t)R->jd->n_ranks;
-	words[0] = 0;
-	if (g_cfg.verify)
-		for (i = 0; i < n; i++)
-			words[i] = g_result[g][view(R, off + i)];
-	member_addr(R, next, &dip, &dport);
-	len = build_frame(g_tx, h->ip, RINA_UDP_PORT_WORKER, dip, dport, r,
-			  g_cfg.verify ? words : nullptr);
-	agsent[seq] = now_us();
-	if (retx) {
-		uint64_t first = ag_rto(), cap = 4 * first;
-
-		cap = cap < kRtoMaxUs ? kRtoMaxUs : cap > kRtoCeilUs ?
-		      kRtoCeilUs : cap;
-		if (cap < first)
-			cap = first;
-		g_st.retx++;
-		if (agtries[seq] < 255)
-			agtries[seq]++;
-		agrto[seq] = 2 * agrto[seq] > cap ? cap : 2 * agrto[seq];
-	} else {
-		agrto[seq] = ag_rto();
-	}
-	agdl[seq] = agsent[seq] + agrto[seq];
-	sendq.push_back(SentEnt{agsent[seq], R->nord + seq});
-	host_send(*h, g_tx, len);
-	arm(agdl[seq]);
-}
-
-void RingPart::ack_add(uint32_t seq, bool ag, uint32_t ip, unsigned port,
-		       bool ce)
-{
-	std::vector<uint32_t> &v = ag ? ack_ag : ack_sr;
-
-	if ((ack_ip != ip || ack_port != port) &&
-	    (!ack_sr.empty() || !ack_ag.empty()))
-		ack_flush();
-	ack_ip = ip;
-	ack_port = port;
-	v.push_back(seq);
-	if (ce)
-		(ag ? ack_ce_ag : ack_ce_sr) = true;
-	if (v.size() >= 16) {
-		ack_flush();
-		return;
-	}
-	if (!ack_ev.IsRunning())
-		ack_ev = Simulator::Schedule(NanoSeconds(500),
-					     &RingPart::ack_flush, this);
-}
-
-void RingPart::ack_flush()
-{
-	for (int ag = 0; ag < 2; ag++) {
-		std::vector<uint32_t> &v = ag ? ack_ag : ack_sr;
-		Hdr r;
-		unsigned len;
-
-		if (v.empty())
-			continue;
-		r.op = RINA_OP_ACK;
-		r.flags = (ag ? RINA_F_AG_PHASE : 0) |
-			  ((ag ? ack_ce_ag : ack_ce_sr) ? RINA_F_ECN_ECHO : 0);
-		r.job = R->job;
-		r.src = (uint16_t)lr;
-		r.seq = v[0];
-		r.n = (uint16_t)v.size();
-		len = build_frame(g_tx, h->ip, RINA_UDP_PORT_WORKER, ack_ip,
-				  ack_port, r, v.data());
-		host_send(*h, g_tx, len);
-		v.clear();
-		(ag ? ack_ce_ag : ack_ce_sr) = false;
-	}
-	if (ack_ev.IsRunning())
-		ack_ev.Cancel();
-}
-
-void RingPart::store_result(uint32_t seq, const uint8_t *f, bool own)
+void InaWorker::store_result(uint32_t seq, const uint8_t *f)
 {
 	const struct rina_sched *s = &R->s;
 	struct rina_pkt_id id;
@@ -858,21 +456,20 @@ void RingPart::store_result(uint32_t seq, const uint8_t *f, bool own)
 	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
 	if (g_cfg.verify)
 		for (i = 0; i < n; i++)
-			g_result[g][view(R, off + i)] = f_word(f, i) +
-				(own ? input(R, g, off + i) : 0);
+			g_result[g][ring_view(R, off + i)] = f_word(f, i);
 	got += n;
 }
 
-void RingPart::check_done()
+void InaWorker::check_done()
 {
-	if (finished || !started || got < target)
+	if (finished || !started || got < R->s.count)
 		return;
 	finished = true;
 	if (done)
 		done(g, phase);
 }
 
-void RingPart::nack()
+void InaWorker::nack()
 {
 	const struct rina_sched *s = &R->s;
 	uint32_t miss[64], seq, k = 0, dip;
@@ -896,7 +493,7 @@ void RingPart::nack()
 		r.src = (uint16_t)lr;
 		r.seq = miss[0];
 		r.n = (uint16_t)k;
-		member_addr(R, me, &dip, &dport);
+		ring_member_addr(R, me, &dip, &dport);
 		len = build_frame(g_tx, h->ip, RINA_UDP_PORT_WORKER, dip,
 				  dport, r, miss);
 		/* the agent shares our address: the kernel delivers locally */
@@ -907,27 +504,20 @@ void RingPart::nack()
 		g_st.retx++;
 	}
 	nack_timer = Simulator::Schedule(MicroSeconds(2 * fl.rto()),
-					 &RingPart::nack, this);
+					 &InaWorker::nack, this);
 }
 
-void RingPart::rx(const uint8_t *f, unsigned len, bool ce)
+void InaWorker::rx(const uint8_t *f, unsigned len, bool ce)
 {
 	const struct rina_sched *s = &R->s;
-	unsigned op = f_op(f), n = f_n(f), i, L = s->L;
+	unsigned op = f_op(f), n = f_n(f), i;
 	uint32_t seq = f_seq(f);
 	uint64_t now = now_us();
 	struct rina_pkt_id id;
 
 	if (!started) {
-		/*
-		 * A phase (H-AR) that has not started here yet: keep the data
-		 * and acknowledge it, as a receiver buffers a datagram.
-		 */
-		if (op == RINA_OP_SR_PARTIAL || op == RINA_OP_AG_DATA) {
+		if (op == RINA_OP_ACK || op == RINA_OP_AG_DATA)
 			early.emplace_back(f, f + len);
-			ack_add(seq, op == RINA_OP_AG_DATA, f_sip(f), f_sport(f),
-				ce);
-		}
 		return;
 	}
 	if (op == RINA_OP_ACK) {
@@ -936,110 +526,47 @@ void RingPart::rx(const uint8_t *f, unsigned len, bool ce)
 		for (i = 0; i < n; i++) {
 			uint32_t sq = f_word(f, i);
 
-			if (f_flags(f) & RINA_F_AG_PHASE) {
-				if (inaw) {
-					/* the agent holds our own chunk */
-					if (sq < s->seqs) {
-						rina_seq_decode(s, sq, &id);
-						sr_acked(rina_seq(s, id.block,
-							 id.chunk, id.pkt, 0),
-							 cee, now);
-					}
-				} else if (sq < s->seqs && agst[sq] == 1) {
-					agst[sq] = 2;
-					rina_rack_acked(&rack, agsent[sq]);
-					if (!agtries[sq])
-						rina_rtt_update(&agrtt,
-							now - agsent[sq], now);
-				}
-			} else {
-				sr_acked(sq, cee, now);
-			}
+			if (sq >= s->seqs)
+				continue;
+			/* an AG_PHASE ACK: the agent holds our own chunk */
+			rina_seq_decode(s, sq, &id);
+			sr_acked(rina_seq(s, id.block, id.chunk, id.pkt, 0),
+				 cee, now);
 		}
 		while (lo < R->nord &&
 		       (ost[lo] == O_NONE || ost[lo] == O_ACKED))
 			lo++;
 		if (scanned < lo)
 			scanned = lo;
-		if (!inaw)
-			m_rack();
 		pump();
-		if (inaw)
-			w_repair();
-		if (inaw && lo >= R->nord && got < target &&
+		w_repair();
+		if (lo >= R->nord && got < s->count &&
 		    !nack_timer.IsRunning())
 			nack_timer = Simulator::Schedule(
-				MicroSeconds(2 * fl.rto()), &RingPart::nack,
+				MicroSeconds(2 * fl.rto()), &InaWorker::nack,
 				this);
 		return;
 	}
-	if (seq >= s->seqs)
+	if (op != RINA_OP_AG_DATA || seq >= s->seqs)
 		return;
 	rina_seq_decode(s, seq, &id);
-	if (op == RINA_OP_AG_DATA) {
-		if (!id.ag)
-			return;
-		if (!ag_have[seq]) {
-			ag_have[seq] = 1;
-			store_result(seq, f, false);
-			if (inaw) {
-				/* own chunk: complete on the agent's word */
-			} else if (f_hop(f) + 1u < L) {
-				agst[seq] = 1;
-				aghop[seq] = (uint8_t)(f_hop(f) + 1);
-				ag_send(seq, false);
-			}
-			check_done();
-		}
-		if (!inaw)
-			ack_add(seq, true, f_sip(f), f_sport(f), ce);
-		return;
+	if (id.ag && !ag_have[seq]) {
+		ag_have[seq] = 1;
+		store_result(seq, f);
+		check_done();
 	}
-	if (op != RINA_OP_SR_PARTIAL || inaw || id.ag)
-		return;
-	if (!sr_have[seq]) {
-		uint32_t nn = rina_pkt_len(s, id.block, id.chunk, id.pkt);
+}
 
-		sr_have[seq] = 1;
-		if (id.chunk == rina_own_chunk(me, L)) {
-			uint32_t ags = rina_seq(s, id.block, id.chunk, id.pkt,
-						1);
+void InaWorker::trace_unfinished() const
+{
+	uint32_t miss = 0, sq;
 
-			store_result(ags, f, true);
-			ag_have[ags] = 1;
-			if (R->ag && L > 1) {
-				agst[ags] = 1;
-				aghop[ags] = 1;
-				ag_send(ags, false);
-			}
-			check_done();
-		} else {
-			uint64_t o = rina_ordinal(s, next, id.block, id.chunk,
-						  id.pkt);
-
-			if (o < R->nord) {
-				if (g_cfg.verify)
-					for (i = 0; i < nn; i++)
-						odata[o * s->E + i] =
-							f_word(f, i);
-				onc[o] = (uint16_t)(f_nc(f) + 1);
-				if (ost[o] == O_WAIT) {
-					ost[o] = O_READY;
-					if (o < scanned) {
-						if (o < lo + win()) {
-							ost[o] = O_SENT;
-							send_ord((uint32_t)o,
-								 false);
-						} else {
-							scanned = (uint32_t)o;
-						}
-					}
-					pump();
-				}
-			}
-		}
-	}
-	ack_add(seq, false, f_sip(f), f_sport(f), ce);
+	for (sq = 0; sq < R->s.seqs; sq++)
+		miss += !ag_have[sq];
+	fprintf(stderr, "# rank %u job %u: got %lu/%lu lo %u/%u scanned %u "
+		"ag missing %u nack %d\n", g, R->job, (unsigned long)got,
+		(unsigned long)R->s.count, lo, R->nord, scanned, miss,
+		nack_timer.IsRunning());
 }
 
 /* ---- rings ------------------------------------------------------------------ */
@@ -1094,9 +621,13 @@ Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job,
 	}
 	rina_ring_build(jd, 1, &R->ring);
 	R->ina = x > 0;
-	/* protocol.md section 4: with INA members P <= W/4 - 1 */
-	if (rina_sched_init(&R->s, count, R->ring.L, g_cfg.E,
-			    R->ina ? g_cfg.W / 4 : g_cfg.W) != RINA_SCHED_OK) {
+	/*
+	 * The schedule every host of the call computes (librina's, the
+	 * ring member engine's): with INA members P <= W/4 - 1 and a chunk
+	 * of at most RINA_INA_CHUNK_BYTES (protocol.md section 4)
+	 */
+	if (rina_sched_call(&R->s, count, R->ring.L, g_cfg.E, g_cfg.W,
+			    R->ina) != RINA_SCHED_OK) {
 		fprintf(stderr, "rina-sim: the schedule does not fit\n");
 		exit(2);
 	}
@@ -1143,21 +674,26 @@ public:
 RingPart *ring_join(Ring *R, unsigned rank, void (*done)(unsigned, int),
 		    int phase)
 {
-	RingPart *p = new RingPart();
 	unsigned lr = (unsigned)R->local[rank];
-	const struct rina_member *mm;
+	const struct rina_member *mm = &R->ring.m[R->ring.member_of[lr]];
+	RingPart *p;
 
-	p->R = R;
-	p->g = rank;
-	p->lr = lr;
-	p->me = R->ring.member_of[lr];
-	mm = &R->ring.m[p->me];
-	p->inaw = mm->ina;
-	p->agent_host = mm->ina && mm->agent == lr;
+	if (mm->ina) {
+		InaWorker *w = new InaWorker();
+
+		w->R = R;
+		w->g = rank;
+		w->lr = lr;
+		w->me = R->ring.member_of[lr];
+		w->agent_host = mm->agent == lr;
+		w->h = &g_hosts[rank];
+		w->init();
+		p = w;
+	} else {
+		p = plain_member_new(R, rank);
+	}
 	p->done = done;
 	p->phase = phase;
-	p->h = &g_hosts[rank];
-	p->init();
 	if (!g_rh[rank]) {
 		g_rh[rank] = new RinaHost();
 		g_rh[rank]->h = &g_hosts[rank];
@@ -1236,29 +772,12 @@ static void ag_send_fn(void *ctx, const struct rina_agent_addr *to,
 	const struct rina_hdr *rh_hdr = (const struct rina_hdr *)buf;
 	unsigned op = rina_hdr_opcode(rh_hdr);
 	uint32_t dip = ntohl(to->ip);
-	Hdr dummy;
 	unsigned flen;
 
 	if (len + kRina > sizeof(fr))
 		return;
-	dummy.n = 0;
-	flen = build_frame(fr, rh->h->ip, RINA_UDP_PORT_AGENT, dip,
-			   ntohs(to->port), dummy, nullptr);
-	/* the agent's datagram replaces the header build_frame wrote */
-	memcpy(fr + kRina, buf, len);
-	flen = kRina + len;
-	put16(fr + kEthIp + 2, flen - kEthIp);
-	put16(fr + kUdp + 4, flen - kUdp);
-	{
-		unsigned i, sum = 0;
-
-		put16(fr + kEthIp + 10, 0);
-		for (i = 0; i < 20; i += 2)
-			sum += get16(fr + kEthIp + i);
-		while (sum >> 16)
-			sum = (sum & 0xffff) + (sum >> 16);
-		put16(fr + kEthIp + 10, ~sum & 0xffff);
-	}
+	flen = wrap_frame(fr, rh->h->ip, RINA_UDP_PORT_AGENT, dip,
+			  ntohs(to->port), buf, len);
 	if (g_cfg.trace && op != RINA_OP_AG_DATA)
 		fprintf(stderr, "%.3f agent %u sends op %u fl %02x seq %u n %u "
 			"to %08x:%x\n", now_us_f(), rh->h->id, op,
@@ -1457,23 +976,12 @@ static void rina_done(unsigned rank, int)
 
 static void tor_stats()
 {
-	if (g_cfg.trace)
-		for (auto *rh : g_rh)
-			for (auto *p : rh ? rh->parts : std::vector<RingPart *>())
-				if (!p->finished) {
-					uint32_t miss = 0, sq;
+	static const std::vector<RingPart *> no_parts;
 
-					for (sq = 0; sq < p->R->s.seqs; sq++)
-						miss += !p->ag_have[sq];
-					fprintf(stderr, "# rank %u job %u: got "
-						"%lu/%lu lo %u/%u scanned %u "
-						"ag missing %u nack %d\n", p->g,
-						p->R->job,
-						(unsigned long)p->got,
-						(unsigned long)p->target, p->lo,
-						p->R->nord, p->scanned, miss,
-						p->nack_timer.IsRunning());
-				}
+	for (auto *rh : g_rh)
+		for (auto *p : rh && g_cfg.trace ? rh->parts : no_parts)
+			if (!p->finished)
+				p->trace_unfinished();
 	for (auto *t : g_torapps) {
 		g_st.tor_slots_done += t->sw->job_ctr[RINA_TC_SLOT_DONE];
 		g_st.tor_collisions += t->sw->job_ctr[RINA_TC_COLLISION];
@@ -1566,10 +1074,10 @@ int rina_setup()
 		ac.member = k;
 		ac.rto_us = R->jd->rto_us;
 		ac.job_hash = rina_job_hash(R->jd);
-		member_addr(R, nx, &ip, &port);
+		ring_member_addr(R, nx, &ip, &port);
 		ac.next.ip = htonl(ip);
 		ac.next.port = htons((uint16_t)port);
-		member_addr(R, prev, &ip, &port);
+		ring_member_addr(R, prev, &ip, &port);
 		ac.prev.ip = htonl(ip);
 		ac.prev.port = htons((uint16_t)port);
 		ac.self.ip = htonl(g_hosts[mm->agent].ip);

@@ -4,7 +4,8 @@
  * network (net.cc: leaf-spine of ns-3 point-to-point links, ECN-marking
  * drop-tail queues, the CLI and the JSON report), the Rina hosts and the
  * INA ToR (rina.cc: the protocol from core/ and the C switch model from
- * p4/model), and the baselines (baselines.cc: PS, ATP, SwitchML, H-AR).
+ * p4/model), the plain ring member (ring_member_host.cc: core's engine)
+ * and the baselines (baselines.cc: PS, ATP, SwitchML, H-AR).
  * Documentation/simulator.md describes the model.
  */
 #ifndef RINA_SIM_H
@@ -97,6 +98,8 @@ struct Stats {
 	uint64_t tor_collisions = 0, tor_bypass = 0, tor_slots_done = 0;
 	uint64_t agent_sw_slots = 0;
 	uint64_t atp_fallback = 0;
+	/* ring members' sends held by the host-queue bound (core/txq.h) */
+	uint64_t txq_holds = 0;
 };
 
 class Endpoint;
@@ -193,6 +196,9 @@ static inline uint32_t get32(const uint8_t *p)
 /* Build a frame into buf; words (host order) may be null: zeros. */
 unsigned build_frame(uint8_t *buf, uint32_t sip, unsigned sport, uint32_t dip,
 		     unsigned dport, const Hdr &h, const uint32_t *words);
+/* A frame around a Rina datagram that core/ built (header and payload). */
+unsigned wrap_frame(uint8_t *buf, uint32_t sip, unsigned sport, uint32_t dip,
+		    unsigned dport, const void *dgram, unsigned len);
 
 /* Frame field accessors. */
 static inline uint32_t f_sip(const uint8_t *f) { return get32(f + 26); }
@@ -249,8 +255,8 @@ struct Flow {
 
 /*
  * A sender's retransmission timer (PS, ATP and SwitchML workers; Rina's
- * ring members and INA workers repair as librina, in rina.cc): the
- * packets in the order of
+ * ring members repair in core's engine, its INA workers as librina's, in
+ * rina.cc): the packets in the order of
  * their last transmission, one ns-3 timer on the oldest still
  * unACKed. The owner keeps the per-packet state and says, through the callbacks,
  * which packets are unACKed, when each went out, the timeout, and how to
@@ -275,9 +281,55 @@ private:
 /* ---- rina.cc: Rina and the rings (RAR, H-AR phases) --------------------- */
 
 int rina_setup();		/* schemes rina and rar */
+
+/* A ring: Rina's (job 7), or one of H-AR's phases (its own job). */
+struct Ring {
+	uint16_t job;
+	struct rina_job_desc *jd;
+	struct rina_ring ring;
+	struct rina_sched s;
+	uint32_t nord;
+	bool rs, ag, ina;
+	bool input_from_result = false;
+	const struct rina_sched *vbase = nullptr;
+	unsigned vchunk = 0;
+	std::vector<unsigned> glob;	/* ring rank -> simulator rank */
+	std::vector<int> local;		/* simulator rank -> ring rank */
+};
+
+/* The tensor's index of a ring's element i (ring_set_view()). */
+uint64_t ring_view(const Ring *R, uint64_t i);
+/* Rank g's input to a ring: the test tensor, or an earlier phase's result */
+uint32_t ring_input(const Ring *R, unsigned g, uint64_t i);
+/* Member k's address: its agent's ip, and the agent's port if INA. */
+void ring_member_addr(const Ring *R, unsigned k, uint32_t *ip,
+		      unsigned *port);
+
+/*
+ * One rank's part in a ring: a plain member (ring_member_host.cc, core's
+ * ring member engine) or an INA rack's worker (rina.cc).
+ */
+struct RingPart {
+	Ring *R;
+	unsigned g;		/* simulator rank */
+	unsigned lr;		/* ring rank */
+	unsigned me;		/* member index */
+	int phase;
+	void (*done)(unsigned, int);
+	Host *h;
+	bool started = false, finished = false;
+
+	virtual ~RingPart() {}
+	virtual void start() = 0;
+	virtual void rx(const uint8_t *f, unsigned len, bool ce) = 0;
+	/* --trace: where a part the run left unfinished stands */
+	virtual void trace_unfinished() const {}
+};
+
+/* A plain member of R at rank (ring_member_host.cc). */
+RingPart *plain_member_new(Ring *R, unsigned rank);
+
 /* H-AR (baselines.cc) builds its rings with these. */
-struct Ring;
-struct RingPart;
 Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job, uint64_t count,
 	       bool rs, bool ag);
 /* Element map of a ring: its index i -> the tensor's index. */

@@ -33,8 +33,16 @@ if sch in ("rina", "atp", "switchml"):
 
 
 class Sched:
-    def __init__(self, count, L, wcap, pad):
+    def __init__(self, count, L, W, pad):
+        """as rina_sched_call() (core/schedule.h): with INA members (pad)
+        chunks of at most W/4 packets and RINA_INA_CHUNK_BYTES"""
         self.count, self.L, self.pad = count, L, pad
+        wcap = W
+        if pad and wcap >= 8:
+            wcap //= 4
+        if pad:
+            wcap = min(wcap, (32 << 10) // (4 * E))
+        wcap = max(wcap, 2)
         per = L * E
         P = max(1, -(-count // per))
         self.P = min(P, wcap - 1)
@@ -91,7 +99,7 @@ if sch in ("rar", "rina"):
             members += [(r, [q], False) for q in range(r * m, r * m + m)]
     L = len(members)
     anyina = any(ina)
-    s = Sched(count, L, W // 4 if anyina else W, anyina)
+    s = Sched(count, L, W, anyina)
     total = sum(s.chunk_bytes(c) for c in range(L))
     for i, (r, ranks, isina) in enumerate(members):
         t, x = ring_member(s, i)

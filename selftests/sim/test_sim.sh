@@ -22,6 +22,7 @@ cases=(
 	"rina 2x2 none 1M 256"
 	"har 2x4 none 1M 256"
 	"har 4x2 none 512K 64"
+	"har 4x1 none 512K 256"
 	"ps 2x4 none 1M 256"
 	"atp 2x4 0 1M 256"
 	"atp 4x4 all 1M 256 --two-level"
@@ -39,9 +40,9 @@ lossy=(
 	"rina 2x2 all 2M 256 20 4"
 	"rina 2x2 0 2M 256 60 10"
 )
-ktap_plan $(( ${#cases[@]} * 2 + ${#lossy[@]} + 7 ))
+ktap_plan $(( ${#cases[@]} * 2 + ${#lossy[@]} + 8 ))
 if [ ! -x "$SIM" ]; then
-	for i in $(seq $(( ${#cases[@]} * 2 + ${#lossy[@]} + 7 ))); do
+	for i in $(seq $(( ${#cases[@]} * 2 + ${#lossy[@]} + 8 ))); do
 		ktap_skip "sim_$i" "build/bin/rina-sim not built (no ns-3: install libns3-dev)"
 	done
 	ktap_finish
@@ -182,6 +183,27 @@ import json, sys
 assert json.load(sys.stdin)["cc_init"] == 64
 ' || { echo "# --cc-init 32768 --window 64: $(cat "$T/err")"; bad=1; }
 [ $bad -eq 0 ] && ktap_ok cc_init_checked || ktap_fail cc_init_checked
+
+# The plain members run librina's engine (core/ring_member.c): next to
+# an INA rack a member keeps at most the job's txq_limit queued on its
+# host and holds the rest (core/txq.h), which the simulator's own member
+# never did; a plain ring has no such member and never holds.
+if timeout 60 "$SIM" --topo 2x2 --scheme rina --ina 0 --size 1M \
+	--link-rate 25mbit --json >"$T/mixed" 2>"$T/err" &&
+	timeout 60 "$SIM" --topo 2x2 --scheme rina --ina none --size 1M \
+	--link-rate 25mbit --json >"$T/plain" 2>>"$T/err" &&
+	/usr/bin/python3 -c '
+import json, sys
+x, p = (json.load(open(f)) for f in sys.argv[1:3])
+assert x["txq_holds"] > 0, "mixed: no hold"
+assert p["txq_holds"] == 0, "plain: %d holds" % p["txq_holds"]
+assert x["verified"] and p["verified"]
+' "$T/mixed" "$T/plain" >"$T/why" 2>&1; then
+	ktap_ok members_next_to_ina_rack_bound_host_queue
+else
+	ktap_fail members_next_to_ina_rack_bound_host_queue \
+		"$(tail -c 300 "$T/why" "$T/err")"
+fi
 
 # the scale knobs: a bigger run without data, bounded
 if timeout 60 "$SIM" --topo 4x8 --scheme rina --ina 0,2 --size 4M \
