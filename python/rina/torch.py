@@ -21,6 +21,7 @@ The hook (no backend "rina" needed):
 starts each bucket's allreduce when DDP hands it over; its Future is
 completed by librina's progress thread when the call finishes.
 """
+import datetime
 import glob
 import hashlib
 import importlib.machinery
@@ -222,8 +223,7 @@ def _wait(store, keys, timeout, what):
         missing = []
         for k in keys:
             try:
-                if not store.check([k]):
-                    missing.append(k.rsplit("/", 1)[1])
+                store.wait([k], datetime.timedelta(milliseconds=10))
             except Exception:
                 missing.append(k.rsplit("/", 1)[1])
         raise RuntimeError("rina backend: %s: rank(s) %s did not join "
@@ -246,11 +246,11 @@ def _disagree(infos, field, what):
     return "ranks disagree on %s: %s" % (what, "; ".join(parts))
 
 
-def _create(store, rank, size, timeout):
+def _create(store, rank, size, timeout, env=None):
     """torch.distributed's creator for backend "rina" (torch 1.13:
-    creator(prefix_store, rank, size, timeout))."""
+    creator(prefix_store, rank, size, timeout)); env: os.environ."""
     ext = _extension()
-    env = os.environ
+    env = os.environ if env is None else env
     job = env.get("RINA_JOB")
     racks_of = {}
     if job:
