@@ -232,6 +232,17 @@ def _wait(store, keys, timeout, what):
             from None
 
 
+def _all_know(store, what, rank, size, timeout):
+    """Before every rank raises the same verdict: wait until each has
+    read it (the store may live in a rank that is about to exit)."""
+    store.set("rina/known/%s/%d" % (what, rank), "1")
+    try:
+        store.wait(["rina/known/%s/%d" % (what, r) for r in range(size)],
+                   timeout)
+    except Exception:
+        pass			# the verdict stands; a rank left already
+
+
 def _disagree(infos, field, what):
     """A clear message when ranks differ in infos[...][field], else None."""
     groups = {}
@@ -297,6 +308,7 @@ def _create(store, rank, size, timeout, env=None):
             problems.append("%d ranks on address %s: at most %d"
                             % (len(rs), a, PORTS))
     if problems:
+        _all_know(store, "settings", rank, size, timeout)
         raise RuntimeError("rina backend: rank %d: %s" % (rank,
                                                          "; ".join(problems)))
     secret = store.get("rina/secret").decode()
@@ -330,6 +342,7 @@ def _create(store, rank, size, timeout, env=None):
     if failed:
         if pg is not None:
             pg.shutdown()
+        _all_know(store, "init", rank, size, timeout)
         raise RuntimeError("rina backend: rank %d: %d rank(s) could not "
                            "join: %s" % (rank, len(failed), "; ".join(
                                "rank %d: %s" % f for f in failed)))
