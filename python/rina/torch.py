@@ -193,11 +193,12 @@ def _my_rack(env, addr, racks_of):
     return 0, "default"
 
 
-def build_job_text(settings, infos, job_id=None, secret_file=None):
+def build_job_text(settings, infos, job_id=None, secret_file=None,
+                   port_base=PORT_BASE):
     """The job text every rank builds alike: settings (lines), one rank
     line per entry of infos (dicts with addr and rack, in rank order;
-    ports by order of rank on each address), a plain rack line for every
-    rack no setting declares."""
+    ports from port_base by order of rank on each address), a plain rack
+    line for every rack no setting declares."""
     lines = list(settings)
     if job_id is not None and not any(l.split()[0] == "job" for l in lines):
         lines.insert(0, "job %d" % job_id)
@@ -209,7 +210,7 @@ def build_job_text(settings, infos, job_id=None, secret_file=None):
         n = seen.get(i["addr"], 0)
         seen[i["addr"]] = n + 1
         lines.append("rank %d %s:%d rack %d" % (r, i["addr"],
-                                                  PORT_BASE + n, i["rack"]))
+                                                  port_base + n, i["rack"]))
     if secret_file:
         lines = [l for l in lines if l.split()[0] != "secret_file"]
         lines.append("secret_file " + secret_file)
@@ -277,7 +278,9 @@ def _create(store, rank, size, timeout, env=None):
     digest = hashlib.sha256("\n".join(
         l for l in settings if l.split()[0] != "secret_file")
         .encode()).hexdigest()[:16]
+    port = int(env.get("RINA_PORT", PORT_BASE))
     me = {"addr": addr, "rack": rack, "rack_src": rack_src,
+          "port": port, "port_src": "RINA_PORT %d" % port,
           "settings": digest, "settings_src": "%s, digest %s" % (src, digest),
           "size": size, "size_src": "world size %d" % size,
           "host": socket.gethostname()}
@@ -292,7 +295,8 @@ def _create(store, rank, size, timeout, env=None):
           "rendezvous")
     infos = [json.loads(store.get(k)) for k in keys]
     problems = [p for p in (_disagree(infos, "size", "the world size"),
-                            _disagree(infos, "settings", "the job settings"))
+                            _disagree(infos, "settings", "the job settings"),
+                            _disagree(infos, "port", "the first port"))
                 if p]
     by_addr = {}
     for r, i in enumerate(infos):
@@ -304,9 +308,11 @@ def _create(store, rank, size, timeout, env=None):
                                 "%d (%s)" % (infos[r]["rack"],
                                              infos[r]["rack_src"])
                                 for r in rs)))
-        if len(rs) > PORTS:
-            problems.append("%d ranks on address %s: at most %d"
-                            % (len(rs), a, PORTS))
+        if port + len(rs) > PORT_BASE + PORTS or port < PORT_BASE:
+            problems.append("%d ranks on address %s from port %d: Rina's "
+                            "ports are %d..%d" % (len(rs), a, port,
+                                                 PORT_BASE,
+                                                 PORT_BASE + PORTS - 1))
     if problems:
         _all_know(store, "settings", rank, size, timeout)
         raise RuntimeError("rina backend: rank %d: %s" % (rank,
@@ -319,7 +325,7 @@ def _create(store, rank, size, timeout, env=None):
             f.write(secret)
     text = build_job_text(settings, infos,
                           int(store.get("rina/job_id").decode()),
-                          secret_path)
+                          secret_path, port)
     pg = err = None
     try:
         timeout_ms = int(env.get("RINA_TIMEOUT_MS", "0") or 0)
