@@ -15,7 +15,9 @@ thread with its own ProcessGroupRina (no root, no network):
   job's timeout, and the process group still destroyable;
 - the Store rendezvous (rina.torch._create over a HashStore): the job
   text every rank builds, ranks that disagree on the job or never
-  join: an error on every rank, never a hang."""
+  join: an error on every rank, never a hang;
+- librina's blocking rina_broadcast, rina_allgather, rina_reduce_scatter
+  and rina_barrier (ctypes; the backend uses the rina_i... forms)."""
 import datetime
 import os
 import sys
@@ -539,6 +541,61 @@ class Rendezvous(unittest.TestCase):
         envs = [env_for(r) for r in range(n)]
         envs[1]["RINA_TRANSPORT"] = "bogus"
         all_fail(self, create_all(n, envs), "rank 1: rina backend: rank 1")
+
+
+class CApi(unittest.TestCase):
+    """The blocking forms of rina.h's collectives, 5 ranks, odd sizes."""
+
+    def test_blocking_forms(self):
+        import ctypes
+        import rina
+        from rina import _lib
+        lib = _lib.lib
+        vp, sz, c = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
+        lib.rina_broadcast.argtypes = [vp, sz, c, vp]
+        lib.rina_allgather.argtypes = [vp, vp, sz, vp]
+        lib.rina_reduce_scatter.argtypes = [vp, vp, sz, c, c, vp]
+        lib.rina_barrier.argtypes = [vp]
+        n, nbytes = 5, 13
+        job = job_text(n, 3000)
+        out = [None] * n
+
+        def main(r):
+            try:
+                with rina.Communicator(job, r, "inproc") as comm:
+                    h = comm._h()
+                    b = (ctypes.c_ubyte * nbytes)(*([r + 1] * nbytes))
+                    rc1 = lib.rina_broadcast(b, nbytes, 3, h)
+                    src = (ctypes.c_ubyte * nbytes)(*(
+                        (r * 16 + i) % 256 for i in range(nbytes)))
+                    dst = (ctypes.c_ubyte * (n * nbytes))()
+                    rc2 = lib.rina_allgather(src, dst, nbytes, h)
+                    rs_in = (ctypes.c_int32 * (n * 3))(*(
+                        r * 100 + i for i in range(n * 3)))
+                    rs_out = (ctypes.c_int32 * 3)()
+                    rc3 = lib.rina_reduce_scatter(rs_in, rs_out, 3, 0, 0, h)
+                    rc4 = lib.rina_barrier(h)
+                    bad = lib.rina_broadcast(b, nbytes, n, h)	# no rank n
+                    out[r] = ((rc1, rc2, rc3, rc4), bytes(b), bytes(dst),
+                              list(rs_out), bad)
+            except Exception as e:
+                out[r] = e
+        th = [threading.Thread(target=main, args=(r,)) for r in range(n)]
+        for t in th:
+            t.start()
+        for t in th:
+            t.join(60)
+        gathered = bytes((q * 16 + i) % 256 for q in range(n)
+                         for i in range(nbytes))
+        for r, o in enumerate(out):
+            self.assertNotIsInstance(o, Exception, str(o))
+            rcs, b, dst, rs, bad = o
+            self.assertEqual(rcs, (0, 0, 0, 0), "rank %d" % r)
+            self.assertEqual(b, bytes([4] * nbytes), "broadcast, rank %d" % r)
+            self.assertEqual(dst, gathered, "allgather, rank %d" % r)
+            self.assertEqual(rs, [sum(q * 100 + r * 3 + i for q in range(n))
+                                  for i in range(3)], "rank %d" % r)
+            self.assertEqual(bad, 1, "root out of range: RINA_ERR_INVALID")
 
 
 if __name__ == "__main__":
