@@ -319,9 +319,17 @@ class Collectives(unittest.TestCase):
             self.check_moves(n, True)
 
 
+# what every rank's error says when ranks call differently: the rank that
+# saw it, and the others through its abort (in their call, or in their
+# communicator's init when they were still starting)
+DISAGREE = "ranks disagree on the job or the call"
+
+
 def all_fail(test, outs, needle, seconds=None):
+    test.assertTrue(outs)
     for r, o in enumerate(outs):
         test.assertIsInstance(o, Exception, "rank %d did not fail" % r)
+        test.assertIn("rina backend", str(o), "rank %d: %s" % (r, o))
         test.assertIn(needle, str(o), "rank %d: %s" % (r, o))
         print("# rank %d: %s" % (r, str(o).splitlines()[0][:160]))
 
@@ -341,13 +349,13 @@ class BadInput(unittest.TestCase):
         def body(pg, r):
             pg.allreduce([torch.ones(5 + (r == 1))],
                          dist.AllreduceOptions()).wait()
-        all_fail(self, self.timed(3, body), "rina backend: allreduce failed")
+        all_fail(self, self.timed(3, body), DISAGREE)
 
     def test_dtypes_differ(self):
         def body(pg, r):
             t = torch.ones(8, dtype=torch.int32 if r == 2 else torch.float32)
             pg.allreduce([t], dist.AllreduceOptions()).wait()
-        all_fail(self, self.timed(3, body), "rina backend: allreduce failed")
+        all_fail(self, self.timed(3, body), DISAGREE)
 
     def test_roots_differ(self):
         def body(pg, r):
@@ -361,7 +369,7 @@ class BadInput(unittest.TestCase):
             c = 3 + r
             out = torch.empty(3 * c)
             pg._allgather_base(out, torch.ones(c)).wait()
-        all_fail(self, self.timed(3, body), "rina backend: allgather failed")
+        all_fail(self, self.timed(3, body), DISAGREE)
 
     def test_rank_never_joins(self):
         def body(pg, r):
