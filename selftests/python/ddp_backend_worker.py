@@ -3,8 +3,9 @@
 under rina-run): ddp_worker.py's training with
 dist.init_process_group("rina") and Gloo made unavailable in this
 process, so that a silent fallback to Gloo fails. Writes OUT/rank<R>.pt
-(losses, parameters, backend, librina's counters) or, if init or
-training raised, OUT/rank<R>.exc.json.
+(losses, parameters, backend, librina's counters, what plain dist.*
+calls after training got wrong) or, if init or training raised,
+OUT/rank<R>.exc.json.
 
 usage: ddp_backend_worker.py train|disagree OUT  (env: KILL_RANK,
 KILL_STEP; disagree: the last rank reads a job file with one more line)
@@ -31,6 +32,54 @@ def no_gloo():
     c10d.is_gloo_available = dist.is_gloo_available = lambda: False
     if hasattr(dist, "ProcessGroupGloo"):
         dist.ProcessGroupGloo = refuse
+
+
+def dist_checks(rank, world):
+    """Plain torch.distributed calls on the default ("rina") group, as
+    unchanged user code makes them: a list of what went wrong."""
+    bad = []
+
+    def expect(what, got, want):
+        if not torch.equal(got, want):
+            bad.append("%s: %s, expected %s" % (what, got, want))
+    x = torch.arange(5, dtype=torch.int64) + rank
+    dist.all_reduce(x)
+    expect("all_reduce int64", x, torch.arange(5) * world +
+           world * (world - 1) // 2)
+    f = torch.full((3,), float(rank + 1))
+    w = dist.all_reduce(f, op=dist.ReduceOp.MAX, async_op=True)
+    w.wait()
+    expect("all_reduce MAX async", f, torch.full((3,), float(world)))
+    b = torch.full((4,), rank, dtype=torch.int32)
+    dist.broadcast(b, src=world - 1)
+    expect("broadcast", b, torch.full((4,), world - 1, dtype=torch.int32))
+    ts = [torch.empty(2, dtype=torch.float64) for _ in range(world)]
+    dist.all_gather(ts, torch.tensor([rank, -rank], dtype=torch.float64))
+    expect("all_gather", torch.stack(ts), torch.tensor(
+        [[r, -r] for r in range(world)], dtype=torch.float64))
+    out = torch.empty(world * 3, dtype=torch.bfloat16)
+    dist.all_gather_into_tensor(out, torch.full((3,), rank,
+                                                dtype=torch.bfloat16))
+    expect("all_gather_into_tensor", out, torch.arange(world).repeat_interleave(
+        3).to(torch.bfloat16))
+    inp = torch.arange(world * 2, dtype=torch.int32) * (rank + 1)
+    rs = torch.empty(2, dtype=torch.int32)
+    dist.reduce_scatter_tensor(rs, inp)
+    expect("reduce_scatter_tensor", rs, torch.arange(
+        rank * 2, rank * 2 + 2, dtype=torch.int32) * (world * (world + 1) // 2))
+    rl = torch.empty(2, dtype=torch.int64)
+    dist.reduce_scatter(rl, [torch.full((2,), r * 10 + rank)
+                             for r in range(world)])
+    expect("reduce_scatter", rl, torch.full(
+        (2,), rank * 10 * world + world * (world - 1) // 2))
+    dist.barrier()
+    try:
+        dist.reduce(torch.ones(2), dst=0)
+        bad.append("reduce: no error")
+    except RuntimeError as e:
+        if "not supported by the rina backend" not in str(e):
+            bad.append("reduce: %s" % e)
+    return bad
 
 
 def main():
@@ -75,9 +124,10 @@ def main():
         losses, _ = W.train(ddp, x, y, rank, world, on_step)
     except Exception as e:
         failed(e)
+    bad = dist_checks(rank, world)
     torch.save({"losses": losses,
                 "params": [p.detach() for p in model.parameters()],
-                "backend": dist.get_backend(),
+                "backend": dist.get_backend(), "dist_bad": bad,
                 "stats": rina.torch.stats()},
                os.path.join(out, "rank%d.pt" % rank))
     dist.destroy_process_group()

@@ -4,7 +4,9 @@ Gloo made unavailable in every rank (ddp_backend_worker.py): on 2x2 and
 2x4 plain racks, 2x2 INA racks with their ToRs, and torchrun (one per
 emulated host, two processes each, c10d rendezvous); parameters after
 the steps within float32 tolerance of single-process training (the
-bound of test_ddp.py) and bitwise identical on every rank. Ranks that
+bound of test_ddp.py) and bitwise identical on every rank; then plain
+dist.* calls (all_reduce, broadcast, all_gather, the _tensor forms,
+reduce_scatter, barrier, an unsupported reduce) right. Ranks that
 disagree on the job fail at init, every one of them, with a clear
 error; a killed rank makes the others raise within the job's timeout."""
 import json
@@ -75,6 +77,8 @@ class Backend(unittest.TestCase):
         n = len(R)
         for r in range(n):
             self.assertEqual(R[r]["backend"], "rina")
+            # plain dist.* calls after training (ddp_backend_worker.py)
+            self.assertEqual(R[r]["dist_bad"], [], "rank %d" % r)
             # DDP's set-up (allgather, broadcasts) and one call a bucket
             self.assertGreaterEqual(R[r]["stats"]["calls"],
                                     3 + W.STEPS * 2)
