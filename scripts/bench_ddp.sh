@@ -4,8 +4,9 @@
 # DDP training step (python/bench/ddp_bench.py) under rina-run, for a ~1M
 # and a ~25M parameter model on 2x2 and 2x4, links unshaped and shaped,
 # every mode in the same run (same model, same batch, modes taking turns):
-# Gloo DDP, DDP with rina.torch.allreduce_hook, a manual Rina allreduce
-# after backward, and the step without communication ("local").
+# Gloo DDP, DDP over the torch backend "rina" (rina-backend), DDP with
+# rina.torch.allreduce_hook, a manual Rina allreduce after backward, and
+# the step without communication ("local").
 #
 # Environment knobs (defaults in brackets):
 #   BENCH_DDP_PARAMS ["1M 25M"]   BENCH_DDP_TOPOS ["2x2 2x4"]
@@ -23,7 +24,8 @@
 #     times (steps split among the rounds)
 #   BENCH_DDP_WARMUP [2]  untimed steps per mode and round (DDP rebuilds
 #     its buckets in the second step)
-#   BENCH_DDP_MODES [local,gloo,rina-hook,rina-manual]
+#   BENCH_DDP_MODES [local,gloo,rina-backend,rina-hook,rina-manual]
+#     (rina-backend only when the rina_c10d extension is built)
 #   BENCH_DDP_LAYERS [6]  hidden layers of the MLP
 #   BENCH_DDP_BUCKET_MB [25]  DDP's bucket_cap_mb (its default)
 #   BENCH_OUT [build/bench]   ddp_rows.jsonl, ddp_summary.txt and
@@ -38,7 +40,10 @@ topos=${BENCH_DDP_TOPOS:-2x2 2x4}
 shapes=${BENCH_DDP_SHAPES:-none shaped}
 queue=${BENCH_DDP_QUEUE:-20ms}
 warmup=${BENCH_DDP_WARMUP:-2}
-modes=${BENCH_DDP_MODES:-local,gloo,rina-hook,rina-manual}
+def_modes=local,gloo,rina-backend,rina-hook,rina-manual
+[ -e "$top/build/python/rina_c10d.stamp" ] ||
+	def_modes=local,gloo,rina-hook,rina-manual
+modes=${BENCH_DDP_MODES:-$def_modes}
 layers=${BENCH_DDP_LAYERS:-6}
 bucket=${BENCH_DDP_BUCKET_MB:-25}
 out=${BENCH_OUT:-$top/build/bench}

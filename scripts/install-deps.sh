@@ -16,6 +16,7 @@ PKGS=(
 	linux-headers-6.12-cloud-amd64 sparse tshark
 	libjansson-dev python3-thrift
 	python3-numpy python3-torch python3-setuptools python3-pip
+	libtorch-dev pybind11-dev
 	libns3-dev ns3 python3-matplotlib
 )
 # What a plain `make` cannot do without: package -> a file it installs.

@@ -1,6 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-"""Time per training step, side by side in one run: Gloo DDP, DDP with
+"""Time per training step, side by side in one run: Gloo DDP, DDP over
+the torch.distributed backend "rina" (mode "rina-backend": a
+new_group(backend="rina") beside the Gloo default group, on ports from
+RINA_PORT, 21060 unless set, clear of the hook's communicator), DDP with
 rina.torch.allreduce_hook (overlapping backward), a manual Rina
 allreduce of all gradients after backward, and (mode "local") the same
 step without any communication. Run every rank under a launcher, e.g.
@@ -36,7 +39,7 @@ import torch.distributed as dist
 import rina
 import rina.torch
 
-MODES = ("local", "gloo", "rina-hook", "rina-manual")
+MODES = ("local", "gloo", "rina-backend", "rina-hook", "rina-manual")
 WIDTH_IN = 256
 WIDTH_OUT = 16
 
@@ -66,7 +69,7 @@ def make_model(params, layers):
     return torch.nn.Sequential(*mods)
 
 
-def step_times(mode, args, comm, steps):
+def step_times(mode, args, comm, steps, rina_group=None):
     """Per timed step: (step, forward, backward, explicit allreduce) ms,
     and the buckets the hook saw in the last step."""
     model = make_model(args.params, args.layers)
@@ -75,6 +78,9 @@ def step_times(mode, args, comm, steps):
     if mode in ("gloo", "rina-hook"):
         net = torch.nn.parallel.DistributedDataParallel(
             model, bucket_cap_mb=args.bucket_mb)
+    if mode == "rina-backend":
+        net = torch.nn.parallel.DistributedDataParallel(
+            model, bucket_cap_mb=args.bucket_mb, process_group=rina_group)
     if mode == "rina-hook":
         def hook(state, bucket):
             buckets[0] += 1
@@ -128,7 +134,8 @@ def main():
                     help="the modes take turns this many times")
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--bucket-mb", type=float, default=25.0,
-                    help="DDP's bucket_cap_mb (gloo and rina-hook)")
+                    help="DDP's bucket_cap_mb (gloo, rina-backend and "
+                    "rina-hook)")
     ap.add_argument("--modes", default="gloo,rina-hook,rina-manual")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads per rank (ranks share the cores)")
@@ -146,12 +153,17 @@ def main():
     torch.set_num_threads(args.threads)
     dist.init_process_group("gloo")
     comm = rina.Communicator.from_env()
+    rina_group = None
+    if "rina-backend" in modes:
+        import os
+        os.environ.setdefault("RINA_PORT", "21060")
+        rina_group = dist.new_group(backend="rina")
     times = {m: [] for m in modes}
     buckets = {}
     for r in range(args.rounds):
         n = args.steps // args.rounds + (r < args.steps % args.rounds)
         for mode in modes:
-            t, buckets[mode] = step_times(mode, args, comm, n)
+            t, buckets[mode] = step_times(mode, args, comm, n, rina_group)
             times[mode] += t
     n_params = sum(p.numel() for p in make_model(args.params,
                                                  args.layers).parameters())

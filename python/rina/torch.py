@@ -1,20 +1,49 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-"""PyTorch integration: a DDP communication hook that allreduces gradient
-buckets with Rina while backward goes on.
+"""PyTorch integration: the torch.distributed backend "rina", and a DDP
+communication hook for programs that keep another backend.
 
+    import rina.torch                        # registers backend "rina"
+    dist.init_process_group("rina")          # env://, torchrun, ...
     ddp = torch.nn.parallel.DistributedDataParallel(model)
-    comm = rina.Communicator.from_env()
+
+The backend is the C++ extension rina_c10d (python/csrc, built by make
+into build/python): a c10d::ProcessGroup whose collectives are librina
+calls, completed from librina's progress thread. This module does its
+rendezvous through the c10d Store torch hands the backend: each rank
+publishes its address, rack and job settings there, every rank checks
+that they agree and builds the same job text, then joins the ring.
+python/README.md, "The rina backend", has the environment it reads.
+
+The hook (no backend "rina" needed):
+
     ddp.register_comm_hook(comm, rina.torch.allreduce_hook)
 
-DDP still needs a torch.distributed process group (e.g. gloo) for its
-set-up broadcasts; the gradients go through Rina. Each bucket's allreduce
-starts when DDP hands it over; its Future is completed by librina's
-progress thread (set_result) when the call finishes, and DDP waits for
-all of them at the end of backward.
+starts each bucket's allreduce when DDP hands it over; its Future is
+completed by librina's progress thread when the call finishes.
 """
-import torch
+import datetime
+import glob
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import re
+import secrets
+import socket
+import sys
+import tempfile
 
-__all__ = ["allreduce_hook", "allreduce"]
+import torch
+import torch.distributed as dist
+
+__all__ = ["allreduce_hook", "allreduce", "stats", "BACKEND",
+           "build_job_text"]
+
+BACKEND = "rina"
+PORT_BASE = 21056		# RINA_UDP_PORT_WORKER; 8 ranks per address
+PORTS = 8
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def allreduce_hook(comm, bucket):
@@ -54,3 +83,294 @@ def _unwrap(req, tensor):
     if req.exception is not None:
         raise req.exception
     return tensor
+
+
+# ---------------------------------------------------------------------
+# The backend
+# ---------------------------------------------------------------------
+
+def _extension():
+    """The rina_c10d module: importable as is (installed, PYTHONPATH),
+    else the build tree's build/python next to this package."""
+    try:
+        import rina_c10d
+        return rina_c10d
+    except ImportError:
+        pass
+    where = os.path.normpath(os.path.join(_HERE, "..", "..", "build",
+                                          "python"))
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        for path in glob.glob(os.path.join(where, "rina_c10d" + suffix)):
+            spec = importlib.util.spec_from_file_location("rina_c10d", path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            sys.modules["rina_c10d"] = mod
+            return mod
+    raise RuntimeError(
+        "rina backend: the rina_c10d extension is not built (make, with "
+        "libtorch-dev and pybind11-dev installed: make deps); looked in "
+        "PYTHONPATH and " + where)
+
+
+def _job_lines(path):
+    """A job file's lines, comments and blanks dropped: (settings, ranks)
+    where ranks maps an address to its rack."""
+    settings, racks_of = [], {}
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            w = line.split()
+            if w[0] == "rank":
+                if len(w) >= 5 and w[3] == "rack":
+                    racks_of[w[2].rsplit(":", 1)[0]] = int(w[4])
+                continue
+            settings.append(" ".join(w))
+    return settings, racks_of
+
+
+def _env_settings(env):
+    """The job's settings from the environment (no job file)."""
+    lines = []
+    if env.get("RINA_JOB_ID"):
+        lines.append("job %d" % int(env["RINA_JOB_ID"]))
+    for o in filter(None, (x.strip() for x in
+                           env.get("RINA_JOB_OPTS", "").split(";"))):
+        lines.append(" ".join(o.split()))
+    for r in filter(None, (x.strip() for x in
+                           env.get("RINA_INA_RACKS", "").split(","))):
+        r = int(r)
+        tor = env.get("RINA_TOR_%d" % r)
+        lines.append("rack %d ina%s" % (r, " tor " + tor if tor else ""))
+    return lines
+
+
+def _my_addr(env):
+    """This rank's IPv4 address: RINA_ADDR, else the source address of
+    the route to MASTER_ADDR, else what the host name resolves to."""
+    if env.get("RINA_ADDR"):
+        return env["RINA_ADDR"]
+    master = env.get("MASTER_ADDR")
+    if master:
+        try:
+            ip = socket.gethostbyname(master)
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((ip, 9))
+                a = s.getsockname()[0]
+            if not a.startswith("127."):
+                return a
+        except OSError:
+            pass
+    try:
+        a = socket.gethostbyname(socket.gethostname())
+        if not a.startswith("127."):
+            return a
+    except OSError:
+        pass
+    raise RuntimeError("rina backend: cannot tell this rank's address "
+                       "(no MASTER_ADDR route, host name resolves to "
+                       "loopback): set RINA_ADDR")
+
+
+def _my_rack(env, addr, racks_of):
+    """RINA_RACK, else the job file's rack for this address, else
+    RINA_RACK_FROM_HOST (a regular expression whose first group, in the
+    host name, is the rack's number), else 0."""
+    if env.get("RINA_RACK"):
+        return int(env["RINA_RACK"]), "RINA_RACK"
+    if addr in racks_of:
+        return racks_of[addr], "RINA_JOB"
+    rule = env.get("RINA_RACK_FROM_HOST")
+    if rule:
+        host = socket.gethostname()
+        m = re.search(rule, host)
+        if not m or not m.group(1).isdigit():
+            raise RuntimeError("rina backend: RINA_RACK_FROM_HOST=%r does "
+                               "not give a rack number in host name %r"
+                               % (rule, host))
+        return int(m.group(1)), "RINA_RACK_FROM_HOST"
+    return 0, "default"
+
+
+def build_job_text(settings, infos, job_id=None, secret_file=None,
+                   port_base=PORT_BASE):
+    """The job text every rank builds alike: settings (lines), one rank
+    line per entry of infos (dicts with addr and rack, in rank order;
+    ports from port_base by order of rank on each address), a plain rack
+    line for every rack no setting declares."""
+    lines = list(settings)
+    if job_id is not None and not any(l.split()[0] == "job" for l in lines):
+        lines.insert(0, "job %d" % job_id)
+    declared = {int(l.split()[1]) for l in lines if l.split()[0] == "rack"}
+    for rk in sorted({i["rack"] for i in infos} - declared):
+        lines.append("rack %d plain" % rk)
+    seen = {}
+    for r, i in enumerate(infos):
+        n = seen.get(i["addr"], 0)
+        seen[i["addr"]] = n + 1
+        lines.append("rank %d %s:%d rack %d" % (r, i["addr"],
+                                                  port_base + n, i["rack"]))
+    if secret_file:
+        lines = [l for l in lines if l.split()[0] != "secret_file"]
+        lines.append("secret_file " + secret_file)
+    return "\n".join(lines) + "\n"
+
+
+def _wait(store, keys, timeout, what):
+    try:
+        store.wait(keys, timeout)
+    except Exception as e:
+        missing = []
+        for k in keys:
+            try:
+                store.wait([k], datetime.timedelta(milliseconds=10))
+            except Exception:
+                missing.append(k.rsplit("/", 1)[1])
+        raise RuntimeError("rina backend: %s: rank(s) %s did not join "
+                           "within %s (%s)" % (what, ", ".join(missing)
+                                                or "?", timeout, e)) \
+            from None
+
+
+def _all_know(store, what, rank, size, timeout):
+    """Before every rank raises the same verdict: wait until each has
+    read it (the store may live in a rank that is about to exit)."""
+    store.set("rina/known/%s/%d" % (what, rank), "1")
+    try:
+        store.wait(["rina/known/%s/%d" % (what, r) for r in range(size)],
+                   timeout)
+    except Exception:
+        pass			# the verdict stands; a rank left already
+
+
+def _disagree(infos, field, what):
+    """A clear message when ranks differ in infos[...][field], else None."""
+    groups = {}
+    for r, i in enumerate(infos):
+        groups.setdefault(i[field], []).append(r)
+    if len(groups) == 1:
+        return None
+    parts = ["ranks %s: %s" % (",".join(map(str, rs)),
+                               infos[rs[0]].get(field + "_src",
+                                                infos[rs[0]][field]))
+             for rs in groups.values()]
+    return "ranks disagree on %s: %s" % (what, "; ".join(parts))
+
+
+def _create(store, rank, size, timeout, env=None):
+    """torch.distributed's creator for backend "rina" (torch 1.13:
+    creator(prefix_store, rank, size, timeout)); env: os.environ."""
+    ext = _extension()
+    env = os.environ if env is None else env
+    job = env.get("RINA_JOB")
+    racks_of = {}
+    if job:
+        settings, racks_of = _job_lines(job)
+        src = "RINA_JOB=" + job
+    else:
+        settings = _env_settings(env)
+        src = "environment (%s)" % "; ".join(settings) if settings \
+            else "environment (defaults)"
+    addr = _my_addr(env)
+    rack, rack_src = _my_rack(env, addr, racks_of)
+    # the settings that must match: the secret's file is each rank's own
+    digest = hashlib.sha256("\n".join(
+        l for l in settings if l.split()[0] != "secret_file")
+        .encode()).hexdigest()[:16]
+    port = int(env.get("RINA_PORT", PORT_BASE))
+    me = {"addr": addr, "rack": rack, "rack_src": rack_src,
+          "port": port, "port_src": "RINA_PORT %d" % port,
+          "settings": digest, "settings_src": "%s, digest %s" % (src, digest),
+          "size": size, "size_src": "world size %d" % size,
+          "host": socket.gethostname()}
+    if rank == 0:
+        store.set("rina/job_id", str(secrets.randbelow(65535) + 1))
+        have_secret = env.get("RINA_SECRET_FILE") or any(
+            l.split()[0] == "secret_file" for l in settings)
+        store.set("rina/secret", "" if have_secret else secrets.token_hex(16))
+    store.set("rina/rank/%d" % rank, json.dumps(me))
+    keys = ["rina/rank/%d" % r for r in range(size)]
+    _wait(store, keys + ["rina/job_id", "rina/secret"], timeout,
+          "rendezvous")
+    infos = [json.loads(store.get(k)) for k in keys]
+    problems = [p for p in (_disagree(infos, "size", "the world size"),
+                            _disagree(infos, "settings", "the job settings"),
+                            _disagree(infos, "port", "the first port"))
+                if p]
+    by_addr = {}
+    for r, i in enumerate(infos):
+        by_addr.setdefault(i["addr"], []).append(r)
+    for a, rs in sorted(by_addr.items()):
+        if len({infos[r]["rack"] for r in rs}) > 1:
+            problems.append("ranks %s share address %s but name racks %s"
+                            % (",".join(map(str, rs)), a, ",".join(
+                                "%d (%s)" % (infos[r]["rack"],
+                                             infos[r]["rack_src"])
+                                for r in rs)))
+        if port + len(rs) > PORT_BASE + PORTS or port < PORT_BASE:
+            problems.append("%d ranks on address %s from port %d: Rina's "
+                            "ports are %d..%d" % (len(rs), a, port,
+                                                 PORT_BASE,
+                                                 PORT_BASE + PORTS - 1))
+    if problems:
+        _all_know(store, "settings", rank, size, timeout)
+        raise RuntimeError("rina backend: rank %d: %s" % (rank,
+                                                         "; ".join(problems)))
+    secret = store.get("rina/secret").decode()
+    secret_path = None
+    if secret:
+        fd, secret_path = tempfile.mkstemp(prefix="rina-secret.")
+        with os.fdopen(fd, "w") as f:	# mkstemp: mode 0600
+            f.write(secret)
+    text = build_job_text(settings, infos,
+                          int(store.get("rina/job_id").decode()),
+                          secret_path, port)
+    pg = err = None
+    try:
+        timeout_ms = int(env.get("RINA_TIMEOUT_MS", "0") or 0)
+        pg = ext.ProcessGroupRina(rank, size, text,
+                                  env.get("RINA_TRANSPORT", "auto"),
+                                  timeout_ms)
+    except Exception as e:
+        err = str(e)
+    finally:
+        if secret_path:			# librina read it at init
+            os.unlink(secret_path)
+    # every rank learns whether every other one joined: a clear error on
+    # each, never a wait for a ring that will not form
+    store.set("rina/init/%d" % rank, "" if err is None else err)
+    _wait(store, ["rina/init/%d" % r for r in range(size)], timeout,
+          "joining the ring")
+    failed = [(r, store.get("rina/init/%d" % r).decode())
+              for r in range(size)]
+    failed = [(r, m) for r, m in failed if m]
+    if failed:
+        if pg is not None:
+            pg.shutdown()
+        _all_know(store, "init", rank, size, timeout)
+        raise RuntimeError("rina backend: rank %d: %d rank(s) could not "
+                           "join: %s" % (rank, len(failed), "; ".join(
+                               "rank %d: %s" % f for f in failed)))
+    return pg
+
+
+def stats(group=None):
+    """librina's counters (rina.Communicator.stats()) of a "rina" process
+    group, the default one if group is None."""
+    from . import _lib
+    import ctypes
+    if group is None:
+        group = dist.distributed_c10d._get_default_group()
+    h = group._rina_handle()
+    if not h:
+        raise RuntimeError("rina backend: the process group is shut down")
+    st = _lib.Stats(size=ctypes.sizeof(_lib.Stats))
+    rc = _lib.rina_comm_get_stats(h, ctypes.byref(st))
+    if rc:
+        raise RuntimeError("rina_comm_get_stats: %d" % rc)
+    return {f: getattr(st, f) for f in _lib.STATS_FIELDS}
+
+
+if dist.is_available() and not hasattr(dist.Backend, BACKEND.upper()):
+    dist.Backend.register_backend(BACKEND, _create)

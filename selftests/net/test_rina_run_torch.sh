@@ -3,7 +3,9 @@
 # rina-run's environment for torch.distributed (MASTER_ADDR, MASTER_PORT,
 # RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE) and its per-host names:
 # each emulated host is h<R>-<I>, resolving to its own address, while the
-# machine's host name and /etc/hosts stay as they were.
+# machine's host name and /etc/hosts stay as they were; the tree's python/
+# and build/python on PYTHONPATH; --torchrun: one torchrun per emulated
+# host, which numbers the processes itself.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 
@@ -15,7 +17,7 @@ RUN=$top/build/bin/rina-run
 tmp=$(mktemp -d /tmp/test_rina_run_torch.XXXXXX)
 defer rm -rf "$tmp"
 
-ktap_plan 4
+ktap_plan 6
 host_before=$(hostname)
 hosts_before=$(md5sum </etc/hosts)
 
@@ -58,5 +60,40 @@ done
 	[ "$(md5sum </etc/hosts)" = "$hosts_before" ] &&
 	ktap_ok "the machine's host name and /etc/hosts are unchanged" ||
 	ktap_fail "machine untouched" "now $(hostname)"
+
+# PYTHONPATH: the tree's package first, the caller's after it
+PYTHONPATH=/nonexistent "$RUN" --topo 1x2 --timeout 60 -- sh -c '
+	echo "PP $PYTHONPATH"
+	/usr/bin/python3 -c "import rina; print(\"PKG\", rina.__file__)"' \
+	>"$tmp/pp" 2>&1
+rc=$?
+want_pp="$top/python"
+[ -e "$top/build/python/rina_c10d.stamp" ] && want_pp="$want_pp:$top/build/python"
+[ $rc -eq 0 ] &&
+	[ "$(grep -cx "\[rank [01]\] PP $want_pp:/nonexistent" "$tmp/pp")" -eq 2 ] &&
+	[ "$(grep -cx "\[rank [01]\] PKG $top/python/rina/__init__.py" "$tmp/pp")" -eq 2 ] &&
+	ktap_ok "PYTHONPATH: the tree's python/ (and build/python), then the caller's" ||
+	ktap_fail "PYTHONPATH" "rc $rc: $(head -c 600 "$tmp/pp")"
+
+# --torchrun 2 on 2 hosts: 4 processes numbered by torchrun, no RINA_RANK
+if /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null; then
+	# shellcheck disable=SC2016 # expanded by each process's shell
+	RDZV_PORT=29612 "$RUN" --topo 2x1 --timeout 90 --torchrun 2 \
+		--torchrun-args --no_python -- sh -c \
+		'echo "TR $RANK $WORLD_SIZE $LOCAL_RANK ${RINA_RANK:-none} $(hostname)"' \
+		>"$tmp/tr" 2>&1
+	rc=$?
+	ok=1
+	for r in 0 1 2 3; do
+		[ "$(grep -c "\] TR $r 4 [01] none h[01]-0\$" "$tmp/tr")" -eq 1 ] ||
+			ok=0
+	done
+	[ "$(grep -c '^\[rank 0\] TR .* h0-0$' "$tmp/tr")" -eq 2 ] || ok=0
+	[ $rc -eq 0 ] && [ $ok -eq 1 ] &&
+		ktap_ok "--torchrun 2 on 2 hosts: ranks 0..3 of 4, two per host, no RINA_RANK" ||
+		ktap_fail "--torchrun" "rc $rc: $(grep -v '^\[rank .\] *\*' "$tmp/tr" | head -c 800)"
+else
+	ktap_skip "--torchrun" "python3-torch not installed"
+fi
 
 ktap_finish

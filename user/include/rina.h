@@ -359,6 +359,47 @@ int rina_comm_eventfd(rina_comm_t *comm);
 /* Bytes of one element of dtype, 0 if unknown. */
 size_t rina_dtype_size(enum rina_dtype dtype);
 
+/*
+ * Collectives built on allreduce (user/lib/collectives.c). Each is one
+ * allreduce: broadcast and allgather an int32 SUM in which every rank
+ * contributes its bytes, packed into int32 words, in its own segment and
+ * zeros elsewhere (int32 addition is exact, x + 0 never wraps), so the
+ * bytes arrive unchanged, whatever they hold; reduce-scatter an
+ * allreduce of its dtype and op of which each rank keeps its segment;
+ * barrier an allreduce of one int32. Results, errors, timeouts, the
+ * call order and the threading rules are those of rina_iallreduce (the
+ * request completes once the result is in place). The cost is that of
+ * an allreduce of the whole buffer: an allgather moves about twice the
+ * bytes of a ring allgather, a broadcast N times those of one copy.
+ *
+ * rina_ibroadcast: bytes of buf from rank root into buf on every rank;
+ *   ranks that name different roots all fail with RINA_ERR_MISMATCH.
+ * rina_iallgather: bytes of each rank's sendbuf into recvbuf at
+ *   rank * bytes (recvbuf holds size * bytes).
+ * rina_ireduce_scatter: sendbuf holds size * count elements; recvbuf
+ *   gets the reduced elements rank * count .. rank * count + count - 1.
+ * rina_ibarrier: completes once every rank has started it.
+ * The blocking forms start the call and wait for it.
+ */
+int rina_ibroadcast(void *buf, size_t bytes, int root, rina_comm_t *comm,
+		    rina_callback_t cb, void *arg, rina_request_t **req);
+int rina_iallgather(const void *sendbuf, void *recvbuf, size_t bytes,
+		    rina_comm_t *comm, rina_callback_t cb, void *arg,
+		    rina_request_t **req);
+int rina_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t count,
+			 enum rina_dtype dtype, enum rina_redop op,
+			 rina_comm_t *comm, rina_callback_t cb, void *arg,
+			 rina_request_t **req);
+int rina_ibarrier(rina_comm_t *comm, rina_callback_t cb, void *arg,
+		  rina_request_t **req);
+int rina_broadcast(void *buf, size_t bytes, int root, rina_comm_t *comm);
+int rina_allgather(const void *sendbuf, void *recvbuf, size_t bytes,
+		   rina_comm_t *comm);
+int rina_reduce_scatter(const void *sendbuf, void *recvbuf, size_t count,
+			enum rina_dtype dtype, enum rina_redop op,
+			rina_comm_t *comm);
+int rina_barrier(rina_comm_t *comm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,10 @@
  * the order they were started (the same on every rank, as the ring
  * needs). Completion wakes waiters, counts on the eventfd and runs the
  * request's callback. Threading rules: user/include/rina.h.
+ * rina_iallreduce_fin (collectives.h) adds a finishing step that runs on
+ * the progress thread before the request counts as complete: the
+ * collectives built on allreduce (collectives.c) copy their results out
+ * there, so that rina_wait returns with them in place.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,6 +19,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "collectives.h"
 #include "rina_int.h"
 
 #define ERR_LEN	512
@@ -29,6 +34,8 @@ struct rina_request {
 	enum rina_redop		op;
 	rina_callback_t		cb;
 	void			*arg;
+	rina_fin_t		fin;		/* before completion, or NULL */
+	void			*fin_arg;
 	int			result;
 	bool			done;		/* result is final */
 	bool			in_cb;		/* the callback runs */
@@ -71,8 +78,23 @@ static void put_async(struct rina_async *as)
 static void complete(struct rina_async *as, struct rina_request *r,
 		     int result, const char *err)
 {
+	char fin_err[ERR_LEN];
 	uint64_t one = 1;
+	int ret;
 
+	if (r->fin) {
+		/* the request is not done yet: nobody else touches it */
+		pthread_mutex_unlock(&as->lock);
+		ret = r->fin(result, r->fin_arg);
+		if (ret && ret != result) {
+			snprintf(fin_err, sizeof(fin_err), "%s",
+				 rina_last_error());
+			err = fin_err;
+		}
+		result = ret;
+		r->fin = NULL;
+		pthread_mutex_lock(&as->lock);
+	}
 	r->result = result;
 	snprintf(r->err, sizeof(r->err), "%s", result ? err : "");
 	r->done = true;
@@ -190,6 +212,15 @@ int rina_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
 		    rina_comm_t *c, rina_callback_t cb, void *arg,
 		    rina_request_t **req)
 {
+	return rina_iallreduce_fin(sendbuf, recvbuf, count, dtype, op, c,
+				   NULL, NULL, cb, arg, req);
+}
+
+int rina_iallreduce_fin(const void *sendbuf, void *recvbuf, size_t count,
+			enum rina_dtype dtype, enum rina_redop op,
+			rina_comm_t *c, rina_fin_t fin, void *fin_arg,
+			rina_callback_t cb, void *arg, rina_request_t **req)
+{
 	struct rina_request *r;
 	struct rina_async *as;
 	int ret;
@@ -212,7 +243,7 @@ int rina_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
 	*r = (struct rina_request){
 		.as = as, .sendbuf = sendbuf, .recvbuf = recvbuf,
 		.count = count, .dtype = dtype, .op = op, .cb = cb,
-		.arg = arg,
+		.arg = arg, .fin = fin, .fin_arg = fin_arg,
 	};
 	pthread_mutex_lock(&as->lock);
 	if (as->stopping || as->failed) {

@@ -1,0 +1,610 @@
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+"""The torch.distributed backend "rina" (python/csrc/rina_c10d.cpp,
+python/rina/torch.py) over librina's in-process transport, every rank a
+thread with its own ProcessGroupRina (no root, no network):
+
+- every collective against a reference computed here, on 1..8 ranks,
+  counts below the rank count and not divisible by it, every dtype,
+  contiguous and not, blocking and asynchronous (several calls in
+  flight, their Futures): exact where the backend says so, within
+  Documentation/protocol.md section 7's bound otherwise, and bitwise
+  identical on every rank;
+- bad input: sizes, dtypes or broadcast roots that differ between
+  ranks, a rank that never joins, unsupported ops and reductions, a
+  tensor on another device: a clear error on every rank within the
+  job's timeout, and the process group still destroyable;
+- the Store rendezvous (rina.torch._create over a HashStore): the job
+  text every rank builds, ranks that disagree on the job or never
+  join: an error on every rank, never a hang;
+- librina's blocking rina_broadcast, rina_allgather, rina_reduce_scatter
+  and rina_barrier (ctypes; the backend uses the rina_i... forms)."""
+import datetime
+import os
+import sys
+import threading
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..",
+                                                 "python")))
+
+try:
+    import torch
+    import torch.distributed as dist
+    import rina.torch as rt
+    EXT = rt._extension()
+    WHY = None
+except ImportError as e:
+    torch = EXT = None
+    WHY = "python3-torch not installed (%s)" % e
+except RuntimeError as e:		# the extension is not built
+    EXT = None
+    WHY = str(e)
+
+from test_bindings import job_text  # noqa: E402
+
+TIMEOUT_MS = 1500
+RO = None if torch is None else dist.ReduceOp
+DTYPES = [] if torch is None else [torch.float32, torch.bfloat16,
+                                   torch.float16, torch.float64,
+                                   torch.int32, torch.int64]
+COUNTS = (1, 3, 7, 1037)	# below the rank count, odd, not divisible
+
+
+def run_pgs(n, fn, timeout_ms=3000, ranks=None):
+    """fn(pg, rank) on a ProcessGroupRina per rank, each in a thread; their
+    return values (or exceptions)."""
+    job = job_text(n, timeout_ms)
+    out = [None] * n
+
+    def main(r):
+        pg = None
+        try:
+            pg = EXT.ProcessGroupRina(r, n, job, "inproc", 0)
+            out[r] = fn(pg, r)
+        except Exception as e:
+            out[r] = e
+        finally:
+            if pg is not None:
+                pg.shutdown()
+    th = [threading.Thread(target=main, args=(r,))
+          for r in (range(n) if ranks is None else ranks)]
+    for t in th:
+        t.start()
+    for t in th:
+        t.join(60)
+        assert not t.is_alive(), "a rank hangs"
+    return out
+
+
+def data(r, count, dtype, small=False):
+    """Rank r's input: small integers where products must stay exact."""
+    g = torch.Generator().manual_seed(1000 * r + count)
+    if dtype.is_floating_point:
+        if small:
+            x = torch.randint(1, 4, (count,), generator=g).double() * \
+                torch.tensor([1.0, -1.0]).repeat(count)[:count].double()
+            return x.to(dtype)
+        return (torch.randn(count, generator=g, dtype=torch.float64) *
+                (r + 1)).to(dtype)
+    if small:
+        return torch.randint(-3, 4, (count,), generator=g).to(dtype)
+    return torch.randint(-100000, 100000, (count,), generator=g).to(dtype)
+
+
+def opts(op):
+    o = dist.AllreduceOptions()
+    o.reduceOp = op
+    return o
+
+
+def seq_reduce(xs, op):
+    """What the backend's exact paths give: a reduction in rank order."""
+    acc = xs[0].clone()
+    for x in xs[1:]:
+        if op in (RO.SUM, RO.AVG):
+            acc = acc + x
+        elif op == RO.PRODUCT:
+            acc = acc * x
+        elif op == RO.MAX:
+            acc = torch.maximum(acc, x)
+        elif op == RO.MIN:
+            acc = torch.minimum(acc, x)
+        elif op == RO.BAND:
+            acc = acc & x
+        elif op == RO.BOR:
+            acc = acc | x
+        elif op == RO.BXOR:
+            acc = acc ^ x
+    if op == RO.AVG:
+        acc = acc / len(xs)
+    return acc
+
+
+def exact(dtype, op):
+    """Whether the backend promises the exact, rank-order result."""
+    return not (op in (RO.SUM, RO.AVG) and dtype in
+                (torch.float32, torch.bfloat16, torch.float16))
+
+
+def bound(xs, ref, dtype, op):
+    """Documentation/protocol.md section 7, per element (AVG: / N)."""
+    n = len(xs)
+    m = max(x.double().abs().max().item() for x in xs)
+    b32 = n * n * 2 * m / (2 * (2 ** 31 - 1))
+    p = {torch.float32: 24, torch.bfloat16: 8, torch.float16: 11}[dtype]
+    b = (b32 / n if op == RO.AVG else b32) + ref.abs() * 2.0 ** -p
+    if dtype == torch.float16:
+        b = b + 2.0 ** -25
+    return b * 1.0001 + 1e-300
+
+
+def allreduce_cases():
+    """(dtype, op, small inputs) of every allreduce the backend takes."""
+    cases = []
+    for dt in DTYPES:
+        ops = [RO.SUM, RO.MAX, RO.MIN, RO.PRODUCT]
+        if dt.is_floating_point:
+            ops.append(RO.AVG)
+        else:
+            ops += [RO.BAND, RO.BOR, RO.BXOR]
+        cases += [(dt, op, op == RO.PRODUCT) for op in ops]
+    return cases
+
+
+@unittest.skipIf(WHY, WHY or "")
+class Collectives(unittest.TestCase):
+    """Each collective against its reference on 1..8 ranks."""
+
+    def check_same(self, outs, what):
+        for r, o in enumerate(outs[1:], 1):
+            for a, b in zip(outs[0], o):
+                self.assertTrue(torch.equal(a, b),
+                                "%s: rank %d differs from rank 0" % (what, r))
+
+    def check_allreduce(self, n, asynchronous):
+        cases = [(dt, op, small, c) for dt, op, small in allreduce_cases()
+                 for c in COUNTS]
+
+        def body(pg, r):
+            ts, works = [], []
+            for dt, op, small, c in cases:
+                x = data(r, c, dt, small)
+                if c % 2:	# not contiguous: every other element
+                    t = torch.stack([x, torch.zeros_like(x)], 1)[:, 0]
+                else:
+                    t = x.clone()
+                w = pg.allreduce([t], opts(op))
+                if not asynchronous:
+                    w.wait()
+                ts.append(t)
+                works.append(w)
+            for w, t in zip(works, ts):
+                fut = w.get_future().wait()
+                assert fut[0] is t or torch.equal(fut[0], t)
+            return [t.clone() for t in ts]
+
+        outs = run_pgs(n, body)
+        for o in outs:
+            if isinstance(o, Exception):
+                raise o
+        self.check_same(outs, "allreduce on %d ranks" % n)
+        for i, (dt, op, small, c) in enumerate(cases):
+            xs = [data(r, c, dt, small) for r in range(n)]
+            got = outs[0][i]
+            what = "%s %s count %d on %d ranks" % (dt, op, c, n)
+            if exact(dt, op):
+                ref = seq_reduce(xs, op)
+                self.assertTrue(torch.equal(got, ref.to(dt)), what)
+            else:
+                ref = seq_reduce([x.double() for x in xs], RO.SUM)
+                if op == RO.AVG:
+                    ref = ref / n
+                err = (got.double() - ref).abs()
+                self.assertTrue(bool((err <= bound(xs, ref, dt, op)).all()),
+                                "%s: error %g" % (what, err.max().item()))
+
+    def test_allreduce_sync(self):
+        for n in range(1, 9):
+            self.check_allreduce(n, False)
+
+    def test_allreduce_async(self):
+        for n in (2, 3, 5, 8):
+            self.check_allreduce(n, True)
+
+    def check_moves(self, n, asynchronous):
+        """broadcast, allgather, _allgather_base, reduce_scatter,
+        _reduce_scatter_base, barrier."""
+        dts = DTYPES + [torch.uint8, torch.bool]
+
+        def body(pg, r):
+            res, works = [], []
+
+            def go(w, out):
+                if not asynchronous:
+                    w.wait()
+                works.append(w)
+                res.append(out)
+            for dt in dts:
+                for c in COUNTS:
+                    x = data(r, c, torch.int64).to(dt)
+                    root = (c + 1) % n
+                    b = torch.stack([x, x], 1)[:, 1]	# not contiguous
+                    o = dist.BroadcastOptions()
+                    o.rootRank = root
+                    go(pg.broadcast([b], o), [b])
+                    outs = [torch.empty(c, dtype=dt) for _ in range(n)]
+                    go(pg.allgather([outs], [x]), outs)
+                    flat = torch.empty(n * c, dtype=dt)
+                    go(pg._allgather_base(flat, x), [flat])
+            go(pg.barrier(dist.BarrierOptions()), [])
+            for dt in DTYPES:
+                for op in (RO.SUM, RO.MIN):
+                    for c in COUNTS[:3]:
+                        ins = [data(r, c, dt) for _ in range(n)]
+                        ins = [i * (j + 1) if dt.is_floating_point else i + j
+                               for j, i in enumerate(ins)]
+                        out = torch.empty(c, dtype=dt)
+                        o = dist.ReduceScatterOptions()
+                        o.reduceOp = op
+                        go(pg.reduce_scatter([out], [ins], o), [out])
+                        out2 = torch.empty(c, dtype=dt)
+                        go(pg._reduce_scatter_base(out2, torch.cat(ins), o),
+                           [out2])
+            for w in works:
+                w.wait()
+            return [[t.clone() for t in ts] for ts in res]
+
+        outs = run_pgs(n, body)
+        for o in outs:
+            if isinstance(o, Exception):
+                raise o
+        moved = 3 * len(dts) * len(COUNTS)	# the same on every rank
+        for r in range(1, n):
+            for a, b in zip(outs[0][:moved], outs[r][:moved]):
+                for x, y in zip(a, b):
+                    self.assertTrue(torch.equal(x, y), "rank %d differs" % r)
+        i = 0
+        for dt in dts:
+            for c in COUNTS:
+                xs = [data(r, c, torch.int64).to(dt) for r in range(n)]
+                what = "%s count %d on %d ranks" % (dt, c, n)
+                self.assertTrue(torch.equal(outs[0][i][0], xs[(c + 1) % n]),
+                                "broadcast " + what)
+                for r in range(n):
+                    self.assertTrue(torch.equal(outs[0][i + 1][r], xs[r]),
+                                    "allgather " + what)
+                self.assertTrue(torch.equal(outs[0][i + 2][0],
+                                            torch.cat(xs)),
+                                "_allgather_base " + what)
+                i += 3
+        i += 1		# the barrier
+        for dt in DTYPES:
+            for op in (RO.SUM, RO.MIN):
+                for c in COUNTS[:3]:
+                    for r in range(n):
+                        ins = [[data(q, c, dt) * (j + 1)
+                                if dt.is_floating_point
+                                else data(q, c, dt) + j
+                                for j in range(n)] for q in range(n)]
+                        xs = [ins[q][r] for q in range(n)]
+                        ex = exact(dt, op)
+                        for k in (0, 1):
+                            got = outs[r][i + k][0]
+                            what = "reduce_scatter %s %s count %d rank %d/%d" \
+                                % (dt, op, c, r, n)
+                            if ex:
+                                self.assertTrue(torch.equal(
+                                    got, seq_reduce(xs, op).to(dt)), what)
+                            else:
+                                ref = seq_reduce([x.double() for x in xs],
+                                                 RO.SUM)
+                                err = (got.double() - ref).abs()
+                                # one packet holds every segment: its
+                                # exponent is the whole input's
+                                whole = [torch.cat(i) for i in ins]
+                                self.assertTrue(bool(
+                                    (err <= bound(whole, ref, dt, op)).all()),
+                                    "%s: error %g" % (what, err.max()))
+                    i += 2
+
+    def test_moves_sync(self):
+        for n in range(1, 9):
+            self.check_moves(n, False)
+
+    def test_moves_async(self):
+        for n in (3, 8):
+            self.check_moves(n, True)
+
+
+# what every rank's error says when ranks call differently: the rank that
+# saw it, and the others through its abort (in their call, or in their
+# communicator's init when they were still starting)
+DISAGREE = "ranks disagree on the job or the call"
+
+
+def all_fail(test, outs, needle, seconds=None):
+    test.assertTrue(outs)
+    for r, o in enumerate(outs):
+        test.assertIsInstance(o, Exception, "rank %d did not fail" % r)
+        test.assertIn("rina backend", str(o), "rank %d: %s" % (r, o))
+        test.assertIn(needle, str(o), "rank %d: %s" % (r, o))
+        print("# rank %d: %s" % (r, str(o).splitlines()[0][:160]))
+
+
+@unittest.skipIf(WHY, WHY or "")
+class BadInput(unittest.TestCase):
+    def timed(self, n, fn, ranks=None):
+        t0 = time.monotonic()
+        outs = run_pgs(n, fn, TIMEOUT_MS, ranks)
+        dt = time.monotonic() - t0
+        print("# %.2f s" % dt)
+        # the timeout, the abort that follows, shutdown (the job's)
+        self.assertLess(dt, 3 * TIMEOUT_MS / 1000 + 2)
+        return [outs[r] for r in (range(n) if ranks is None else ranks)]
+
+    def test_sizes_differ(self):
+        def body(pg, r):
+            pg.allreduce([torch.ones(5 + (r == 1))],
+                         dist.AllreduceOptions()).wait()
+        all_fail(self, self.timed(3, body), DISAGREE)
+
+    def test_dtypes_differ(self):
+        def body(pg, r):
+            t = torch.ones(8, dtype=torch.int32 if r == 2 else torch.float32)
+            pg.allreduce([t], dist.AllreduceOptions()).wait()
+        all_fail(self, self.timed(3, body), DISAGREE)
+
+    def test_roots_differ(self):
+        def body(pg, r):
+            o = dist.BroadcastOptions()
+            o.rootRank = r % 2
+            pg.broadcast([torch.ones(4)], o).wait()
+        all_fail(self, self.timed(3, body), "named root")
+
+    def test_allgather_sizes_differ(self):
+        def body(pg, r):
+            c = 3 + r
+            out = torch.empty(3 * c)
+            pg._allgather_base(out, torch.ones(c)).wait()
+        all_fail(self, self.timed(3, body), DISAGREE)
+
+    def test_rank_never_joins(self):
+        def body(pg, r):
+            pg.allreduce([torch.ones(4)], dist.AllreduceOptions()).wait()
+        outs = self.timed(3, body, ranks=(0, 1))
+        # the communicator's init waits for the ring neighbours
+        all_fail(self, outs, "rina_comm_init")
+        for o in outs:
+            self.assertTrue("timed out" in str(o) or
+                            "did not answer" in str(o), str(o))
+
+    def test_after_failure_broken_and_destroyable(self):
+        def body(pg, r):
+            try:
+                pg.allreduce([torch.ones(5 + r)],
+                             dist.AllreduceOptions()).wait()
+            except RuntimeError:
+                pass
+            try:
+                pg.barrier(dist.BarrierOptions()).wait()
+            except RuntimeError as e:
+                t0 = time.monotonic()
+                pg.shutdown()
+                pg.shutdown()		# twice: harmless
+                assert time.monotonic() - t0 < 2 * TIMEOUT_MS / 1000
+                return RuntimeError("then: " + str(e))
+        all_fail(self, self.timed(2, body), "then: rina backend:")
+
+    def test_unsupported(self):
+        def body(pg, r):
+            t = torch.ones(4)
+            errs = []
+            calls = {
+                "reduce": lambda: pg.reduce([t], dist.ReduceOptions()),
+                "gather": lambda: pg.gather([[t]], [t],
+                                            dist.GatherOptions()),
+                "scatter": lambda: pg.scatter([t], [[t]],
+                                              dist.ScatterOptions()),
+                "alltoall": lambda: pg.alltoall([t], [t],
+                                                dist.AllToAllOptions()),
+                "send": lambda: pg.send([t], 0, 0),
+                "recv": lambda: pg.recv([t], 0, 0),
+                "allreduce_coalesced": lambda: pg.allreduce_coalesced(
+                    [t], dist.AllreduceCoalescedOptions()),
+            }
+            for name, f in calls.items():
+                try:
+                    f()
+                    errs.append("%s: no error" % name)
+                except RuntimeError as e:
+                    if "%s is not supported by the rina backend" % name \
+                            not in str(e):
+                        errs.append("%s: %s" % (name, e))
+            for dt, op, why in ((torch.int32, RO.AVG, "AVG of Int"),
+                                (torch.float32, RO.BAND, "BAND of floating"),
+                                (torch.complex64, RO.SUM, "ComplexFloat")):
+                try:
+                    pg.allreduce([torch.ones(3, dtype=dt)], opts(op))
+                    errs.append("%s %s: no error" % (dt, op))
+                except RuntimeError as e:
+                    if why not in str(e):
+                        errs.append(str(e))
+            # the group still works
+            x = torch.ones(3)
+            pg.allreduce([x], dist.AllreduceOptions()).wait()
+            if not torch.equal(x, torch.full((3,), 2.0)):
+                errs.append("allreduce after the errors: %s" % x)
+            return errs
+        for r, o in enumerate(run_pgs(2, body)):
+            self.assertEqual(o, [], "rank %d" % r)
+
+    def test_other_device(self):
+        """CUDA is not built into Debian's torch: a "meta" tensor takes the
+        same check, which names the device."""
+        def body(pg, r):
+            with torch.inference_mode():	# no autograd key: to the PG
+                return check(pg)
+
+        def check(pg):
+            t = torch.empty(4, device="meta")
+            for f in (lambda: pg.allreduce([t], dist.AllreduceOptions()),
+                      lambda: pg.broadcast([t], dist.BroadcastOptions()),
+                      lambda: pg._allgather_base(torch.empty(8), t)):
+                try:
+                    f()
+                    return "no error"
+                except RuntimeError as e:
+                    if "tensor on meta" not in str(e) or "CPU" not in str(e):
+                        return str(e)
+            return None
+        for r, o in enumerate(run_pgs(2, body)):
+            self.assertIsNone(o, "rank %d" % r)
+
+
+def create_all(n, envs, ranks=None, timeout=5):
+    """rina.torch._create on n ranks through one HashStore (what
+    init_process_group does), each with its own environment."""
+    store = dist.HashStore()
+    out = [None] * n
+
+    def main(r):
+        try:
+            pg = rt._create(store, r, n, datetime.timedelta(seconds=timeout),
+                            env=envs[r])
+            x = torch.full((3,), float(r + 1))
+            pg.allreduce([x], dist.AllreduceOptions()).wait()
+            out[r] = x
+            pg.shutdown()
+        except Exception as e:
+            out[r] = e
+    th = [threading.Thread(target=main, args=(r,))
+          for r in (range(n) if ranks is None else ranks)]
+    for t in th:
+        t.start()
+    for t in th:
+        t.join(60)
+        assert not t.is_alive(), "a rank hangs"
+    return out
+
+
+def env_for(r, **kw):
+    e = {"RINA_TRANSPORT": "inproc", "RINA_ADDR": "198.19.%d.1" % (r // 2),
+         "RINA_JOB_OPTS": "timeout_ms 1500; elements 64"}
+    e.update(kw)
+    return e
+
+
+@unittest.skipIf(WHY, WHY or "")
+class Rendezvous(unittest.TestCase):
+    def test_job_text(self):
+        text = rt.build_job_text(
+            ["elements 64", "rack 1 ina tor 198.18.1.254"],
+            [{"addr": "198.18.0.1", "rack": 0}, {"addr": "198.18.0.1",
+                                                 "rack": 0},
+             {"addr": "198.18.1.1", "rack": 1}], 7, "/tmp/s")
+        self.assertEqual(text, "job 7\nelements 64\n"
+                         "rack 1 ina tor 198.18.1.254\nrack 0 plain\n"
+                         "rank 0 198.18.0.1:21056 rack 0\n"
+                         "rank 1 198.18.0.1:21057 rack 0\n"
+                         "rank 2 198.18.1.1:21056 rack 1\n"
+                         "secret_file /tmp/s\n")
+
+    def test_store_rendezvous(self):
+        n = 4
+        envs = [env_for(r, RINA_RACK=str(r // 2),
+                        RINA_INA_RACKS="1") for r in range(n)]
+        outs = create_all(n, envs)
+        for r, o in enumerate(outs):
+            if isinstance(o, Exception):
+                raise o
+            self.assertTrue(torch.equal(o, torch.full((3,), 10.0)))
+
+    def test_settings_disagree(self):
+        n = 3
+        envs = [env_for(r) for r in range(n)]
+        envs[2]["RINA_INA_RACKS"] = "0"
+        all_fail(self, create_all(n, envs),
+                 "ranks disagree on the job settings")
+
+    def test_racks_disagree(self):
+        n = 2			# one address, two racks
+        envs = [env_for(0, RINA_RACK=str(r)) for r in range(n)]
+        all_fail(self, create_all(n, envs), "share address 198.19.0.1 "
+                 "but name racks 0 (RINA_RACK),1 (RINA_RACK)")
+
+    def test_rank_never_joins(self):
+        n = 3
+        t0 = time.monotonic()
+        outs = create_all(n, [env_for(r) for r in range(n)], ranks=(0, 1),
+                          timeout=2)
+        self.assertLess(time.monotonic() - t0, 10)
+        all_fail(self, outs[:2], "rank(s) 2 did not join within")
+
+    def test_init_fails_everywhere(self):
+        """One rank's communicator cannot start: all ranks say so."""
+        n = 3
+        envs = [env_for(r) for r in range(n)]
+        envs[1]["RINA_TRANSPORT"] = "bogus"
+        all_fail(self, create_all(n, envs), "rank 1: rina backend: rank 1")
+
+
+class CApi(unittest.TestCase):
+    """The blocking forms of rina.h's collectives, 5 ranks, odd sizes."""
+
+    def test_blocking_forms(self):
+        import ctypes
+        import rina
+        from rina import _lib
+        lib = _lib.lib
+        vp, sz, c = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
+        lib.rina_broadcast.argtypes = [vp, sz, c, vp]
+        lib.rina_allgather.argtypes = [vp, vp, sz, vp]
+        lib.rina_reduce_scatter.argtypes = [vp, vp, sz, c, c, vp]
+        lib.rina_barrier.argtypes = [vp]
+        n, nbytes = 5, 13
+        job = job_text(n, 3000)
+        out = [None] * n
+
+        def main(r):
+            try:
+                with rina.Communicator(job, r, "inproc") as comm:
+                    h = comm._h()
+                    b = (ctypes.c_ubyte * nbytes)(*([r + 1] * nbytes))
+                    rc1 = lib.rina_broadcast(b, nbytes, 3, h)
+                    src = (ctypes.c_ubyte * nbytes)(*(
+                        (r * 16 + i) % 256 for i in range(nbytes)))
+                    dst = (ctypes.c_ubyte * (n * nbytes))()
+                    rc2 = lib.rina_allgather(src, dst, nbytes, h)
+                    rs_in = (ctypes.c_int32 * (n * 3))(*(
+                        r * 100 + i for i in range(n * 3)))
+                    rs_out = (ctypes.c_int32 * 3)()
+                    rc3 = lib.rina_reduce_scatter(rs_in, rs_out, 3, 0, 0, h)
+                    rc4 = lib.rina_barrier(h)
+                    bad = lib.rina_broadcast(b, nbytes, n, h)	# no rank n
+                    out[r] = ((rc1, rc2, rc3, rc4), bytes(b), bytes(dst),
+                              list(rs_out), bad)
+            except Exception as e:
+                out[r] = e
+        th = [threading.Thread(target=main, args=(r,)) for r in range(n)]
+        for t in th:
+            t.start()
+        for t in th:
+            t.join(60)
+        gathered = bytes((q * 16 + i) % 256 for q in range(n)
+                         for i in range(nbytes))
+        for r, o in enumerate(out):
+            self.assertNotIsInstance(o, Exception, str(o))
+            rcs, b, dst, rs, bad = o
+            self.assertEqual(rcs, (0, 0, 0, 0), "rank %d" % r)
+            self.assertEqual(b, bytes([4] * nbytes), "broadcast, rank %d" % r)
+            self.assertEqual(dst, gathered, "allgather, rank %d" % r)
+            self.assertEqual(rs, [sum(q * 100 + r * 3 + i for q in range(n))
+                                  for i in range(3)], "rank %d" % r)
+            self.assertEqual(bad, 1, "root out of range: RINA_ERR_INVALID")
+
+
+if __name__ == "__main__":
+    unittest.main()
