@@ -163,7 +163,7 @@ static void ask_again(struct rina_agent_core *a, struct rina_agent_agg *sl,
  * find out: its RACK needs younger contributions delivered, which waits
  * for the whole slot and downstream, and its timer longer still. At 10%
  * loss on 2x3 the agents' workers spent 32-67 ms of each 1 MiB call
- * waiting for their last deliveries (performance.md). seq and P are
+ * waiting for their last deliveries (performance-notes.md). seq and P are
  * the arriving contribution's (P: its p_chunk).
  */
 static void gap_nack(struct rina_agent_core *a, int k, __u16 round,

@@ -74,7 +74,7 @@
 /*
  * ... and is at least this long, a descheduled host thread's round trip:
  * a round trip, not the job's timer (20 ms by default), which held 10%
- * loss to a window of repairs per 20 ms (performance.md, "The credit's
+ * loss to a window of repairs per 20 ms (performance-notes.md, "The credit's
  * period" and "The agents' repairs at a round trip's pace")
  */
 #define RINA_CC_RETX_PERIOD_MIN_US	2000
@@ -168,7 +168,7 @@ void rina_cc_on_ack(struct rina_cc *cc, __u32 acked, __u32 ce,
  * when a single round trip cut), a standing queue stays. Shaped
  * all-INA rings then keep their workers' queues short instead of
  * filling them until they drop (2x4 at 25 Mbit/s: 724 retransmissions
- * a run to 36; 4x2: 2372 to 824; performance.md).
+ * a run to 36; 4x2: 2372 to 824; performance-notes.md).
  */
 void rina_cc_rtt_sample(struct rina_cc *cc, __u64 rtt_us,
 			const struct rina_rtt *rtt, __u64 now_us);
@@ -275,7 +275,7 @@ static inline __u32 rina_cc_ina_window(const struct rina_cc *cc, __u32 P)
  * rack lags; past the delay target a random loss counts as one behind a
  * queue and cuts, and at P + 1 the racks then wait on each other's next
  * ordinal in lock-step: at 10% loss a third of the calls took 2-3 times
- * as long (performance.md, "The agents' repairs at a round trip's
+ * as long (performance-notes.md, "The agents' repairs at a round trip's
  * pace"). A chunk step more leaves each rack one step of slack. Not in
  * mixed rings: there contributions wait for the plain members, and with
  * twice as many out the workers' timers fired on 2-7 times as many.

@@ -178,7 +178,7 @@ static int rx_data(struct rm_call *k, const struct rina_hdr *h, __u8 from,
  *   copy's ACK is on its way; taking the resend's time for it, a member
  *   after a rack resent some 200 packets a call, all of them duplicates
  *   at the next member (a shaped 4x2 ring with racks 0-2 INA, 10
- *   timeouts a call; performance.md, "A late ACK of a resent packet");
+ *   timeouts a call; performance-notes.md, "A late ACK of a resent packet");
  * - elsewhere, always: a full window of resent packets has no other ACK
  *   to find a lost resend by (plain RAR at 1% loss: 59 ms a call with
  *   the rule above, 32 without).

@@ -167,7 +167,7 @@ void rm_fwd_push(struct rm_call *k, __u32 seq)
  * (rack 0 INA) it idled 30-50 ms a block with 150-300 partials ready,
  * and the call took 1632-1661 ms against 1420-1457 now (racks 0 and 1
  * INA: 1538-1564 against 1415-1430; 2x4: 1346-1376 against 1290-1360;
- * performance.md, "Step order towards an INA rack"). Not at a member
+ * performance-notes.md, "Step order towards an INA rack"). Not at a member
  * that forwards a rack's output (after_ina): the same order there made
  * 2x2 and 4x2 rings with one or three INA racks, whose only members
  * upstream of a rack are such, 5% and 13% slower.

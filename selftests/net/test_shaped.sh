@@ -509,7 +509,7 @@ ecn_case ecn_ina_workers_told_through_tor_exact loss,ecn ina 0
 # windows by it, and keep their host link's queue short of dropping:
 # under 0.75% of the payload retransmitted (0.09-0.2% with it, 1.5-3.4%
 # when loss alone drove them and filled the 20 ms queue until it
-# dropped; performance.md, "The workers' delay signal"). In a ring of
+# dropped; performance-notes.md, "The workers' delay signal"). In a ring of
 # INA racks only their window's floor is 2 (P + 1), 70 KB, more than
 # that queue: every worker bounds what it queues on its host and held
 # data back for it (txq_holds; 1000-1500 of a worker's contributions
