@@ -328,6 +328,14 @@ struct RingPart {
 
 /* A plain member of R at rank (ring_member_host.cc). */
 RingPart *plain_member_new(Ring *R, unsigned rank);
+/*
+ * Where rank g's part reduces (ring_member_host.cc): its result, or own
+ * for a ring with a view (ring_result_out() copies it back), or with
+ * --no-verify one zeroed buffer all parts share.
+ */
+int32_t *ring_acc(const Ring *R, unsigned g, std::vector<int32_t> &own);
+void ring_result_out(const Ring *R, unsigned g,
+		     const std::vector<int32_t> &own);
 
 /* H-AR (baselines.cc) builds its rings with these. */
 Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job, uint64_t count,
