@@ -52,7 +52,8 @@ private:
 	int32_t *acc = nullptr;
 	std::vector<int32_t> own;
 	std::vector<std::vector<uint8_t>> early;	/* before start */
-	EventId timer, batch;
+	EventId timer;
+	bool in_batch = false;	/* on g_batch's list */
 	bool failed = false, tor_lost_told = false;
 	bool held = false;		/* the last pump held (txq bound) */
 	uint32_t txq_limit;
@@ -60,6 +61,8 @@ private:
 	void contrib_dest();
 	void pump();
 	void batch_end();
+	void batch_add();
+	static void batches_end();
 	void finish();
 	void fail(int rc);
 	uint64_t take_stats();
@@ -330,11 +333,36 @@ void InaWorker::dequeued(Ptr<const Packet>)
 	if (!held || h->dev->GetQueue()->GetNBytes() >= txq_limit)
 		return;
 	held = false;
-	if (!batch.IsRunning())
-		batch = Simulator::ScheduleNow(&InaWorker::batch_end, this);
+	batch_add();
 }
 
-/* The frames that arrive at one instant are one batch (librina's recv). */
+/*
+ * The frames that arrive at one instant are one batch (librina's recv):
+ * one event ends every worker's batch of that instant (a ToR's results
+ * reach the rack's workers together).
+ */
+static std::vector<InaWorker *> g_batch, g_batch_run;
+
+void InaWorker::batch_add()
+{
+	if (in_batch)
+		return;
+	in_batch = true;
+	if (g_batch.empty())
+		Simulator::ScheduleNow(&InaWorker::batches_end);
+	g_batch.push_back(this);
+}
+
+void InaWorker::batches_end()
+{
+	g_batch_run.swap(g_batch);	/* a pump may start the next batch */
+	for (auto *w : g_batch_run) {
+		w->in_batch = false;
+		w->batch_end();
+	}
+	g_batch_run.clear();
+}
+
 void InaWorker::batch_end()
 {
 	if (failed || finished)
@@ -373,8 +401,7 @@ void InaWorker::rx(const uint8_t *f, unsigned len, bool ce)
 			return;
 		}
 	}
-	if (!batch.IsRunning())
-		batch = Simulator::ScheduleNow(&InaWorker::batch_end, this);
+	batch_add();
 }
 
 void InaWorker::trace_unfinished() const
