@@ -60,6 +60,7 @@ private:
 
 	void contrib_dest();
 	void pump();
+	void rearm(uint64_t wait_us);
 	void batch_end();
 	void batch_add();
 	static void batches_end();
@@ -214,7 +215,7 @@ void InaWorker::fail(int rc)
 			"%d\n", g, R->job, rc);
 	failed = true;
 	if (timer.IsRunning())
-		timer.Cancel();
+		Simulator::Remove(timer);
 }
 
 /* What the engine counted since; returns its txq holds. */
@@ -293,11 +294,29 @@ void InaWorker::pump()
 		fail(rc);
 		return;
 	}
-	if (timer.IsRunning())
-		timer.Cancel();
+	rearm(wait_us);
+}
+
+/*
+ * The timer at the engine's wait, kept where it is when that does not
+ * move. Removed, not cancelled: a cancelled ns-3 event stays queued
+ * until its time, and a worker pumped on every receive batch left
+ * millions of them (8x8 all-INA, 16M: 180 MiB more and a third more
+ * events, at 100gbit).
+ */
+void InaWorker::rearm(uint64_t wait_us)
+{
+	Time in = MicroSeconds(wait_us ? wait_us : 1);
+
+	if (timer.IsRunning()) {
+		if (wait_us != ~0ULL &&
+		    timer.GetTs() ==
+		    (uint64_t)(Simulator::Now() + in).GetTimeStep())
+			return;
+		Simulator::Remove(timer);
+	}
 	if (wait_us != ~0ULL)
-		timer = Simulator::Schedule(MicroSeconds(wait_us ? wait_us : 1),
-					    &InaWorker::pump, this);
+		timer = Simulator::Schedule(in, &InaWorker::pump, this);
 }
 
 void InaWorker::finish()
@@ -305,7 +324,7 @@ void InaWorker::finish()
 	int rc;
 
 	if (timer.IsRunning())
-		timer.Cancel();
+		Simulator::Remove(timer);
 	rc = rina_iw_finish(iw, 0);
 	take_stats();
 	if (rc) {
