@@ -56,6 +56,8 @@ struct rina_engine_stats {
 	__u64	resent_orphaned, resent_asked, nacks, txq_holds;
 	__u64	rx_data, rx_acks, rx_foreign, rx_stale, rx_malformed;
 	__u64	rx_ce, duplicates, ce_acked, tx_acks, ack_tx_bytes;
+	/* of timeouts, an INA worker's probe resends (rina-sim reports them) */
+	__u64	probes;
 };
 
 /* Zeroed memory from the host, never NULL for a size of 0. */

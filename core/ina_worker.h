@@ -4,7 +4,8 @@
  * as a state machine that never touches a socket, a thread or a clock
  * (sans-I/O, as core/ring_member.h). Its host feeds it the packets it
  * receives, lets it send (core/engine.h) and waits until
- * rina_iw_pump() says; librina (user/lib/ina_worker.c) hosts it.
+ * rina_iw_pump() says; librina (user/lib/ina_worker.c) and rina-sim
+ * (sim/ina_worker_host.cc) host it.
  *
  * The rack is one ring member; its ToR (or, without one, the agent)
  * adds the rack's contributions. The worker pushes its contribution to

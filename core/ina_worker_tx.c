@@ -293,6 +293,7 @@ static int probe(struct iw_call *k, __u64 now, __u32 credit, __u32 *n,
 		if (now - x->t_sent < t)	/* just sent or resent */
 			continue;
 		k->w->st.timeouts++;
+		k->w->st.probes++;
 		ret = iw_send_contrib(k, x, 1);
 		if (ret)
 			return ret;

@@ -12,12 +12,11 @@
  *     run per packet by the rack's ToR node;
  *   - the agent: core/agent.c behind a struct rina_agent_ops whose send
  *     and clock are the simulator's;
- *   - the INA worker's window: core/cc.c with core/rtt.h; loss
- *     detection: core/rack.h (RACK, RFC 8985), applied as librina's
- *     ina_worker.c applies it.
- * Re-implemented here, after Documentation/protocol-ina.md section 8
- * (librina's ina_worker.c is tied to sockets and threads; it moves into
- * core/ as the ring member did): the INA rack's worker.
+ *   - the INA rack's worker: core/ina_worker.c's engine, hosted by
+ *     ina_worker_host.cc (as librina's ina_worker.c hosts it).
+ * What is the simulator's own is here: the rings' setup and element
+ * views, the hosts that hold a rank's ring parts and its agent, and the
+ * ToR application.
  */
 #include "sim.h"
 
@@ -30,8 +29,6 @@
 using namespace ns3;
 
 namespace rsim {
-
-enum { O_NONE, O_READY, O_SENT, O_ACKED };
 
 uint64_t ring_view(const Ring *R, uint64_t i)
 {
@@ -61,512 +58,6 @@ void ring_member_addr(const Ring *R, unsigned k, uint32_t *ip,
 
 	*ip = ntohl(R->jd->ranks[m->agent].ip);
 	*port = m->ina ? RINA_UDP_PORT_AGENT : RINA_UDP_PORT_WORKER;
-}
-
-static uint8_t g_tx[RINA_TOR_FRAME_MAX];
-static void local_deliver(unsigned rank, const uint8_t *f, unsigned len);
-
-/*
- * librina's repair constants (user/lib/rina_int.h, endpoint.h), the same
- * here: an INA worker's probe timeout at least kPtoMinUs and, like its
- * contribution timer, at most kSlotMaxUs, which starts at 2 RTO, at
- * least kSlotMinUs, within kRtoMaxUs; at most kRetxMax resends a pass.
- */
-constexpr uint64_t kPtoMinUs = 2000;
-constexpr uint64_t kSlotMinUs = 10000;
-constexpr uint64_t kSlotMaxUs = 100000;
-constexpr uint32_t kRetxMax = 64;
-constexpr uint64_t kRtoMaxUs = 50000;
-
-/* ---- an INA rack's worker ---------------------------------------------- */
-
-struct InaWorker : public RingPart {
-	bool agent_host;	/* its rank hosts the member's agent */
-
-	std::vector<uint8_t> ost;	/* per ordinal of our member */
-	std::vector<uint64_t> tsent;
-	std::vector<uint8_t> tries;
-	std::vector<uint64_t> dl, orto;	/* per ordinal: deadline, timeout */
-	std::vector<uint8_t> ag_have;
-	uint32_t lo = 0, scanned = 0;
-	EventId nack_timer;
-	/* one repair timer: the next deadline or probe */
-	EventId tmr;
-	uint64_t tmr_at = ~0ULL;
-
-	/*
-	 * As ina_worker.c: one rina_rack per step of the member's
-	 * schedule, the probe's state, the resend pass's position.
-	 */
-	std::vector<struct rina_rack> wrack;
-	std::vector<uint32_t> probed;	/* per step: last probe pass */
-	uint32_t probes = 0, probe_gen = 0, retx_pos = 0, inflight = 0;
-	uint64_t last_done = 0, last_probe = 0, last_loss = 0;
-	Flow fl;
-	uint64_t got = 0;
-	std::vector<std::vector<uint8_t>> early;	/* before start */
-
-	/*
-	 * The congestion window, but never below P + 1 ordinals: member i's
-	 * first ordinal completes only when member i + 1's workers reach
-	 * ordinal P (its step 1 of chunk i), so a smaller window deadlocks
-	 * a ring of INA members.
-	 */
-	unsigned win() const
-	{
-		unsigned w = fl.window(), f = R->s.P + 1;
-
-		return w < f ? f : w;
-	}
-	/*
-	 * The retransmission timer at a first transmission. A contribution
-	 * is ACKed at slot completion: it waits for every contributor of
-	 * the slot and of the downstream member's slot: as librina
-	 * (ina_worker.c), 2 x the RTO within the job's timer .. 50 ms, at
-	 * least 10 ms. Its probe and RACK find losses; this is the last
-	 * resort.
-	 */
-	uint64_t rto() const
-	{
-		uint64_t r = 2 * rina_rtt_rto(&fl.rtt, R->jd->rto_us,
-					      kRtoMaxUs);
-
-		return r < kSlotMinUs ? kSlotMinUs : r;
-	}
-	uint32_t step_of(uint32_t o) const { return (o / R->s.P) % R->s.L; }
-	void init();
-	void start() override;
-	void rx(const uint8_t *f, unsigned len, bool ce) override;
-	void trace_unfinished() const override;
-	void pump();
-	void send_ord(uint32_t o, bool retx);
-	void arm(uint64_t at);
-	uint64_t w_pto(uint64_t now) const;
-	void w_probe(uint64_t now, uint32_t credit, uint32_t *n,
-		     uint64_t *next);
-	void w_repair();
-	void sr_acked(uint32_t seq, bool ce, uint64_t now);
-	void store_result(uint32_t seq, const uint8_t *f);
-	void check_done();
-	void nack();
-};
-
-void InaWorker::init()
-{
-	const struct rina_sched *s = &R->s;
-	uint32_t o, c, p, t, L = s->L;
-	uint64_t b;
-
-	ost.assign(R->nord, O_NONE);
-	tsent.assign(R->nord, 0);
-	tries.assign(R->nord, 0);
-	dl.assign(R->nord, 0);
-	orto.assign(R->nord, 0);
-	ag_have.assign(s->seqs, 0);
-	fl.init(R->jd->window, R->jd->rto_us);
-	wrack.assign(L, rina_rack{});
-	probed.assign(L, 0);
-	/* every contribution of ours is ready: the ToR adds them */
-	for (o = 0; o < R->nord; o++) {
-		b = o / ((uint64_t)L * s->P);
-		t = (o / s->P) % L;
-		p = o % s->P;
-		c = rina_sr_chunk(me, t, L);
-		if (rina_pkt_sent(s, b, c, p))
-			ost[o] = O_READY;
-	}
-	while (lo < R->nord && ost[lo] == O_NONE)
-		lo++;
-	scanned = lo;
-}
-
-void InaWorker::start()
-{
-	started = true;
-	last_done = now_us();
-	pump();
-	w_repair();	/* arms the probe */
-	for (auto &f : early)
-		rx(f.data(), (unsigned)f.size(), false);
-	early.clear();
-	check_done();
-}
-
-void InaWorker::send_ord(uint32_t o, bool retx)
-{
-	const struct rina_sched *s = &R->s;
-	uint32_t L = s->L, t = (o / s->P) % L, p = o % s->P;
-	uint32_t c = rina_sr_chunk(me, t, L), n, i, dip;
-	uint64_t b = o / ((uint64_t)L * s->P), off;
-	unsigned dport, len;
-	static uint32_t words[RINA_MAX_ELEMS];
-	Hdr r;
-
-	n = rina_pkt_len(s, b, c, p);
-	off = rina_pkt_off(s, b, c, p);
-	r.op = RINA_OP_SR_CONTRIB;
-	r.flags = retx ? RINA_F_RETX : 0;
-	r.job = R->job;
-	r.step = (uint8_t)t;
-	r.src = (uint16_t)lr;
-	r.chunk = (uint16_t)c;
-	r.slot = (uint16_t)(o);
-	r.seq = rina_seq(s, b, c, p, 0);
-	r.n = (uint16_t)rina_wire_elems(n);
-	r.P = (uint16_t)s->P;
-	r.nc = 1;
-	words[0] = 0;
-	if (g_cfg.verify)
-		for (i = 0; i < n; i++)
-			words[i] = ring_input(R, g, off + i);
-	if (agent_host)
-		dip = tor_ip(h->rack);
-	else
-		ring_member_addr(R, me, &dip, &dport);
-	dport = RINA_UDP_PORT_AGENT;
-	len = build_frame(g_tx, h->ip, RINA_UDP_PORT_WORKER, dip, dport, r,
-			  g_cfg.verify ? words : nullptr);
-	tsent[o] = now_us();
-	/* the timer, backed off on every resend as librina's, to 100 ms */
-	if (retx) {
-		g_st.retx++;
-		if (tries[o] < 255)
-			tries[o]++;
-		orto[o] = 2 * orto[o] > kSlotMaxUs ? kSlotMaxUs : 2 * orto[o];
-	} else {
-		orto[o] = rto();
-		inflight++;
-	}
-	dl[o] = tsent[o] + orto[o];
-	host_send(*h, g_tx, len);
-	arm(dl[o]);
-}
-
-void InaWorker::pump()
-{
-	uint32_t hi;
-
-	if (!started)
-		return;
-	hi = lo + win();
-	if (hi > R->nord)
-		hi = R->nord;
-	for (; scanned < hi; scanned++)
-		if (ost[scanned] == O_READY) {
-			ost[scanned] = O_SENT;
-			send_ord(scanned, false);
-		}
-}
-
-/* The repair timer runs at "at" at the latest. */
-void InaWorker::arm(uint64_t at)
-{
-	uint64_t now = now_us();
-
-	if (tmr.IsRunning() && tmr_at <= at)
-		return;
-	if (tmr.IsRunning())
-		tmr.Cancel();
-	tmr_at = at > now ? at : now;
-	tmr = Simulator::Schedule(MicroSeconds(tmr_at - now), [this]() {
-		tmr_at = ~0ULL;
-		w_repair();
-	});
-}
-
-/*
- * The probe timeout (ina_worker.c's wpto()): twice the smoothed RTT, or
- * twice the base RTT while RACK found a loss in the last 8 SRTT, the
- * job's timer before any sample; at least kPtoMinUs, doubled per probe
- * pass without a delivery, at most kSlotMaxUs.
- */
-uint64_t InaWorker::w_pto(uint64_t now) const
-{
-	const struct rina_rtt *rt = &fl.rtt;
-	uint64_t pto = 2 * rt->srtt_us;
-
-	if (!pto)
-		pto = R->jd->rto_us;
-	else if (last_loss && now - last_loss < 8 * rt->srtt_us)
-		pto = 2 * rt->base_us;
-	if (pto < kPtoMinUs)
-		pto = kPtoMinUs;
-	pto <<= probes < 8 ? probes : 8;
-	return pto > kSlotMaxUs ? kSlotMaxUs : pto;
-}
-
-/*
- * The probe (ina_worker.c's wprobe(), RFC 8985's tail loss probe):
- * nothing was delivered for a PTO while contributions are out, and RACK
- * cannot tell what is lost since nothing sent after it completed (racks
- * at the window's floor advance in lock-step, each waiting on the
- * other's next ordinal). Resend the oldest undelivered contribution of
- * each step; not a loss signal, the window stays.
- */
-void InaWorker::w_probe(uint64_t now, uint32_t credit, uint32_t *n,
-		       uint64_t *next)
-{
-	uint64_t pto = w_pto(now), since = last_done > last_probe ?
-					   last_done : last_probe;
-	uint32_t j, t;
-
-	if (!inflight)
-		return;
-	if (now < since + pto) {
-		if (since + pto < *next)
-			*next = since + pto;
-		return;
-	}
-	probes++;
-	probe_gen++;
-	last_probe = now;
-	for (j = lo; j < scanned && *n < credit; j++) {
-		if (ost[j] != O_SENT)
-			continue;
-		t = step_of(j);
-		if (probed[t] == probe_gen)
-			continue;
-		probed[t] = probe_gen;
-		if (now - tsent[j] < pto)	/* just sent or resent */
-			continue;
-		if (g_cfg.trace)
-			fprintf(stderr, "%.3f rank %u probe ordinal %u step %u "
-				"(lo %u scanned %u pto %lu)\n", now_us_f(), g,
-				j, t, lo, scanned, (unsigned long)pto);
-		g_st.probes++;
-		send_ord(j, true);
-		(*n)++;
-	}
-	if (now + w_pto(now) < *next)
-		*next = now + w_pto(now);
-}
-
-/*
- * An INA worker's repair (ina_worker.c's wretransmit()), run after each
- * ACK and at the next deadline. A contribution is lost (ours, another
- * worker's, upstream's partial or an ACK: the slot did not complete) once
- * one of the same step sent after it was delivered: within a step the
- * slots complete in send order, across steps they do not, hence one
- * rina_rack per step, and no reordering allowance (a window goes out in
- * one burst). Behind it the probe, and behind both each contribution's
- * timer; every overdue one goes, within the congestion window's
- * retransmission credit (cwnd per round trip), each pass starting where
- * the last one stopped.
- */
-void InaWorker::w_repair()
-{
-	uint64_t now = now_us(), next = ~0ULL;
-	uint32_t credit, n = 0, nprobe, span = scanned - lo, i, j;
-	bool held = false, windowed = fl.cc.p.flags != 0, lost;
-
-	/* the job's timer as the credit's shortest round trip, as librina */
-	credit = rina_cc_retx_credit_floor(&fl.cc, &fl.rtt, R->jd->rto_us,
-					   kSlotMaxUs, now, R->s.P + 1);
-	if (!windowed || credit > kRetxMax)
-		credit = kRetxMax;
-	w_probe(now, credit, &n, &next);
-	nprobe = n;
-	if (!windowed || retx_pos < lo || retx_pos >= scanned)
-		retx_pos = lo;
-	for (i = 0; i < span; i++) {
-		j = retx_pos + i;
-		if (j >= scanned)
-			j -= span;
-		if (ost[j] != O_SENT)
-			continue;
-		lost = rina_rack_lost(&wrack[step_of(j)], tsent[j], 0);
-		if (lost || dl[j] <= now) {
-			if (n >= credit) {
-				held = true;
-				continue;
-			}
-			if (lost) {
-				g_st.fast_retx++;
-				last_loss = now;
-			} else {
-				g_st.timeouts++;
-			}
-			if (g_cfg.trace)
-				fprintf(stderr, "%.3f rank %u %s ordinal %u "
-					"(lo %u scanned %u win %u srtt %lu)\n",
-					now_us_f(), g, lost ? "rack" :
-					"timeout", j, lo, scanned, win(),
-					(unsigned long)fl.rtt.srtt_us);
-			send_ord(j, true);
-			n++;
-			retx_pos = j + 1;
-		}
-		if (dl[j] < next)
-			next = dl[j];
-	}
-	rina_cc_retx_spend(&fl.cc, n);
-	if (held && !windowed)
-		next = now;
-	else if (held && rina_cc_retx_refill_at(&fl.cc) < next)
-		next = rina_cc_retx_refill_at(&fl.cc);
-	/*
-	 * Lost or overdue contributions are a loss: the window halves, at
-	 * most once per round trip. Not a timeout's restart from one
-	 * packet: a contribution also waits for the rack and upstream.
-	 */
-	if (n > nprobe && windowed)
-		rina_cc_on_loss(&fl.cc, &fl.rtt, now);
-	if (next != ~0ULL)
-		arm(next);
-}
-
-void InaWorker::sr_acked(uint32_t seq, bool ce, uint64_t now)
-{
-	struct rina_pkt_id id;
-	uint64_t o;
-
-	if (seq >= R->s.seqs)
-		return;
-	rina_seq_decode(&R->s, seq, &id);
-	o = rina_ordinal(&R->s, me, id.block, id.chunk, id.pkt);
-	if (o >= R->nord || ost[o] != O_SENT)
-		return;
-	ost[o] = O_ACKED;
-	/* delivered: ina_worker.c's contrib_done() */
-	inflight--;
-	last_done = now;
-	probes = 0;
-	if (!tries[o]) {
-		rina_rack_acked(&wrack[step_of((uint32_t)o)], tsent[o]);
-		rina_rtt_update(&fl.rtt, now - tsent[o], now);
-		/*
-		 * a worker's loss cuts only behind a queue, and its delay
-		 * signal is the lowest sample of a round trip (core/cc.h):
-		 * no single sample reaches on_ack, as in ina_worker.c
-		 */
-		rina_cc_rtt_sample(&fl.cc, now - tsent[o], &fl.rtt, now);
-	}
-	rina_cc_on_ack(&fl.cc, 1, ce, 0, &fl.rtt, now);
-}
-
-void InaWorker::store_result(uint32_t seq, const uint8_t *f)
-{
-	const struct rina_sched *s = &R->s;
-	struct rina_pkt_id id;
-	uint32_t n, i;
-	uint64_t off;
-
-	rina_seq_decode(s, seq, &id);
-	n = rina_pkt_len(s, id.block, id.chunk, id.pkt);
-	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
-	if (g_cfg.verify)
-		for (i = 0; i < n; i++)
-			g_result[g][ring_view(R, off + i)] = f_word(f, i);
-	got += n;
-}
-
-void InaWorker::check_done()
-{
-	if (finished || !started || got < R->s.count)
-		return;
-	finished = true;
-	if (done)
-		done(g, phase);
-}
-
-void InaWorker::nack()
-{
-	const struct rina_sched *s = &R->s;
-	uint32_t miss[64], seq, k = 0, dip;
-	unsigned dport, len;
-	struct rina_pkt_id id;
-	Hdr r;
-
-	if (finished)
-		return;
-	for (seq = 0; seq < s->seqs && k < 64; seq++) {
-		rina_seq_decode(s, seq, &id);
-		if (!id.ag || ag_have[seq] ||
-		    !rina_pkt_len(s, id.block, id.chunk, id.pkt))
-			continue;
-		miss[k++] = seq;
-	}
-	if (k) {
-		r.op = RINA_OP_NACK;
-		r.flags = RINA_F_AG_PHASE;
-		r.job = R->job;
-		r.src = (uint16_t)lr;
-		r.seq = miss[0];
-		r.n = (uint16_t)k;
-		ring_member_addr(R, me, &dip, &dport);
-		len = build_frame(g_tx, h->ip, RINA_UDP_PORT_WORKER, dip,
-				  dport, r, miss);
-		/* the agent shares our address: the kernel delivers locally */
-		if (agent_host)
-			local_deliver(g, g_tx, len);
-		else
-			host_send(*h, g_tx, len);
-		g_st.retx++;
-	}
-	nack_timer = Simulator::Schedule(MicroSeconds(2 * fl.rto()),
-					 &InaWorker::nack, this);
-}
-
-void InaWorker::rx(const uint8_t *f, unsigned len, bool ce)
-{
-	const struct rina_sched *s = &R->s;
-	unsigned op = f_op(f), n = f_n(f), i;
-	uint32_t seq = f_seq(f);
-	uint64_t now = now_us();
-	struct rina_pkt_id id;
-
-	if (!started) {
-		if (op == RINA_OP_ACK || op == RINA_OP_AG_DATA)
-			early.emplace_back(f, f + len);
-		return;
-	}
-	if (op == RINA_OP_ACK) {
-		bool cee = f_flags(f) & RINA_F_ECN_ECHO;
-
-		for (i = 0; i < n; i++) {
-			uint32_t sq = f_word(f, i);
-
-			if (sq >= s->seqs)
-				continue;
-			/* an AG_PHASE ACK: the agent holds our own chunk */
-			rina_seq_decode(s, sq, &id);
-			sr_acked(rina_seq(s, id.block, id.chunk, id.pkt, 0),
-				 cee, now);
-		}
-		while (lo < R->nord &&
-		       (ost[lo] == O_NONE || ost[lo] == O_ACKED))
-			lo++;
-		if (scanned < lo)
-			scanned = lo;
-		pump();
-		w_repair();
-		if (lo >= R->nord && got < s->count &&
-		    !nack_timer.IsRunning())
-			nack_timer = Simulator::Schedule(
-				MicroSeconds(2 * fl.rto()), &InaWorker::nack,
-				this);
-		return;
-	}
-	if (op != RINA_OP_AG_DATA || seq >= s->seqs)
-		return;
-	rina_seq_decode(s, seq, &id);
-	if (id.ag && !ag_have[seq]) {
-		ag_have[seq] = 1;
-		store_result(seq, f);
-		check_done();
-	}
-}
-
-void InaWorker::trace_unfinished() const
-{
-	uint32_t miss = 0, sq;
-
-	for (sq = 0; sq < R->s.seqs; sq++)
-		miss += !ag_have[sq];
-	fprintf(stderr, "# rank %u job %u: got %lu/%lu lo %u/%u scanned %u "
-		"ag missing %u nack %d\n", g, R->job, (unsigned long)got,
-		(unsigned long)R->s.count, lo, R->nord, scanned, miss,
-		nack_timer.IsRunning());
 }
 
 /* ---- rings ------------------------------------------------------------------ */
@@ -663,6 +154,7 @@ public:
 	Host *h;
 	std::vector<RingPart *> parts;
 	struct rina_agent_core *agent = nullptr;
+	bool tor_on = false;	/* the agent's ToR aggregates the rack */
 	EventId tick_ev;
 	uint64_t tick_at = ~0ULL;
 	void Start() override {}
@@ -678,20 +170,7 @@ RingPart *ring_join(Ring *R, unsigned rank, void (*done)(unsigned, int),
 	const struct rina_member *mm = &R->ring.m[R->ring.member_of[lr]];
 	RingPart *p;
 
-	if (mm->ina) {
-		InaWorker *w = new InaWorker();
-
-		w->R = R;
-		w->g = rank;
-		w->lr = lr;
-		w->me = R->ring.member_of[lr];
-		w->agent_host = mm->agent == lr;
-		w->h = &g_hosts[rank];
-		w->init();
-		p = w;
-	} else {
-		p = plain_member_new(R, rank);
-	}
+	p = mm->ina ? ina_worker_new(R, rank) : plain_member_new(R, rank);
 	p->done = done;
 	p->phase = phase;
 	if (!g_rh[rank]) {
@@ -758,7 +237,7 @@ static void deliver_local(RinaHost *rh, std::vector<uint8_t> f)
 	rh->Rx(f.data(), (unsigned)f.size(), false);
 }
 
-static void local_deliver(unsigned rank, const uint8_t *f, unsigned len)
+void local_deliver(unsigned rank, const uint8_t *f, unsigned len)
 {
 	Simulator::ScheduleNow(&deliver_local, g_rh[rank],
 			       std::vector<uint8_t>(f, f + len));
@@ -792,13 +271,6 @@ static void ag_send_fn(void *ctx, const struct rina_agent_addr *to,
 	}
 	host_send(*rh->h, fr, flen);
 }
-
-/*
- * The session the ring's first agent draws: the simulated ranks say no
- * HELLO and carry no secret, so any number will do; a fixed one keeps
- * runs reproducible.
- */
-#define SIM_SESSION	0x5e55105e55105eULL
 
 static __u64 ag_random(void *ctx)
 {
@@ -1006,10 +478,26 @@ static void start_parts()
 		p->start();
 }
 
-static void ag_event(void *, enum rina_agent_event ev, __u32)
+/*
+ * As librina's agent thread (op_event()): the ToR aggregates the rack
+ * from its answer until it went silent, and the agent's rank sends its
+ * contributions there meanwhile (ina_worker_host.cc).
+ */
+static void ag_event(void *ctx, enum rina_agent_event ev, __u32 arg)
 {
+	RinaHost *rh = (RinaHost *)ctx;
+
+	if (ev == RINA_AGENT_EV_TOR)
+		rh->tor_on = arg == RINA_TOR_ST_OK;
+	if (ev == RINA_AGENT_EV_TOR_LOST)
+		rh->tor_on = false;
 	if (ev == RINA_AGENT_EV_TOR && g_tor_wait && !--g_tor_wait)
 		Simulator::ScheduleNow(&start_parts);
+}
+
+bool agent_tor_on(unsigned rank)
+{
+	return g_rh[rank] && g_rh[rank]->tor_on;
 }
 
 static void start_all()

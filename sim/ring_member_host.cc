@@ -49,7 +49,6 @@ private:
 	void batch_end();
 	void fail(int rc);
 	void take_stats();
-	void result_out();
 };
 
 static void *rm_zalloc(void *, __u64 size)
@@ -105,12 +104,51 @@ static const struct rina_engine_ops g_rm_ops = {
 };
 
 /*
- * Without --no-verify each member reduces into its rank's result (or a
- * copy of its view's elements); without, into one zeroed buffer that
- * every member shares: sums, copies and stores of zeros stay zeros, and
- * 256 ranks of 16 MiB take 16 MiB, not 4 GiB.
+ * Without --no-verify each member or INA worker reduces into its rank's
+ * result (or a copy of its view's elements); without, into one zeroed
+ * buffer that every one shares: sums, copies and stores of zeros stay
+ * zeros, and 256 ranks of 16 MiB take 16 MiB, not 4 GiB.
  */
 static std::vector<int32_t> g_zeros;
+
+int32_t *ring_acc(const Ring *R, unsigned g, std::vector<int32_t> &own)
+{
+	uint64_t count = R->s.count, i;
+	int32_t *acc;
+
+	if (!g_cfg.verify) {
+		if (g_zeros.size() < g_cfg.size / 4)
+			g_zeros.assign(g_cfg.size / 4, 0);
+		return g_zeros.data();
+	}
+	if (R->vbase) {
+		own.resize(count);
+		for (i = 0; i < count; i++)
+			own[i] = (int32_t)ring_input(R, g, i);
+		return own.data();
+	}
+	/*
+	 * A ring of the whole tensor: the result in place; an allgather
+	 * alone starts from what reduce-scatter left there
+	 */
+	acc = (int32_t *)g_result[g].data();
+	if (R->rs && !R->input_from_result)
+		for (i = 0; i < count; i++)
+			acc[i] = (int32_t)tensor_val(g, i);
+	return acc;
+}
+
+/* A ring with a view (H-AR's cross-rack phase) returns what it reduced. */
+void ring_result_out(const Ring *R, unsigned g,
+		     const std::vector<int32_t> &own)
+{
+	uint64_t i;
+
+	if (!g_cfg.verify || !R->vbase)
+		return;
+	for (i = 0; i < R->s.count; i++)
+		g_result[g][ring_view(R, i)] = (uint32_t)own[i];
+}
 
 void PlainMember::init()
 {
@@ -180,29 +218,10 @@ void PlainMember::take_stats()
 
 void PlainMember::start()
 {
-	uint64_t count = R->s.count, i;
 	int rc;
 
-	if (!g_cfg.verify) {
-		if (g_zeros.size() < g_cfg.size / 4)
-			g_zeros.assign(g_cfg.size / 4, 0);
-		acc = g_zeros.data();
-	} else if (R->vbase) {
-		own.resize(count);
-		for (i = 0; i < count; i++)
-			own[i] = (int32_t)ring_input(R, g, i);
-		acc = own.data();
-	} else {
-		/*
-		 * A ring of the whole tensor: the result in place; an
-		 * allgather alone starts from what reduce-scatter left there
-		 */
-		acc = (int32_t *)g_result[g].data();
-		if (R->rs && !R->input_from_result)
-			for (i = 0; i < count; i++)
-				acc[i] = (int32_t)tensor_val(g, i);
-	}
-	rc = rina_rm_start(rm, acc, count,
+	acc = ring_acc(R, g, own);
+	rc = rina_rm_start(rm, acc, R->s.count,
 			   RINA_DTYPE_OP(RINA_WIRE_INT32, RINA_WIRE_SUM), 1, 0);
 	if (rc) {
 		fail(rc);
@@ -254,20 +273,9 @@ void PlainMember::finish()
 	if (timer.IsRunning())
 		timer.Cancel();
 	finished = true;
-	result_out();
+	ring_result_out(R, g, own);
 	if (done)
 		done(g, phase);
-}
-
-/* A ring with a view (H-AR's cross-rack phase) returns what it reduced. */
-void PlainMember::result_out()
-{
-	uint64_t i;
-
-	if (!g_cfg.verify || !R->vbase)
-		return;
-	for (i = 0; i < R->s.count; i++)
-		g_result[g][ring_view(R, i)] = (uint32_t)own[i];
 }
 
 /* The frames that arrive at one instant are one batch (ring.c's recv). */

@@ -4,8 +4,9 @@
  * network (net.cc: leaf-spine of ns-3 point-to-point links, ECN-marking
  * drop-tail queues, the CLI and the JSON report), the Rina hosts and the
  * INA ToR (rina.cc: the protocol from core/ and the C switch model from
- * p4/model), the plain ring member (ring_member_host.cc: core's engine)
- * and the baselines (baselines.cc: PS, ATP, SwitchML, H-AR).
+ * p4/model), the plain ring member and the INA worker
+ * (ring_member_host.cc, ina_worker_host.cc: core's engines) and the
+ * baselines (baselines.cc: PS, ATP, SwitchML, H-AR).
  * Documentation/simulator.md describes the model.
  */
 #ifndef RINA_SIM_H
@@ -98,7 +99,7 @@ struct Stats {
 	uint64_t tor_collisions = 0, tor_bypass = 0, tor_slots_done = 0;
 	uint64_t agent_sw_slots = 0;
 	uint64_t atp_fallback = 0;
-	/* ring members' sends held by the host-queue bound (core/txq.h) */
+	/* sends of ring members and INA workers held by core/txq.h */
 	uint64_t txq_holds = 0;
 };
 
@@ -255,8 +256,7 @@ struct Flow {
 
 /*
  * A sender's retransmission timer (PS, ATP and SwitchML workers; Rina's
- * ring members repair in core's engine, its INA workers as librina's, in
- * rina.cc): the packets in the order of
+ * ring members and INA workers repair in core's engines): the packets in the order of
  * their last transmission, one ns-3 timer on the oldest still
  * unACKed. The owner keeps the per-packet state and says, through the callbacks,
  * which packets are unACKed, when each went out, the timeout, and how to
@@ -307,7 +307,8 @@ void ring_member_addr(const Ring *R, unsigned k, uint32_t *ip,
 
 /*
  * One rank's part in a ring: a plain member (ring_member_host.cc, core's
- * ring member engine) or an INA rack's worker (rina.cc).
+ * ring member engine) or an INA rack's worker (ina_worker_host.cc, core's
+ * INA worker engine).
  */
 struct RingPart {
 	Ring *R;
@@ -328,6 +329,27 @@ struct RingPart {
 
 /* A plain member of R at rank (ring_member_host.cc). */
 RingPart *plain_member_new(Ring *R, unsigned rank);
+/* An INA rack's worker of R at rank (ina_worker_host.cc). */
+RingPart *ina_worker_new(Ring *R, unsigned rank);
+/*
+ * Where rank g's part reduces (ring_member_host.cc): its result, or own
+ * for a ring with a view (ring_result_out() copies it back), or with
+ * --no-verify one zeroed buffer all parts share.
+ */
+int32_t *ring_acc(const Ring *R, unsigned g, std::vector<int32_t> &own);
+void ring_result_out(const Ring *R, unsigned g,
+		     const std::vector<int32_t> &own);
+
+/*
+ * The session the ring's first agent draws: the simulated ranks say no
+ * HELLO and carry no secret, so any number will do; a fixed one keeps
+ * runs reproducible.
+ */
+#define SIM_SESSION	0x5e55105e55105eULL
+/* A frame from rank's host to its own address: delivered in the host. */
+void local_deliver(unsigned rank, const uint8_t *f, unsigned len);
+/* The ToR of the rack whose agent rank hosts aggregates (the agent's). */
+bool agent_tor_on(unsigned rank);
 
 /* H-AR (baselines.cc) builds its rings with these. */
 Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job, uint64_t count,

@@ -40,9 +40,9 @@ lossy=(
 	"rina 2x2 all 2M 256 20 4"
 	"rina 2x2 0 2M 256 60 10"
 )
-ktap_plan $(( ${#cases[@]} * 2 + ${#lossy[@]} + 8 ))
+ktap_plan $(( ${#cases[@]} * 2 + ${#lossy[@]} + 9 ))
 if [ ! -x "$SIM" ]; then
-	for i in $(seq $(( ${#cases[@]} * 2 + ${#lossy[@]} + 8 ))); do
+	for i in $(seq $(( ${#cases[@]} * 2 + ${#lossy[@]} + 9 ))); do
 		ktap_skip "sim_$i" "build/bin/rina-sim not built (no ns-3: install libns3-dev)"
 	done
 	ktap_finish
@@ -146,9 +146,11 @@ done 2>/dev/null
 [ $bad -eq 0 ] && ktap_ok bad_input_rejected || ktap_fail bad_input_rejected
 
 # --cc-init: the latency-bound validation's initial window. A cold start
-# at 16 leaves an all-INA ring's workers below the P + 1 floor, in
-# lockstep (evaluation.md 1: 2558 us); at W it is a few hops (335 us).
-# Simulated time is deterministic: the direction and size must hold.
+# at 16 leaves an all-INA ring's workers at their floor, 2 (P + 1) in a
+# ring of INA members only (core/cc.h, rina_cc_ina_window_only(): 619 us;
+# at P + 1, the simulator's own worker's, they went in lockstep, 2756
+# us); at W it is a few hops (365 us). Simulated time is deterministic:
+# the direction and size must hold.
 if timeout 30 "$SIM" --topo 2x4 --scheme rina --ina all --size 64K \
 	--link-rate 10gbit --delay 50 --queue 10000 --json >"$T/cold" \
 	2>"$T/err" &&
@@ -160,7 +162,7 @@ import json, sys
 c, w = (json.load(open(f)) for f in sys.argv[1:3])
 assert c["cc_init"] == 16 and w["cc_init"] == 256, (c["cc_init"],
                                                     w["cc_init"])
-assert w["time_us"] * 3 < c["time_us"], (w["time_us"], c["time_us"])
+assert w["time_us"] * 1.5 < c["time_us"], (w["time_us"], c["time_us"])
 assert w["drops"] == 0 and w["verified"], "not a clean run"
 ' "$T/cold" "$T/warm" >"$T/why" 2>&1; then
 	ktap_ok cc_init_starts_window_at_w
@@ -202,6 +204,28 @@ assert x["verified"] and p["verified"]
 	ktap_ok members_next_to_ina_rack_bound_host_queue
 else
 	ktap_fail members_next_to_ina_rack_bound_host_queue \
+		"$(tail -c 300 "$T/why" "$T/err")"
+fi
+
+# The INA workers run librina's engine (core/ina_worker.c): in a ring of
+# INA members only a worker keeps at most the job's txq_limit queued on
+# its host (core/txq.h; the simulator's own worker never held), and on a
+# lossless ring its contributions wait for their slots without a timer
+# firing: a deadline restarts on every delivery (core/ina_worker_tx.c,
+# due()); the simulator's own worker timed them from the send alone, and
+# its timers fired 712 times on this run.
+if timeout 60 "$SIM" --topo 2x2 --scheme rina --ina all --size 1M \
+	--link-rate 25mbit --json >"$T/out" 2>"$T/err" &&
+	/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verified"] and d["drops"] == 0, "not a clean run"
+assert d["txq_holds"] > 0, "no hold"
+assert d["timeouts"] == 0 and d["probes"] == 0, (d["timeouts"], d["probes"])
+' "$T/out" >"$T/why" 2>&1; then
+	ktap_ok ina_workers_bound_host_queue_and_wait_for_slots
+else
+	ktap_fail ina_workers_bound_host_queue_and_wait_for_slots \
 		"$(tail -c 300 "$T/why" "$T/err")"
 fi
 
