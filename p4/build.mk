@@ -130,24 +130,31 @@ P4C_TOFINO_FOUND := $(if $(strip $(P4C_TOFINO)),\
 TNA_SRCS	:= $(wildcard $(TOP)/p4/tna/*.p4) $(TOP)/p4/configuration.p4 \
 	$(TOP)/p4/headers.p4 $(TOP)/p4/repeat.p4
 TNA_OUT		:= $(BUILD)/p4/tna
-TNA_BIN		:= $(TNA_OUT)/pipe/tofino.bin
+TNA_LOG		:= $(TNA_OUT)/p4c.log
 TNA_REPORT	:= $(TOP)/p4/tna/resources.py
 
 .PHONY: tofino tofino-report
-ifneq ($(P4C_TOFINO_FOUND),)
-# p4c-barefoot's output in p4c.log; the compile fails on any error,
-# bfas's "using N stages" beyond 12 included
-$(TNA_BIN): $(TNA_SRCS)
-	$(call msg,P4C-TNA,$@)
+ifneq ($(strip $(P4C_TOFINO_FOUND)),)
+# The compile, once per change of a source: p4c-barefoot's and bfas's
+# output in p4c.log, the exit status in p4c.rc (the resource logs are
+# written even when the assembler refuses a program that does not fit).
+$(TNA_LOG): $(TNA_SRCS)
+	$(call msg,P4C-TNA,$(TNA_OUT))
 	$(Q)rm -rf $(TNA_OUT) && mkdir -p $(TNA_OUT)
 	$(Q)$(P4C_TOFINO) --target tofino --arch tna -g -o $(TNA_OUT) \
-		$(TOP)/p4/tna/rina_tor_tna.p4 >$(TNA_OUT)/p4c.log 2>&1 || \
-		{ cat $(TNA_OUT)/p4c.log; exit 1; }
-	$(Q)test -s $@ || { cat $(TNA_OUT)/p4c.log; exit 1; }
+		$(TOP)/p4/tna/rina_tor_tna.p4 >$@.tmp 2>&1; \
+		echo $$? >$(TNA_OUT)/p4c.rc; mv $@.tmp $@
 
-tofino: $(TNA_BIN)
+# tofino fails unless the program compiled and assembled (tofino.bin)
+tofino: $(TNA_LOG)
+	$(Q)if [ "$$(cat $(TNA_OUT)/p4c.rc)" != 0 ] || \
+	    [ ! -s $(TNA_OUT)/pipe/tofino.bin ]; then \
+		grep -E 'error' $(TNA_LOG) | head -20; \
+		echo "tofino: $(TNA_OUT): no binary (see $(TNA_LOG))"; \
+		exit 1; \
+	fi
 
-tofino-report: $(TNA_BIN)
+tofino-report: $(TNA_LOG)
 	$(Q)python3 $(TNA_REPORT) --doc $(TOP)/Documentation/tofino.md \
 		$(TNA_OUT)
 else

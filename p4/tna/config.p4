@@ -11,14 +11,16 @@
 #include "../repeat.p4"
 
 /*
- * int32 words added per pass: one 32-bit stateful ALU per word, and what
- * is left of the 12 stages x 4 stateful ALUs after the slot logic.
+ * int32 words added per pass: one 32-bit stateful ALU per word. 8: the
+ * egress parser reads at most 160 bytes (intrinsic metadata, bridged
+ * header, Ethernet to Rina, the words and the tag of the replica cut to
+ * an ACK); 16 takes 183.
  * Jobs on a Tofino ToR state `elements RINA_TNA_ELEMS` in their job
  * file; a longer packet is bypassed to the agent (too_long), as on
  * v1model above RINA_TOR_ELEMS. Documentation/tofino.md.
  */
 #ifndef RINA_TNA_ELEMS
-#define RINA_TNA_ELEMS		16
+#define RINA_TNA_ELEMS		8
 #endif
 
 /* words the parser reads: the payload of data, ACK and NACK up to this */

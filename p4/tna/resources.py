@@ -36,12 +36,13 @@ def load(out):
 	summ = open(os.path.join(logs, "table_summary.log")).read()
 	r = {"stages": {}, "per_stage": [], "per_control": {},
 	     "registers": [], "adders": 0, "phv": {}}
+	# the log holds every placement round: the last one is the result
 	for gress in ("ingress", "egress"):
-		m = re.search(r"Number of stages for %s table allocation: "
-			      r"(\d+)" % gress, summ)
-		r["stages"][gress] = int(m.group(1)) if m else None
-	m = re.search(r"Number of stages in table allocation: (\d+)", summ)
-	r["stages"]["total"] = int(m.group(1)) if m else None
+		m = re.findall(r"Number of stages for %s table allocation: "
+			       r"(\d+)" % gress, summ)
+		r["stages"][gress] = int(m[-1]) if m else None
+	m = re.findall(r"Number of stages in table allocation: (\d+)", summ)
+	r["stages"]["total"] = int(m[-1]) if m else None
 	regs = set()
 	for st in res["resources"]["mau"]["mau_stages"]:
 		salus = [u["used_by"] for a in st["meter_alus"]["meters"]

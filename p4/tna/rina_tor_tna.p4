@@ -276,13 +276,13 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 		slot_index.apply();
 		tor_verdict.apply();
 		job_verdict.apply();
+		slot_base.apply();
+		/* one or the other: the compiler may then overlap them */
 		if (ag == 1) {
 			allgather.apply(hdr, meta);
 			if (meta.emit == 0)
 				fwd = 1;
-		}
-
-		if (go == 1) {
+		} else if (go == 1) {
 			if (x_own == 0)
 				meta.own = 1;
 			if (x_member == 0) {
@@ -299,7 +299,6 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 				else
 					meta.st_in[2:2] = 1;	/* ST_CE */
 			}
-			slot_base.apply();
 			slot_tag.apply(meta);
 			slot_meta.apply(hdr, meta);
 			if (meta.verdict == RINA_SLOT_STALE) {
