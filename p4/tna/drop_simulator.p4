@@ -12,15 +12,13 @@
 control DropSimulator(in headers_t hdr, out bit<1> drop)
 {
 	Random<bit<16>>() rng;
-	bit<32> rate;
 	bit<32> x;
 	bit<32> under;		/* rate - x, saturated: x < rate */
 
-	COMPUTE(dsim_cmp, under = rate |-| x;)
-
+	/* the comparison in the table's action: one stage less */
 	action drop_rate(bit<32> r)
 	{
-		rate = r;
+		under = r |-| x;
 	}
 
 	table drop_sim {
@@ -31,12 +29,11 @@ control DropSimulator(in headers_t hdr, out bit<1> drop)
 	}
 
 	apply {
-		rate = 0;
+		under = 0;
 		drop = 0;
 		x = (bit<32>)rng.get();
 		if (hdr.rina.isValid())
 			drop_sim.apply();
-		dsim_cmp.apply();
 		if (under != 0)
 			drop = 1;
 	}

@@ -64,7 +64,7 @@ control HeaderCheck(in headers_t hdr, inout metadata_t meta)
 			f_rsvd : ternary;
 			f_len0 : ternary;
 			f_len8 : ternary;
-			hdr.rina.ver_op[3:0] : ternary;
+			hdr.rina.ver_op[3:0] : ternary @name("op");
 			f_dtype_d : ternary;
 			f_dtype_o : ternary;
 			f_zero : ternary;

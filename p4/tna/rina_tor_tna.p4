@@ -204,8 +204,8 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 			job_ok : ternary;
 			meta.bad_tag : ternary;
 			meta.drop : ternary;
-			hdr.rina.flags[3:3] : ternary;	/* SW_BYPASS */
-			hdr.rina.ver_op[3:0] : ternary;
+			hdr.rina.flags[3:3] : ternary @name("sw_bypass");
+			hdr.rina.ver_op[3:0] : ternary @name("op");
 			meta.worker_hit : ternary;
 			hdr.rina.n_elem : range;
 			hdr.rina.dtype_op : ternary;
