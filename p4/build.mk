@@ -112,3 +112,57 @@ $(BIN)/rina-tor-bmv2: $(TOP)/p4/bmv2/rina-tor-bmv2 $(TOP)/p4/bmv2/rina_bmv2.py \
 	$(Q)ln -sf $< $@
 
 ALL_TARGETS += $(BIN)/rina-tor-bmv2
+
+# The TNA (Tofino 1) version of the program, p4/tna/, compiled by the open
+# Tofino compiler (../shared/p4tools-tofino: a driver named p4c beside
+# p4c-barefoot). The compiler is $(P4C_TOFINO), else the p4c next to
+# p4c-barefoot on PATH (the bmv2 tree has a p4c too), else
+# /opt/p4tools-tofino/bin/p4c. Not part of a plain make (30 s to several
+# minutes a compile): make tofino builds build/p4/tna/ (tofino.bin,
+# context.json, bfrt.json, the resource logs in pipe/logs/), make
+# tofino-report prints the resource report and writes it into
+# Documentation/tofino.md. Without a compiler both say "skipped".
+ifndef P4C_TOFINO
+P4C_TOFINO	:= $(or $(shell d=$$(command -v p4c-barefoot 2>/dev/null) && \
+	[ -x "$${d%/*}/p4c" ] && echo "$${d%/*}/p4c"), \
+	$(wildcard /opt/p4tools-tofino/bin/p4c))
+endif
+P4C_TOFINO_FOUND := $(if $(strip $(P4C_TOFINO)),\
+	$(shell command -v $(P4C_TOFINO) 2>/dev/null))
+TNA_SRCS	:= $(wildcard $(TOP)/p4/tna/*.p4) $(TOP)/p4/configuration.p4 \
+	$(TOP)/p4/headers.p4 $(TOP)/p4/repeat.p4
+TNA_OUT		:= $(BUILD)/p4/tna
+TNA_LOG		:= $(TNA_OUT)/p4c.log
+TNA_REPORT	:= $(TOP)/p4/tna/resources.py
+
+.PHONY: tofino tofino-report
+ifneq ($(strip $(P4C_TOFINO_FOUND)),)
+# The compile, once per change of a source: p4c-barefoot's and bfas's
+# output in p4c.log, the exit status in p4c.rc (the resource logs are
+# written even when the assembler refuses a program that does not fit).
+$(TNA_LOG): $(TNA_SRCS)
+	$(call msg,P4C-TNA,$(TNA_OUT))
+	$(Q)rm -rf $(TNA_OUT) && mkdir -p $(TNA_OUT)
+	$(Q)$(P4C_TOFINO) --target tofino --arch tna -g -o $(TNA_OUT) \
+		$(TOP)/p4/tna/rina_tor_tna.p4 >$@.tmp 2>&1; \
+		echo $$? >$(TNA_OUT)/p4c.rc; mv $@.tmp $@
+
+# tofino fails unless the program compiled and assembled (tofino.bin)
+tofino: $(TNA_LOG)
+	$(Q)if [ "$$(cat $(TNA_OUT)/p4c.rc)" != 0 ] || \
+	    [ ! -s $(TNA_OUT)/pipe/tofino.bin ]; then \
+		grep -E 'error' $(TNA_LOG) | head -20; \
+		echo "tofino: $(TNA_OUT): no binary (see $(TNA_LOG))"; \
+		exit 1; \
+	fi
+
+tofino-report: $(TNA_LOG)
+	$(Q)python3 $(TNA_REPORT) --doc $(TOP)/Documentation/tofino.md \
+		$(TNA_OUT)
+else
+tofino tofino-report:
+	@echo "  SKIP     $@: skipped: no Tofino P4 compiler" \
+		"($(or $(P4C_TOFINO),p4c beside p4c-barefoot) not found):" \
+		"set P4C_TOFINO= or PATH, or run" \
+		"../shared/p4tools-tofino/install.sh"
+endif

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * Headers and metadata of the Rina INA ToR (p4/model/rina_tor_model.h
- * holds the same fields for the C model).
+ * holds the same fields for the C model). The header types are shared
+ * with the TNA program (p4/tna/), which defines RINA_TNA and brings its
+ * own headers_t and metadata_t (p4/tna/types.p4).
  */
 #ifndef _RINA_HEADERS_P4_
 #define _RINA_HEADERS_P4_
@@ -61,6 +63,7 @@ header rina_tag_t {
 	bit<64>	tag;
 }
 
+#ifndef RINA_TNA
 struct headers_t {
 	ethernet_t	ethernet;
 	ipv4_t		ipv4;
@@ -133,5 +136,6 @@ struct metadata_t {
 	bit<32>	rw_ip;
 	bit<16>	rw_port;
 }
+#endif /* RINA_TNA */
 
 #endif

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * Rina INA ToR for the Tofino Native Architecture (Tofino 1; T2NA with
+ * -DRINA_T2NA, untested). The same wire protocol and switch behaviour as
+ * the v1model program (../rina_tor.p4), control by control, as far as
+ * one pass of a Tofino pipeline allows: RINA_TNA_ELEMS int32 words per
+ * packet (one stateful ALU each, no recirculation), the slot rules over
+ * three two-condition stateful ALUs, raw int32 SUM (whose wrap-around a
+ * pass cannot detect) to the agent. What differs and why, the pass
+ * structure and its resource report: Documentation/tofino.md.
+ *
+ * Built by make tofino (p4/build.mk) into build/p4/tna/:
+ *   p4c --target tofino --arch tna -g -o build/p4/tna p4/tna/rina_tor_tna.p4
+ */
+#include <core.p4>
+#ifdef RINA_T2NA
+#include <t2na.p4>
+#else
+#include <tna.p4>
+#endif
+
+#include "config.p4"
+#include "types.p4"
+#include "words.p4"
+#include "parser.p4"
+#include "header_check.p4"
+#include "job_classify.p4"
+#include "tag_check.p4"
+#include "drop_simulator.p4"
+#include "l2_forward.p4"
+#include "slot_tag.p4"
+#include "adders.p4"
+#include "next_step.p4"
+#include "allgather.p4"
+#include "egress_rewrite.p4"
+#include "counters.p4"
+
+control RinaIngress(inout headers_t hdr, inout metadata_t meta,
+		    in ingress_intrinsic_metadata_t ig_md,
+		    in ingress_intrinsic_metadata_from_parser_t prs,
+		    inout ingress_intrinsic_metadata_for_deparser_t dp,
+		    inout ingress_intrinsic_metadata_for_tm_t tm)
+{
+	HeaderCheck() header_check;
+	JobClassify() job_classify;
+	TagCheck() tag_check;
+	DropSimulator() drop_sim;
+	L2Forward() l2_fwd;
+	SlotTag() slot_tag;
+	SlotMeta() slot_meta;
+	Adders() adders;
+	NextStep() next_step;
+	AllGather() allgather;
+	Counters() counters;
+
+	/* window violated, too long, raw int32 SUM: the agent aggregates */
+	action bypass()
+	{
+		hdr.rina.flags = hdr.rina.flags | RINA_F_SW_BYPASS;
+		hdr.udp.checksum = 0;
+	}
+
+	/*
+	 * Both shadow sets of the job's pool: 2 * win entries from
+	 * 2 * pool_base (v1model: pool_base + (slot & (win - 1)), plus
+	 * RINA_TOR_POOL_SIZE for the other set; the same slots, laid out
+	 * so that one mask and one add find them, with set_job's pool_mask
+	 * = 2 * win - 1 and pool_base2 = 2 * pool_base). In tables of their
+	 * own: a register index must be a field, not an expression.
+	 */
+	action set_index()
+	{
+		meta.reg_idx = hdr.rina.slot[12:0] & meta.win_mask[12:0];
+	}
+
+	table slot_index {
+		actions = { set_index; }
+		default_action = set_index();
+		size = 1;
+	}
+
+	action add_base()
+	{
+		meta.reg_idx = meta.reg_idx + meta.base2[12:0];
+	}
+
+	table slot_base {
+		actions = { add_base; }
+		default_action = add_base();
+		size = 1;
+	}
+
+	/* the contribution's checks as fields a table matches 0 against */
+	bit<16> d_ring;		/* L - chunk, saturated: 0 when chunk >= L */
+	bit<16> d_win;		/* W_t - p_chunk, saturated */
+	bit<16> x_member;	/* chunk ^ member: 0 for the member's chunk */
+	bit<16> x_own;		/* chunk ^ own_chunk */
+	bit<1> job_ok;
+	bit<1> fwd;
+	bit<1> go;
+	bit<1> ag;
+	bit<32> claim_up;	/* cbit | up_bit */
+	bit<32> rem_up;		/* full ^ up_bit: the upstream partial's */
+
+	COMPUTE(contrib_pre,
+		d_ring = meta.j_ring_len |-| hdr.rina.chunk;
+		d_win = meta.j_win |-| hdr.rina.p_chunk;
+		x_member = hdr.rina.chunk ^ meta.j_member;
+		x_own = hdr.rina.chunk ^ meta.j_own_chunk;
+		meta.full = meta.j_local_mask | meta.up_bit;
+		claim_up = meta.cbit | meta.up_bit;
+		meta.key = hdr.rina.slot ++ 16w0;
+		meta.epoch32 = (bit<32>)meta.j_epoch;)
+	COMPUTE(rem_pre,
+		meta.rem = meta.full ^ meta.cbit;
+		meta.claim = meta.full ^ claim_up;
+		rem_up = meta.full ^ meta.up_bit;)
+	/* meta.claim holds full ^ (cbit | up_bit): the own first chunk's */
+	COMPUTE(rem_first, meta.rem = meta.claim;)
+
+	/* which packet this is for the switch (tor_ctr) */
+	action tor_class(bit<8> id, bit<1> f, bit<1> ok)
+	{
+		meta.tor_id = id;
+		fwd = f;
+		job_ok = ok;
+	}
+
+	action tor_parse_err()
+	{
+		meta.tor_id = meta.parse_err;
+		fwd = 0;
+		job_ok = 0;
+	}
+
+	table tor_verdict {
+		key = {
+			meta.is_rina : ternary;
+			meta.parse_err : ternary;
+			meta.job_hit : ternary;
+		}
+		actions = { tor_class; tor_parse_err; }
+		size = 4;
+		const entries = {
+			(0, _, _) : tor_class(RINA_TS_NON_RINA, 1, 0);
+			(1, RINA_PARSE_OK, 0) :
+				tor_class(RINA_PARSE_UNKNOWN_JOB, 1, 0);
+			(1, RINA_PARSE_OK, 1) : tor_class(RINA_PARSE_OK, 0, 1);
+		}
+		default_action = tor_parse_err();
+	}
+
+	/* what the job's packet is, in rina_tor.p4's order of tests */
+	action job_ev(bit<32> ev, bit<1> f)
+	{
+		meta.ev = ev;
+		fwd = f;
+	}
+
+	action job_bypass(bit<32> ev)
+	{
+		meta.ev = ev;
+		fwd = 1;
+		hdr.rina.flags[3:3] = 1;	/* SW_BYPASS */
+		hdr.udp.checksum = 0;
+	}
+
+	action job_contrib()
+	{
+		meta.ev = 1 << RINA_TC_CONTRIB_IN;
+		go = 1;
+	}
+
+	action job_partial()
+	{
+		meta.ev = 1 << RINA_TC_PARTIAL_IN;
+		go = 1;
+		meta.is_partial = 1;
+		meta.one_bit = meta.j_up_bit_idx;
+		meta.rem = rem_up;
+	}
+
+	action job_ag()
+	{
+		ag = 1;
+	}
+
+#define C_IN	(32w1 << RINA_TC_CONTRIB_IN)
+#define P_IN	(32w1 << RINA_TC_PARTIAL_IN)
+#define BAD	(32w1 << RINA_TC_BAD)
+#define TOO_LONG	(32w1 << RINA_TC_TOO_LONG)
+#define I32	(32w1 << RINA_TNA_TC_INT32_SUM)
+#define DATA_CHECKS(OP, IN, GO)						\
+	(1, 0, 0, 0, OP, _, RINA_TNA_ELEMS + 1 .. 0xffff, _, _, _, _, _) : \
+		job_bypass(IN | TOO_LONG);				\
+	(1, 0, 0, 0, OP, _, _, RINA_WIRE_INT32 << 4, _, _, _, _) :	\
+		job_bypass(IN | I32);					\
+	(1, 0, 0, 0, OP, _, _, _, 0, _, _, _) : job_ev(IN | BAD, 0);	\
+	(1, 0, 0, 0, OP, _, _, _, _, 0, _, _) : job_ev(IN | BAD, 0);	\
+	(1, 0, 0, 0, OP, _, _, _, _, _, 0, _) : job_ev(IN | BAD, 0);
+
+	table job_verdict {
+		key = {
+			job_ok : ternary;
+			meta.bad_tag : ternary;
+			meta.drop : ternary;
+			hdr.rina.flags[3:3] : ternary @name("sw_bypass");
+			hdr.rina.ver_op[3:0] : ternary @name("op");
+			meta.worker_hit : ternary;
+			hdr.rina.n_elem : range;
+			hdr.rina.dtype_op : ternary;
+			d_ring : ternary;
+			hdr.rina.p_chunk : ternary;
+			d_win : ternary;
+			x_member : ternary;
+		}
+		actions = { job_ev; job_bypass; job_contrib; job_partial;
+			    job_ag; NoAction; }
+		size = 32;
+		const entries = {
+			(1, 1, _, _, _, _, _, _, _, _, _, _) :
+				job_ev(32w1 << RINA_TC_BAD_TAG, 0);
+			(1, 0, 1, _, _, _, _, _, _, _, _, _) :
+				job_ev(32w1 << RINA_TC_DROP_SIM, 0);
+			(1, 0, 0, 1, _, _, _, _, _, _, _, _) :
+				job_ev(32w1 << RINA_TC_BYPASS_IN, 1);
+			(1, 0, 0, 0, RINA_OP_SR_CONTRIB, 0, _, _, _, _, _, _) :
+				job_ev(C_IN | (32w1 << RINA_TC_NO_WORKER), 1);
+			DATA_CHECKS(RINA_OP_SR_CONTRIB, C_IN, job_contrib)
+			(1, 0, 0, 0, RINA_OP_SR_CONTRIB, _, _, _, _, _, _, _) :
+				job_contrib();
+			DATA_CHECKS(RINA_OP_SR_PARTIAL, P_IN, job_partial)
+			/* rina_slot_exp_mask(): no partial for chunk i */
+			(1, 0, 0, 0, RINA_OP_SR_PARTIAL, _, _, _, _, _, _, 0) :
+				job_ev(P_IN | BAD, 0);
+			(1, 0, 0, 0, RINA_OP_SR_PARTIAL, _, _, _, _, _, _, _) :
+				job_partial();
+			(1, 0, 0, 0, RINA_OP_AG_DATA, _, _, _, _, _, _, _) :
+				job_ag();
+			(1, 0, 0, 0, RINA_OP_ACK, _, _, _, _, _, _, _) :
+				job_ag();
+			(1, 0, 0, 0, RINA_OP_NACK, _, _, _, _, _, _, _) :
+				job_ev(32w1 << RINA_TC_NACK_IN, 1);
+			(1, 0, 0, 0, _, _, _, _, _, _, _, _) :
+				job_ev(32w1 << RINA_TC_CTRL_IN, 1);
+		}
+		default_action = NoAction();
+	}
+
+	apply {
+		meta.tor_ev = 0;
+		meta.ev = 0;
+		meta.emit = 0;
+		meta.verdict = 0xff;
+		meta.done_now = 0;
+		meta.overflow = 0;
+		meta.own = 0;
+		meta.own_first = 0;
+		meta.is_partial = 0;
+		meta.is_max = 0;
+		meta.st_in = 0;
+		meta.s_state = 0;
+		meta.out_ecn = 0;
+		fwd = 0;
+		go = 0;
+		ag = 0;
+		job_ok = 0;
+
+		/* lookups first, side by side; their verdicts after */
+		header_check.apply(hdr, meta);
+		job_classify.apply(hdr, meta);
+		tag_check.apply(hdr, meta);
+		drop_sim.apply(hdr, meta.drop);
+		contrib_pre.apply();
+		rem_pre.apply();
+		slot_index.apply();
+		tor_verdict.apply();
+		job_verdict.apply();
+		slot_base.apply();
+		/* one or the other: the compiler may then overlap them */
+		if (ag == 1) {
+			allgather.apply(hdr, meta);
+			if (meta.emit == 0)
+				fwd = 1;
+		} else if (go == 1) {
+			if (x_own == 0)
+				meta.own = 1;
+			if (x_member == 0) {
+				meta.own_first = 1;
+				rem_first.apply();
+			}
+			if (hdr.rina.dtype_op[3:0] == RINA_WIRE_MAX)
+				meta.is_max = 1;
+			if (hdr.rina.flags[4:4] == 1)		/* OVERFLOW */
+				meta.st_in[1:1] = 1;		/* ST_OVF */
+			if (hdr.ipv4.diffserv[1:0] == RINA_ECN_CE) {
+				if (meta.is_partial == 1)
+					meta.st_in[3:3] = 1;	/* ST_UP_CE */
+				else
+					meta.st_in[2:2] = 1;	/* ST_CE */
+			}
+			slot_tag.apply(meta);
+			slot_meta.apply(hdr, meta);
+			if (meta.verdict == RINA_SLOT_STALE) {
+				meta.ev[RINA_TC_STALE:RINA_TC_STALE] = 1;
+				next_step.apply(hdr, meta);
+			} else if (meta.verdict == RINA_SLOT_COLLISION) {
+				meta.ev[RINA_TC_COLLISION:RINA_TC_COLLISION] = 1;
+				bypass();
+				fwd = 1;
+			} else if (meta.verdict == RINA_SLOT_DUP) {
+				meta.ev[RINA_TC_DUP:RINA_TC_DUP] = 1;
+			} else {
+				adders.apply(hdr, meta);
+				next_step.apply(hdr, meta);
+			}
+		}
+
+		hdr.bridge.setValid();
+		hdr.bridge.emit = meta.emit;
+		hdr.bridge.ingress_port = ig_md.ingress_port;
+		if (meta.emit != 0) {
+			tm.mcast_grp_a = meta.j_mgrp;
+			hdr.bridge.one_bit = meta.one_bit;
+			hdr.bridge.out_ecn = meta.out_ecn;
+			hdr.bridge.ack_flags = meta.ack_flags;
+			hdr.bridge.ack_step = meta.ack_step;
+			hdr.bridge.ack_slot = meta.ack_slot;
+			hdr.bridge.ack_seq = meta.ack_seq;
+			hdr.bridge.job_idx = meta.j_job_idx[7:0];
+			hdr.bridge.tagged = meta.j_tagged;
+			hdr.bridge.words = 0;
+			if (meta.emit[3:3] == 1 && hdr.elems[0].isValid())
+				hdr.bridge.words = 1;	/* UP: cut an ACK */
+		} else if (fwd == 1) {
+			l2_fwd.apply(hdr, meta, tm);
+		} else {
+			dp.drop_ctl = 1;
+		}
+		counters.apply(meta);
+	}
+}
+
+control RinaEgress(inout headers_t hdr, inout egress_metadata_t em,
+		   in egress_intrinsic_metadata_t eg_md,
+		   in egress_intrinsic_metadata_from_parser_t prs,
+		   inout egress_intrinsic_metadata_for_deparser_t dp,
+		   inout egress_intrinsic_metadata_for_output_port_t op)
+{
+	EgressRewrite() rewrite;
+	DropSimulator() drop_sim;
+	CountersOut() counters;
+
+	apply {
+		bit<1> drop = 0;
+
+		rewrite.apply(hdr, em, eg_md, dp);
+		if (em.keep == 1) {
+			drop_sim.apply(hdr, drop);
+			if (drop == 1) {
+				em.ev_out = RINA_TO_DROP_SIM;
+				dp.drop_ctl = 1;
+			}
+		}
+		counters.apply(hdr, em);
+	}
+}
+
+Pipeline(RinaIngressParser(), RinaIngress(), RinaIngressDeparser(),
+	 RinaEgressParser(), RinaEgress(), RinaEgressDeparser()) pipe;
+
+Switch(pipe) main;

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * Headers, metadata and the bridged header of the TNA Rina ToR. The wire
+ * headers are ../headers.p4's (shared with v1model); the payload stack is
+ * RINA_TNA_PARSE_WORDS long instead of RINA_TOR_ELEMS.
+ */
+#ifndef _RINA_TNA_TYPES_P4_
+#define _RINA_TNA_TYPES_P4_
+
+#define RINA_TNA
+#include "../headers.p4"
+
+/*
+ * What ingress hands to egress ahead of the frame (not on the wire).
+ * Small: Tofino 1's egress parser reads at most 160 bytes, and the
+ * replica that becomes the ACK to upstream parses the payload words
+ * after it. The job's source address comes from egress's job_src table.
+ */
+header bridge_t {
+	bit<8>	emit;		/* RINA_EMIT_*: 0 for plain traffic */
+	bit<8>	one_bit;
+	bit<8>	out_ecn;
+	bit<8>	ack_flags;
+	bit<8>	ack_step;
+	bit<8>	job_idx;
+	bit<7>	pad0;
+	bit<1>	words;		/* payload words parsed again in egress */
+	bit<7>	pad1;
+	bit<1>	tagged;
+	bit<7>	pad2;
+	bit<9>	ingress_port;
+	bit<16>	ack_slot;
+	bit<32>	ack_seq;
+}
+
+struct headers_t {
+	bridge_t	bridge;
+	ethernet_t	ethernet;
+	ipv4_t		ipv4;
+	udp_t		udp;
+	rina_t		rina;
+	rina_elem_t[RINA_TNA_PARSE_WORDS] elems;
+	rina_tag_t	tag;
+}
+
+/* the names of ../headers.p4's metadata_t where the meaning is the same */
+struct metadata_t {
+	bit<1>	is_rina;
+	bit<8>	parse_err;
+	bit<1>	job_hit;
+	bit<1>	worker_hit;
+	bit<1>	bad_tag;
+	bit<1>	drop;
+	/* set_job */
+	bit<16>	j_job_idx;
+	bit<16>	j_epoch;
+	bit<16>	j_pool_base;
+	bit<16>	j_win;
+	bit<16>	j_member;
+	bit<16>	j_ring_len;
+	bit<16>	j_own_chunk;
+	bit<8>	j_up_bit_idx;
+	bit<32>	j_local_mask;
+	bit<16>	j_mgrp;
+	bit<16>	j_src_id;
+	bit<48>	j_agent_mac;
+	bit<32>	agent_ip;
+	bit<16>	agent_port;
+	bit<1>	j_tagged;
+	bit<64>	j_tag;
+	/* derived in the pipeline (v1model computes them inline) */
+	bit<16>	win_mask;	/* 2 * win - 1: both shadow sets */
+	bit<16>	base2;		/* 2 * pool_base */
+	bit<32>	up_bit;
+	bit<32>	full;		/* local_mask | up_bit */
+	bit<32>	ag_off;		/* ring_len * p_chunk (table ag_seq) */
+	bit<16>	ctr_base;	/* job_idx * RINA_TNA_CTR_STRIDE */
+	/* contribution */
+	bit<32>	cbit;
+	bit<8>	one_bit;
+	bit<32>	claim;		/* cbit plus the upstream bit (chunk i) */
+	bit<32>	rem;		/* full & ~claim: SlotTag's operand */
+	bit<1>	own;
+	bit<1>	own_first;	/* chunk == member: no upstream partial */
+	bit<1>	is_partial;
+	slot_idx_t reg_idx;
+	bit<32>	key;		/* wire slot << 16: serial age in 32 bits */
+	bit<32>	epoch32;
+	bit<4>	p_age;		/* SlotTag's stateful predicates */
+	bit<4>	p_tag;
+	bit<32>	old_bitmap;	/* missing before this packet */
+	bit<32>	seen;		/* old_bitmap & cbit: 0 for a duplicate */
+	bit<8>	verdict;
+	bit<1>	done_now;
+	bit<1>	overflow;
+	bit<1>	is_max;
+	bit<8>	st_in;		/* what the packet adds to the slot state */
+	bit<8>	s_state;
+	bit<8>	s_exp;
+	bit<16>	s_ncontrib;
+	/* emission */
+	bit<8>	emit;
+	bit<32>	ack_seq;
+	bit<16>	ack_slot;
+	bit<8>	ack_flags;
+	bit<8>	ack_step;
+	bit<8>	out_ecn;
+	/* counter events */
+	bit<32>	ev;
+	bit<16>	tor_ev;
+	bit<16>	ctr_a;
+	bit<16>	ctr_b;
+	bit<16>	ctr_c;
+	bit<8>	tor_id;
+}
+
+struct egress_metadata_t {
+	bit<8>	rw_cls;
+	bit<8>	rw_bit;
+	bit<48>	rw_mac;
+	bit<32>	rw_ip;
+	bit<16>	rw_port;
+	bit<1>	keep;
+	bit<1>	csum;
+	bit<8>	ev_out;		/* one RINA_TO_* id, 0xff for none */
+	bit<48>	agent_mac;	/* job_src */
+	bit<32>	agent_ip;
+	bit<16>	agent_port;
+	bit<16>	src_id;
+	bit<16>	ctr;
+}
+
+#endif
