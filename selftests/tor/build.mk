@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # The ToR's tests: the model's packet-vector runner and fuzzer, the ring
-# emulation through the model, the P4/C constant lock-step check, rina-tor's
-# control protocol on the model (tor_control_test), and the
+# emulation through the model (core's engines as its hosts), the P4/C
+# constant lock-step check, rina-tor's control protocol on the model
+# (tor_control_test), and the
 # replay and control clients that test_rina_tor.sh drives against
 # rina-tor (p4/build.mk builds the model, p4cfg.o and rina-tor).
 
@@ -35,12 +36,17 @@ $(TOR_TEST_DIR)/tor_control_test: $(TOP)/selftests/tor/tor_control_test.c \
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_control_test
 
-$(TOR_TEST_DIR)/tor_ring: $(TOP)/selftests/tor/tor_ring.c $$(P4CFG_OBJ) \
+# The ring through the model, its ranks running core's engines and agent
+# from librina_core.a, which core/sources.mk's lists build.
+$(TOR_TEST_DIR)/tor_ring: $(TOP)/selftests/tor/tor_ring.c \
+		$(TOP)/selftests/tor/tor_ring_hosts.c \
+		$(TOP)/selftests/tor/tor_ring.h $$(P4CFG_OBJ) \
 		$(TOR_MODEL_LIB) $(LIBRINA_CORE_A) $$(TOR_MODEL_HDRS) \
-		$(TOP)/p4/cfg/p4cfg.h $(TOP)/core/schedule.h $(TOP)/core/plan.h \
+		$(TOP)/p4/cfg/p4cfg.h $(wildcard $(TOP)/core/*.h) \
 		$(TOP)/selftests/ktap.h
 	$(call cc-prog,$(TOR_CFLAGS) -I$(TOP)/p4/cfg,\
-		$< $(P4CFG_OBJ) $(TOR_MODEL_LIB) $(LIBRINA_CORE_A),$(CORE_LDLIBS))
+		$(filter %.c,$^) $(P4CFG_OBJ) $(TOR_MODEL_LIB) \
+		$(LIBRINA_CORE_A),$(CORE_LDLIBS))
 
 ALL_TARGETS += $(TOR_TEST_DIR)/tor_ring
 
