@@ -241,6 +241,7 @@ static void rx_ack(struct rm_call *k, const struct rina_hdr *h, __u8 from)
 		k->got_ack++;
 		acked++;
 		k->last_progress = now;
+		k->last_ack = now;
 	}
 	/*
 	 * Towards an INA member an ACK waits for the slot to complete, i.e.
@@ -542,6 +543,7 @@ int rina_rm_start(struct rina_rm *m, __s32 *acc, __u64 count,
 	k->txq.limit = rina_txq_limit(cfg->txq_limit,
 				      k->after_ina || k->ordwin);
 	k->last_progress = rm_now(m);
+	k->last_ack = k->last_progress;
 	return 0;
 }
 
@@ -640,6 +642,8 @@ void rina_rm_progress(const struct rina_rm *m, struct rina_rm_progress *p)
 	p->got_ack = k->got_ack;
 	p->expect_ack = k->expect_ack;
 	p->last_us = k->last_progress;
+	p->last_ack_us = k->last_ack;
+	p->in_flight = k->nout;
 }
 
 const struct rina_rm_error *rina_rm_error(const struct rina_rm *m)

@@ -86,6 +86,7 @@ struct rm_call {
 	__u64		expect_rx, got_rx;
 	__u64		expect_ack, got_ack;
 	__u64		last_progress;
+	__u64		last_ack;	/* downstream's last new ACK */
 
 	struct rina_engine_msg tx[RINA_ENGINE_BATCH];
 	int		ntx;

@@ -208,6 +208,7 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
+	c->dead_peer = -1;
 	if (cfg->job_file)
 		ret = rina_jobfile_parse(cfg->job_file, &c->job, err,
 					 sizeof(err));

@@ -99,6 +99,11 @@ struct rina_comm {
 	uint16_t		round;		/* next call's round number */
 	uint32_t		slot_base;
 	int			broken;		/* enum rina_result, sticky */
+	/*
+	 * The rank this one gave up on in its last failed call (ring.c,
+	 * dead_next()), or -1: its ABORT names it (core/abort.h).
+	 */
+	int			dead_peer;
 	bool			prev_said_bye;	/* upstream left the ring */
 	uint8_t			session;	/* enum rina_session_phase */
 	/* this communicator's incarnation, in HELLO (session.c) */
