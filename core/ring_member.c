@@ -242,6 +242,7 @@ static void rx_ack(struct rm_call *k, const struct rina_hdr *h, __u8 from)
 		acked++;
 		k->last_progress = now;
 		k->last_ack = now;
+		k->probes = 0;
 	}
 	/*
 	 * Towards an INA member an ACK waits for the slot to complete, i.e.
