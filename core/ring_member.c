@@ -254,6 +254,17 @@ static void rx_ack(struct rm_call *k, const struct rina_hdr *h, __u8 from)
 	 * it the member downstream of the rack kept a window of 8-20
 	 * packets and a backlog of 1000 (mixed 2x4, 25 Mbit/s).
 	 */
+	/*
+	 * The batch's sample also tells the controller whether a queue
+	 * stands on the path (rina_cc_rtt_sample()): a loss that found
+	 * none is no congestion, and does not cut. Every loss cut before:
+	 * at 10% random loss a plain 2x3 ring's windows sat at 3-7
+	 * packets of 256, and the call took 7-27x its lossless time (INA
+	 * workers, which sample so, 2.7x). Not where the delay is not the
+	 * path's (above).
+	 */
+	if (sample && !k->ordwin && !k->after_ina)
+		rina_cc_rtt_sample(&path->cc, sample, &path->rtt, now);
 	m->st.ce_acked += rina_ack_ce(h, acked);
 	rina_cc_on_ack(&path->cc, acked, rina_ack_ce(h, acked),
 		       k->ordwin || k->after_ina ? 0 : sample, &path->rtt,
