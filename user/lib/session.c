@@ -60,7 +60,9 @@ static bool ctrl_trusted(struct rina_comm *c, const struct rina_hdr *h,
 			    key ? rina_wall_us() : 0, c->self.ip, c->self.port);
 	if (v == RINA_CTRL_OK)
 		return true;
-	if (v == RINA_CTRL_STALE || v == RINA_CTRL_REPLAY)
+	if (v == RINA_CTRL_DUPLICATE)
+		c->st.ctrl_duplicates++;
+	else if (v == RINA_CTRL_STALE || v == RINA_CTRL_REPLAY)
 		c->st.ctrl_replayed++;
 	else
 		c->st.ctrl_forged++;
