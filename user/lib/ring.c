@@ -108,11 +108,12 @@ static int describe_stall(struct rina_comm *c)
 	if (c->dead_peer >= 0) {
 		inet_ntop(AF_INET, &c->next.ip, ip, sizeof(ip));
 		return rina_fail(RINA_ERR_TIMEOUT,
-				 "rank %d: rank %d (%s:%u) acknowledged nothing for %llu ms, %u packets of call %llu out to it: it died, was stopped or is cut off",
-				 c->rank, c->dead_peer, ip, ntohs(c->next.port),
+				 "rank %d: no progress for %u ms in call %llu: rank %d (%s:%u) acknowledged nothing for %llu ms, %u packets out to it: it died, was stopped or is cut off",
+				 c->rank, c->timeout_ms,
+				 (unsigned long long)c->st.calls, c->dead_peer,
+				 ip, ntohs(c->next.port),
 				 (unsigned long long)
-				 ((now - p.last_ack_us) / 1000), p.in_flight,
-				 (unsigned long long)c->st.calls);
+				 ((now - p.last_ack_us) / 1000), p.in_flight);
 	}
 	return rina_fail(RINA_ERR_TIMEOUT,
 			 "rank %d: no progress for %u ms in call %llu: %llu of %llu packets from rank %d, %llu of %llu acks from rank %d",
