@@ -107,6 +107,8 @@ struct rina_agent_counters {
 	__u64 gap_nacks;
 	__u64 sessions;		/* sessions ended (all said BYE) */
 	__u64 aborts;		/* jobs aborted by the host (member lost) */
+	/* control messages refused as copies of one taken (ctrl_auth.h) */
+	__u64 ctrl_duplicates;
 };
 
 /* State transitions reported to the host (tracepoints, logs). */

@@ -78,7 +78,9 @@ static int ctrl_trusted(struct rina_agent_core *a, const struct rina_hdr *h,
 			    a->cfg.self.port);
 	if (v == RINA_CTRL_OK)
 		return 1;
-	if (v == RINA_CTRL_STALE || v == RINA_CTRL_REPLAY)
+	if (v == RINA_CTRL_DUPLICATE)
+		a->st.ctrl_duplicates++;
+	else if (v == RINA_CTRL_STALE || v == RINA_CTRL_REPLAY)
 		a->st.ctrl_replayed++;
 	else
 		a->st.ctrl_forged++;

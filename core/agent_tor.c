@@ -240,8 +240,12 @@ static void tor_lost(struct rina_agent_core *a, __u64 now)
 	 */
 	for (k = 0; k < a->cfg.n_local; k++)
 		rina_agent_send_ctrl(a, &a->cfg.local[k], RINA_CTRL_TOR_LOST);
+	/*
+	 * tor_status stays the ToR's last answer (ok): the state says it
+	 * went silent. RINA_AGENT_TOR_SILENT is "never answered", which
+	 * every stats reader printed as 4294967295 after a ToR died.
+	 */
 	a->tor_state = RINA_AGENT_TOR_LOST;
-	a->tor_status = RINA_AGENT_TOR_SILENT;
 	a->st.tor_lost++;
 	a->tor_tries = 1;
 	a->tor_last = now;

@@ -60,22 +60,23 @@ static int guard_index(__u16 src)
 /*
  * Not taken before, and newer than the oldest remembered when all slots
  * are full (so that an old message cannot come back once forgotten):
- * taken into the oldest slot.
+ * taken into the oldest slot. Else the verdict: a copy of one taken, or
+ * a replay.
  */
-static int guard_take(__u64 *seen, __u64 stamp)
+static enum rina_ctrl_verdict guard_take(__u64 *seen, __u64 stamp)
 {
 	int i, oldest = 0;
 
 	for (i = 0; i < RINA_CTRL_GUARD_DEPTH; i++) {
 		if (seen[i] == stamp)
-			return 0;
+			return RINA_CTRL_DUPLICATE;
 		if (seen[i] < seen[oldest])
 			oldest = i;
 	}
 	if (stamp <= seen[oldest])
-		return 0;
+		return RINA_CTRL_REPLAY;
 	seen[oldest] = stamp;
-	return 1;
+	return RINA_CTRL_OK;
 }
 
 void rina_ctrl_guard_init(struct rina_ctrl_guard *g, __u64 not_before_us)
@@ -113,9 +114,7 @@ enum rina_ctrl_verdict rina_ctrl_check(struct rina_ctrl_guard *g,
 	if (stamp + RINA_CTRL_WINDOW_US < now_us ||
 	    stamp > now_us + RINA_CTRL_WINDOW_US)
 		return RINA_CTRL_STALE;
-	if (!guard_take(g->seen[k], stamp))
-		return RINA_CTRL_REPLAY;
-	return RINA_CTRL_OK;
+	return guard_take(g->seen[k], stamp);
 }
 
 /* label, job id and session, big-endian: what tag and data key hash */

@@ -47,6 +47,12 @@ enum rina_ctrl_verdict {
 	RINA_CTRL_STALE,	/* the stamp is outside the window */
 	RINA_CTRL_REPLAY,	/* taken before, or older than all taken */
 	RINA_CTRL_BAD_SENDER,	/* src_id names no rank nor ToR */
+	/*
+	 * A copy of one taken (its stamp, its MAC): what a network that
+	 * duplicates a datagram delivers. Refused like a replay, and as
+	 * harmless, but no sign of one: counted apart.
+	 */
+	RINA_CTRL_DUPLICATE,
 	__RINA_CTRL_VERDICT_MAX,
 };
 
@@ -58,6 +64,7 @@ enum rina_ctrl_verdict {
 	[RINA_CTRL_STALE]	= "stale",		\
 	[RINA_CTRL_REPLAY]	= "replayed",		\
 	[RINA_CTRL_BAD_SENDER]	= "bad_sender",		\
+	[RINA_CTRL_DUPLICATE]	= "duplicate",		\
 }
 
 /* A signed control message as built and checked here. */

@@ -20,6 +20,8 @@ const char *const rina_job_err_names[__RINA_JOB_MAX] = {
 	[RINA_JOB_DUP_RACK]	  = "rack declared twice",
 	[RINA_JOB_BAD_AGENT_PORT] = "agent port outside 21064..21071",
 	[RINA_JOB_MAC_WITH_TOR]	  = "auth mac in a rack with a ToR, which cannot check per-packet MACs (use auth tag)",
+	[RINA_JOB_BAD_TOR_PORT]	  = "the ToR's control port is 21071: rina-tor and the P4 ToR answer there only",
+	[RINA_JOB_MIXED_LOOPBACK] = "rank on a loopback address (127.0.0.0/8) beside ranks that are not, or the reverse: they cannot reach each other",
 };
 
 const struct rina_rack_desc *rina_job_rack(const struct rina_job_desc *job,
@@ -40,6 +42,12 @@ __be16 rina_rack_agent_port(const struct rina_job_desc *job,
 
 	return r && r->agent_port ? r->agent_port :
 	       rina_htons(RINA_UDP_PORT_AGENT);
+}
+
+/* 127.0.0.0/8: reaches the own host only */
+static int is_loopback(__be32 ip)
+{
+	return (rina_ntohl(ip) >> 24) == 127;
 }
 
 static struct rina_job_verdict verdict(enum rina_job_err err, int what)
@@ -82,6 +90,14 @@ struct rina_job_verdict rina_job_validate(const struct rina_job_desc *job)
 		/* a switch pipeline cannot compute a MAC per packet */
 		if (job->auth == RINA_JOB_AUTH_MAC && rk->tor_ip)
 			return verdict(RINA_JOB_MAC_WITH_TOR, (int)i);
+		/*
+		 * The agent sends TOR_INSTALL to tor_port and takes answers
+		 * from there only; the ToR answers from RINA_UDP_PORT_AGENT
+		 * (p4/tor/tor_control.c, the P4 parser's Rina ports).
+		 */
+		if (rk->tor_ip && rk->tor_port &&
+		    rina_ntohs(rk->tor_port) != RINA_UDP_PORT_AGENT)
+			return verdict(RINA_JOB_BAD_TOR_PORT, (int)i);
 	}
 	for (i = 0; i < job->n_ranks; i++) {
 		const struct rina_rank_desc *r = &job->ranks[i];
@@ -97,6 +113,9 @@ struct rina_job_verdict rina_job_validate(const struct rina_job_desc *job)
 			if (job->ranks[j].ip == r->ip &&
 			    job->ranks[j].port == r->port)
 				return verdict(RINA_JOB_DUP_ADDR, (int)i);
+		/* a socket on 127.x sends nowhere else, nor hears from it */
+		if (is_loopback(r->ip) != is_loopback(job->ranks[0].ip))
+			return verdict(RINA_JOB_MIXED_LOOPBACK, (int)i);
 	}
 	return verdict(RINA_JOB_OK, -1);
 }

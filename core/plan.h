@@ -117,6 +117,8 @@ enum rina_job_err {
 	RINA_JOB_DUP_RACK,
 	RINA_JOB_BAD_AGENT_PORT,
 	RINA_JOB_MAC_WITH_TOR,
+	RINA_JOB_BAD_TOR_PORT,
+	RINA_JOB_MIXED_LOOPBACK,
 	__RINA_JOB_MAX,
 };
 
@@ -132,7 +134,7 @@ extern const char *const rina_job_err_names[__RINA_JOB_MAX];
 static inline int rina_job_err_is_rack(enum rina_job_err err)
 {
 	return err == RINA_JOB_DUP_RACK || err == RINA_JOB_BAD_AGENT_PORT ||
-	       err == RINA_JOB_MAC_WITH_TOR;
+	       err == RINA_JOB_MAC_WITH_TOR || err == RINA_JOB_BAD_TOR_PORT;
 }
 
 struct rina_job_verdict rina_job_validate(const struct rina_job_desc *job);

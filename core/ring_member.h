@@ -83,6 +83,13 @@ struct rina_rm_progress {
 	__u64	got_rx, expect_rx;	/* data from upstream */
 	__u64	got_ack, expect_ack;	/* ACKs from downstream */
 	__u64	last_us;		/* when either last moved */
+	/*
+	 * When downstream last acknowledged a packet (the call's start if
+	 * never), and how many of ours it has not: a next member that is
+	 * alive acknowledges every copy it gets, however stalled the ring.
+	 */
+	__u64	last_ack_us;
+	__u32	in_flight;
 };
 
 struct rina_rm;

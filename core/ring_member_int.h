@@ -86,6 +86,10 @@ struct rm_call {
 	__u64		expect_rx, got_rx;
 	__u64		expect_ack, got_ack;
 	__u64		last_progress;
+	__u64		last_ack;	/* downstream's last new ACK */
+	/* the tail loss probe (rm_retransmit()): the last, how many since */
+	__u64		last_probe;
+	__u32		probes;
 
 	struct rina_engine_msg tx[RINA_ENGINE_BATCH];
 	int		ntx;

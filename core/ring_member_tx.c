@@ -404,9 +404,78 @@ static int resend(struct rm_call *k, struct rm_out *e, __u64 now)
 }
 
 /*
+ * The probe timeout: twice the smoothed round trip (RFC 8985 7.2), twice
+ * the base one while RACK finds losses (a loss in the last 8 SRTT: the
+ * SRTT then grows with the very stalls the probe ends), the job's timer
+ * before any sample; at least RINA_PTO_MIN_US (a descheduled process),
+ * doubled for each probe that brought no ACK, at most the packet timer.
+ */
+static __u64 pto(const struct rm_call *k, __u64 now, __u64 cap)
+{
+	const struct rina_path *p = k->m->cfg.path;
+	__u64 t = 2 * p->rtt.srtt_us;
+
+	if (!t)
+		t = k->m->cfg.rto_us;
+	else if (p->last_loss_us && now - p->last_loss_us < 8 * p->rtt.srtt_us)
+		t = 2 * p->rtt.base_us;
+	if (t < RINA_PTO_MIN_US)
+		t = RINA_PTO_MIN_US;
+	t <<= k->probes < 8 ? k->probes : 8;
+	return t < cap ? t : cap;
+}
+
+/*
+ * A tail loss probe (RFC 8985 7): nothing acknowledged for a PTO while
+ * packets are out, so RACK has nothing sent after a loss to find it by.
+ * Lost at the tail of a step, or lost twice, a packet waited for its
+ * timer, 20 ms and more, where the call takes a few: at 10% loss a plain
+ * 2x3 ring took 63x its lossless time in 560 timeouts a run, each one
+ * cutting the window. The newest packet goes again: its ACK, a duplicate's
+ * too, moves RACK past every older one still out, and those are resent
+ * at once. Not a loss signal: the window stays. Towards an INA member
+ * ACKs wait for its slots, not a round trip: there the timer does.
+ */
+static int probe(struct rm_call *k, __u64 now, __u64 *next)
+{
+	struct rm_out *newest = NULL;
+	__u64 at, since;
+	__u32 j;
+	int ret;
+
+	if (k->ordwin || !k->nout)
+		return 0;
+	for (j = 0; j < k->nout; j++)
+		if (!newest || k->out[j].t_sent > newest->t_sent)
+			newest = &k->out[j];
+	since = k->last_ack > k->last_probe ? k->last_ack : k->last_probe;
+	if (newest->t_sent > since)
+		since = newest->t_sent;
+	at = since + pto(k, now, newest->rto);
+	if (now < at) {
+		if (at < *next)
+			*next = at;
+		return 0;
+	}
+	ret = rm_emit(k, newest->seq, 1);
+	if (ret)
+		return ret;
+	k->probes++;
+	k->last_probe = now;
+	k->m->st.timeouts++;
+	k->m->st.probes++;
+	/* its own timer stays as it was: the probe is no expiry of it */
+	newest->tries++;
+	newest->t_sent = now;
+	newest->deadline = now + newest->rto;
+	return 0;
+}
+
+/*
  * Losses found by RACK (rm_rack_of()) are resent at once; of the packets
  * overdue on their timer the oldest, or all of them where the next
- * member asked for them (lost ACKs).
+ * member asked for them (lost ACKs); nothing acknowledged for a while, a
+ * probe (probe()).
  */
 int rm_retransmit(struct rm_call *k, __u64 *wait_us)
 {
@@ -431,8 +500,10 @@ int rm_retransmit(struct rm_call *k, __u64 *wait_us)
 			 * so no cut there. Resending ours costs a duplicate
 			 * the ToR drops.
 			 */
-			if (!k->ordwin)
+			if (!k->ordwin) {
 				rina_cc_on_loss(&path->cc, &path->rtt, now);
+				path->last_loss_us = now;
+			}
 			ret = resend(k, e, now);
 			if (ret)
 				return ret;
@@ -461,6 +532,9 @@ int rm_retransmit(struct rm_call *k, __u64 *wait_us)
 		if (ret)
 			return ret;
 	}
+	ret = probe(k, now, &next);
+	if (ret)
+		return ret;
 	for (j = 0; j < k->nout; j++) {
 		struct rm_out *e = &k->out[j];
 

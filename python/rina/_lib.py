@@ -93,7 +93,7 @@ STATS_FIELDS = (
     "rack_agent", "resent_asked", "agent_asks_out", "agent_asks_in",
     "rx_ce", "ce_acked", "cwnd_cuts_loss", "cwnd_cuts_delay",
     "cwnd_cuts_ecn", "resent_orphaned", "agent_gap_nacks",
-    "retx_tx_bytes", "tx_refused_bytes", "txq_holds",
+    "retx_tx_bytes", "tx_refused_bytes", "txq_holds", "ctrl_duplicates",
 )
 
 

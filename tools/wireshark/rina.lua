@@ -50,7 +50,7 @@ local tor_status = {
 	[3] = "bad parameters",
 }
 
--- ABORT arg, bits 0-7: enum rina_result (user/include/rina.h)
+-- ABORT arg, bits 0-6: enum rina_result (user/include/rina.h)
 local results = {
 	[0] = "RINA_OK", [1] = "RINA_ERR_INVALID", [2] = "RINA_ERR_JOBFILE",
 	[3] = "RINA_ERR_SYSTEM", [4] = "RINA_ERR_NOMEM",
@@ -112,7 +112,11 @@ local f = {
 	ctrl_status = ProtoField.uint32("rina.ctrl.status", "ToR status",
 					base.DEC, tor_status),
 	ctrl_result = ProtoField.uint32("rina.ctrl.result", "Aborter's result",
-					base.DEC, results, 0x000000ff),
+					base.DEC, results, 0x0000007f),
+	-- core/abort.h: with bit 7, the rank a plain member gave up on
+	ctrl_dead = ProtoField.uint32("rina.ctrl.dead_rank",
+				      "Rank that stopped answering", base.DEC,
+				      nil, 0x00ffff00),
 	-- core/abort.h: an agent's silent local workers, bit k: index k
 	ctrl_silent = ProtoField.uint32("rina.ctrl.silent",
 					"Silent local workers", base.HEX, nil,
@@ -353,7 +357,11 @@ local function dissect_ctrl(tree, tvb, pinfo, cap, job)
 		sub:add(f.ctrl_status, tvb(base_off + 4, 4))
 	elseif ctype == CTRL_ABORT then
 		sub:add(f.ctrl_result, tvb(base_off + 4, 4))
-		sub:add(f.ctrl_silent, tvb(base_off + 4, 4))
+		if arg % 256 >= 128 then
+			sub:add(f.ctrl_dead, tvb(base_off + 4, 4))
+		else
+			sub:add(f.ctrl_silent, tvb(base_off + 4, 4))
+		end
 	else
 		sub:add(f.ctrl_arg, tvb(base_off + 4, 4))
 	end
@@ -406,9 +414,12 @@ local function dissect_ctrl(tree, tvb, pinfo, cap, job)
 	if ctype == CTRL_TOR_REPLY then
 		info = info .. " " .. (tor_status[arg] or tostring(arg))
 	elseif ctype == CTRL_ABORT then
-		local res, silent = arg % 256, math.floor(arg / 256)
+		local res, silent = arg % 128, math.floor(arg / 256)
 		info = info .. " " .. (results[res] or tostring(res))
-		if silent ~= 0 then
+		if arg % 256 >= 128 then
+			info = info .. string.format(" rank %d stopped answering",
+						     silent % 65536)
+		elseif silent ~= 0 then
 			info = info .. string.format(" silent 0x%x", silent)
 		end
 	end

@@ -18,12 +18,23 @@
 
 #define MAX_FIELDS	8
 
+/* do_param()'s directives, in its table's order */
+enum param {
+	PARAM_JOB, PARAM_ELEMS, PARAM_WINDOW, PARAM_TIMEOUT, PARAM_RTO,
+	PARAM_CC_TARGET, PARAM_CC_INIT, PARAM_CC_AI, PARAM_CC_BETA,
+	PARAM_MAX,
+};
+
 struct parse_ctx {
 	const char *name;
 	int line;
 	char *err;
 	size_t errlen;
 	unsigned char seen_rank[RINA_MAX_RANKS];
+	/* where each was declared: the checks after the last line name it */
+	int rank_line[RINA_MAX_RANKS];
+	int rack_line[RINA_MAX_RACKS];	/* index: job->racks[] */
+	int param_line[PARAM_MAX];	/* index: params[] of do_param() */
 	unsigned int seen_param;	/* bit i: params[i] given */
 	bool seen_cc;
 	bool seen_auth;
@@ -156,7 +167,7 @@ static int do_rack(struct parse_ctx *c, struct rina_job_desc *job,
 				    f[i]);
 		}
 	}
-	job->n_racks++;
+	c->rack_line[job->n_racks++] = c->line;
 	return 0;
 }
 
@@ -193,6 +204,7 @@ static int do_rank(struct parse_ctx *c, struct rina_job_desc *job,
 		}
 	}
 	c->seen_rank[rank] = 1;
+	c->rank_line[rank] = c->line;
 	if (rank + 1 > job->n_ranks)
 		job->n_ranks = (__u16)(rank + 1);
 	return 0;
@@ -339,7 +351,7 @@ static int do_param(struct parse_ctx *c, struct rina_job_desc *job,
 	static const struct {
 		const char *name;
 		unsigned long min, max;
-	} params[] = {
+	} params[PARAM_MAX] = {
 		{ "job", 1, 65535 },
 		{ "elements", 1, RINA_MAX_ELEMS },
 		{ "window", RINA_MIN_WINDOW, RINA_MAX_WINDOW },
@@ -362,24 +374,25 @@ static int do_param(struct parse_ctx *c, struct rina_job_desc *job,
 		if (c->seen_param & 1u << i)
 			return fail(c, f[0], "given twice");
 		c->seen_param |= 1u << i;
+		c->param_line[i] = c->line;
 		if (num(c, f[0], "value", f[1], params[i].min, params[i].max,
 			&v))
 			return -1;
 		switch (i) {
-		case 0: job->job_id = (__u16)v; break;
-		case 1: job->elems = (__u16)v; break;
-		case 2:
+		case PARAM_JOB: job->job_id = (__u16)v; break;
+		case PARAM_ELEMS: job->elems = (__u16)v; break;
+		case PARAM_WINDOW:
 			if (v & (v - 1))
 				return fail(c, f[0], "%lu is not a power of two",
 					    v);
 			job->window = (__u16)v;
 			break;
-		case 3: job->timeout_ms = (__u32)v; break;
-		case 4: job->rto_us = (__u32)v; break;
-		case 5: job->cc_target_us = (__u32)v; break;
-		case 6: job->cc_init = (__u16)v; break;
-		case 7: job->cc_ai = (__u16)v; break;
-		case 8: job->cc_beta = (__u16)v; break;
+		case PARAM_TIMEOUT: job->timeout_ms = (__u32)v; break;
+		case PARAM_RTO: job->rto_us = (__u32)v; break;
+		case PARAM_CC_TARGET: job->cc_target_us = (__u32)v; break;
+		case PARAM_CC_INIT: job->cc_init = (__u16)v; break;
+		case PARAM_CC_AI: job->cc_ai = (__u16)v; break;
+		case PARAM_CC_BETA: job->cc_beta = (__u16)v; break;
 		}
 		return 0;
 	}
@@ -430,6 +443,34 @@ static void job_defaults(struct rina_job_desc *job)
 	job->fallback = RINA_FALLBACK_SOFTWARE;
 }
 
+/*
+ * The line of a job-wide verdict: the directive it is about, else the
+ * last line (the value was the default, or a line is missing).
+ */
+static int validate_line(const struct parse_ctx *c, enum rina_job_err err)
+{
+	int line = 0;
+
+	switch (err) {
+	case RINA_JOB_BAD_ELEMS:
+		line = c->param_line[PARAM_ELEMS];
+		break;
+	case RINA_JOB_BAD_WINDOW:
+		line = c->param_line[PARAM_WINDOW];
+		break;
+	case RINA_JOB_BAD_TIMEOUT:
+		line = c->param_line[PARAM_TIMEOUT];
+		break;
+	case RINA_JOB_BAD_RTO:
+		line = c->param_line[PARAM_RTO] > c->param_line[PARAM_TIMEOUT] ?
+		       c->param_line[PARAM_RTO] : c->param_line[PARAM_TIMEOUT];
+		break;
+	default:
+		break;
+	}
+	return line ? line : c->line;
+}
+
 int rina_jobfile_parse_text(const char *text, const char *name,
 			    struct rina_job_desc *job, char *err,
 			    size_t errlen)
@@ -455,32 +496,31 @@ int rina_jobfile_parse_text(const char *text, const char *name,
 			return -1;
 		p += n + (p[n] == '\n');
 	}
-	c.line = 0;
-	if (!job->job_id) {
-		snprintf(err, errlen, "%s: no \"job ID\" line", name);
-		return -1;
-	}
+	/* what only the whole file shows: at the line that declared it */
+	c.line = c.line ? c.line : 1;
+	if (!job->job_id)
+		return fail(&c, "job", "no \"job ID\" line before the end of the file");
 	for (i = 0; i < job->n_ranks; i++) {
 		if (!c.seen_rank[i]) {
-			snprintf(err, errlen, "%s: rank %u is missing (ranks must be 0..%u)",
-				 name, i, job->n_ranks - 1);
-			return -1;
+			c.line = c.rank_line[job->n_ranks - 1];
+			return fail(&c, "rank",
+				    "rank %u is missing (ranks must be 0..%u)",
+				    i, job->n_ranks - 1);
 		}
 	}
 	v = rina_job_validate(job);
+	if (!v.err)
+		return 0;
 	rack_err = rina_job_err_is_rack(v.err);
-	if (v.err) {
-		if (v.what >= 0)
-			snprintf(err, errlen, "%s: %s %d: %s", name,
-				 rack_err ? "rack" : "rank",
-				 rack_err ? job->racks[v.what].id : v.what,
-				 rina_job_err_names[v.err]);
-		else
-			snprintf(err, errlen, "%s: %s", name,
-				 rina_job_err_names[v.err]);
-		return -1;
+	if (v.what >= 0) {
+		c.line = rack_err ? c.rack_line[v.what] : c.rank_line[v.what];
+		return fail(&c, rack_err ? "rack" : "rank", "%s %d: %s",
+			    rack_err ? "rack" : "rank",
+			    rack_err ? job->racks[v.what].id : v.what,
+			    rina_job_err_names[v.err]);
 	}
-	return 0;
+	c.line = validate_line(&c, v.err);
+	return fail(&c, "job", "%s", rina_job_err_names[v.err]);
 }
 
 int rina_jobfile_parse(const char *path, struct rina_job_desc *job,
@@ -513,7 +553,13 @@ int rina_jobfile_parse(const char *path, struct rina_job_desc *job,
 	fclose(f);
 	buf[len] = 0;
 	if (strlen(buf) != len) {
-		snprintf(err, errlen, "%s: contains a NUL byte", path);
+		const char *q;
+		int line = 1;
+
+		for (q = buf; *q; q++)
+			line += *q == '\n';
+		snprintf(err, errlen, "%s:%d: line: contains a NUL byte", path,
+			 line);
 		free(buf);
 		return -1;
 	}

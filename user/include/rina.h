@@ -130,7 +130,9 @@ struct rina_stats {
 	/*
 	 * Control messages refused (protocol.md 6.2): without a valid MAC
 	 * or from an address that is not the sender's (ctrl_forged); with
-	 * a stamp outside the window or seen before (ctrl_replayed).
+	 * a stamp outside the window or older than every one remembered
+	 * (ctrl_replayed). A copy of one taken, as a network that
+	 * duplicates datagrams delivers, is ctrl_duplicates (at the end).
 	 */
 	uint64_t	ctrl_forged, ctrl_replayed;
 	/* packets without the job's data tag (protocol.md 6.3), dropped */
@@ -200,6 +202,12 @@ struct rina_stats {
 	 * (protocol.md 6.1): times it did
 	 */
 	uint64_t	txq_holds;
+	/*
+	 * Control messages refused as a copy of one taken (its stamp and
+	 * MAC): a datagram the network duplicated, or one recorded and sent
+	 * again at once, which is as harmless (ctrl_replayed is the rest)
+	 */
+	uint64_t	ctrl_duplicates;
 };
 
 enum rina_rack_agent {

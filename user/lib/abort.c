@@ -2,8 +2,10 @@
 /*
  * What an ABORT tells a rank (core/abort.h): the aborter's result and,
  * from an INA rack's agent, the rack's workers it waited for in vain,
- * named by rank from the ring (the k-th rank of the agent's rack).
+ * named by rank from the ring (the k-th rank of the agent's rack), or
+ * from a plain member, the next member that stopped answering it.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,8 +53,19 @@ int rina_abort_fail(const struct rina_comm *c, unsigned int src,
 		    uint32_t arg)
 {
 	uint32_t silent = rina_abort_silent(arg);
+	int peer = rina_abort_peer(arg);
 	char who[256];
 
+	/* a plain member's next one stopped answering (ring.c) */
+	if (peer >= 0 && (unsigned int)peer < c->N) {
+		char ip[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &c->job.ranks[peer].ip, ip, sizeof(ip));
+		return rina_fail(RINA_ERR_ABORTED,
+				 "rank %u aborted the job: %s: rank %d (%s:%u) acknowledged nothing it sent for its whole timeout: it died, was stopped or is cut off",
+				 src, rina_strerror((int)rina_abort_result(arg)),
+				 peer, ip, ntohs(c->job.ranks[peer].port));
+	}
 	/* it was itself told, by its rina.ko, or left with calls pending */
 	if (!silent && rina_abort_result(arg) == RINA_ERR_ABORTED)
 		return rina_fail(RINA_ERR_ABORTED,

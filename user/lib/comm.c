@@ -208,6 +208,7 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
+	c->dead_peer = -1;
 	if (cfg->job_file)
 		ret = rina_jobfile_parse(cfg->job_file, &c->job, err,
 					 sizeof(err));
@@ -467,6 +468,7 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 		/* one rank's refusals, whichever of its ports they came to */
 		tmp.ctrl_forged += as.ctrl_forged;
 		tmp.ctrl_replayed += as.ctrl_replayed;
+		tmp.ctrl_duplicates += as.ctrl_duplicates;
 		tmp.rx_bad_tag += as.bad_tag;
 		tmp.agent_far_round = as.far_round;
 		tmp.agent_ack_tx_bytes = as.ack_tx_bytes;

@@ -49,6 +49,7 @@ struct rina_agent_stats {
 	/* its own datagrams: rina_stats.retx_tx_bytes, tx_refused_bytes */
 	uint64_t retx_tx_bytes, tx_refused_bytes;
 	uint32_t tor_state, tor_status;	/* core/agent.h */
+	uint64_t ctrl_duplicates;
 };
 
 struct rina_comm {
@@ -99,6 +100,11 @@ struct rina_comm {
 	uint16_t		round;		/* next call's round number */
 	uint32_t		slot_base;
 	int			broken;		/* enum rina_result, sticky */
+	/*
+	 * The rank this one gave up on in its last failed call (ring.c,
+	 * dead_next()), or -1: its ABORT names it (core/abort.h).
+	 */
+	int			dead_peer;
 	bool			prev_said_bye;	/* upstream left the ring */
 	uint8_t			session;	/* enum rina_session_phase */
 	/* this communicator's incarnation, in HELLO (session.c) */

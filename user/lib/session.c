@@ -15,6 +15,7 @@
 #include "wire.h"
 #include "secret.h"
 #include "schedule.h"
+#include "abort.h"
 
 /*
  * The address a rank's control messages come from: its own port, or the
@@ -59,7 +60,9 @@ static bool ctrl_trusted(struct rina_comm *c, const struct rina_hdr *h,
 			    key ? rina_wall_us() : 0, c->self.ip, c->self.port);
 	if (v == RINA_CTRL_OK)
 		return true;
-	if (v == RINA_CTRL_STALE || v == RINA_CTRL_REPLAY)
+	if (v == RINA_CTRL_DUPLICATE)
+		c->st.ctrl_duplicates++;
+	else if (v == RINA_CTRL_STALE || v == RINA_CTRL_REPLAY)
 		c->st.ctrl_replayed++;
 	else
 		c->st.ctrl_forged++;
@@ -392,6 +395,10 @@ void rina_session_abort_init(struct rina_comm *c, int result)
 
 void rina_session_abort(struct rina_comm *c, int result)
 {
+	uint32_t arg = c->dead_peer >= 0 ?
+		       rina_abort_arg_peer((uint32_t)result,
+					   (uint32_t)c->dead_peer) :
+		       (uint32_t)result;
 	unsigned int r, copies;
 
 	for (copies = 0; copies < 3; copies++)
@@ -402,6 +409,6 @@ void rina_session_abort(struct rina_comm *c, int result)
 				continue;
 			a.ip = c->job.ranks[r].ip;
 			a.port = c->job.ranks[r].port;
-			rina_send_ctrl(c, &a, RINA_CTRL_ABORT, (uint32_t)result);
+			rina_send_ctrl(c, &a, RINA_CTRL_ABORT, arg);
 		}
 }
