@@ -70,7 +70,7 @@ Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job,
 	Ring *R = new Ring();
 	struct rina_job_desc *jd = (struct rina_job_desc *)calloc(1,
 								 sizeof(*jd));
-	unsigned i, x = 0;
+	unsigned i;
 	std::vector<int> rack_of(g_cfg.k, -1);
 
 	R->job = job;
@@ -83,6 +83,7 @@ Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job,
 	jd->window = (uint16_t)g_cfg.W;
 	jd->timeout_ms = 10000;
 	jd->rto_us = (uint32_t)path_floor_us(g_cfg.W);
+	job_cc(jd);
 	for (i = 0; i < ranks.size(); i++) {
 		Host &h = g_hosts[ranks[i]];
 
@@ -94,7 +95,6 @@ Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job,
 			jd->racks[jd->n_racks].tor_ip = htonl(tor_ip(h.rack));
 			jd->racks[jd->n_racks].tor_port =
 				htons(RINA_UDP_PORT_AGENT);
-			x += jd->racks[jd->n_racks].ina;
 			jd->n_racks++;
 		}
 		jd->ranks[i].ip = htonl(h.ip);
@@ -111,7 +111,7 @@ Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job,
 		exit(2);
 	}
 	rina_ring_build(jd, 1, &R->ring);
-	R->ina = x > 0;
+	R->ina = rina_ring_has_ina(&R->ring);
 	/*
 	 * The schedule every host of the call computes (librina's, the
 	 * ring member engine's): with INA members P <= W/4 - 1 and a chunk

@@ -154,37 +154,22 @@ void PlainMember::init()
 {
 	const struct rina_ring *ring = &R->ring;
 	struct rina_cc_params cp;
-	struct rina_rm_cfg cfg = {};
-	unsigned j, sum = 0;
+	struct rina_rm_cfg cfg;
 	uint32_t max_msg = RINA_HDR_LEN + 4 * g_cfg.E + RINA_TAG_LEN;
 
 	ring_member_addr(R, rina_ring_prev(ring, me), &ip[0], &port[0]);
 	ring_member_addr(R, rina_ring_next(ring, me), &ip[1], &port[1]);
-	for (j = 0; j < ring->L; j++) {
-		contrib_before.push_back(sum);
-		sum += ring->m[j].n_local;
-	}
-	/* the simulator's congestion knobs (Flow::init()) */
-	Flow fl;
-	fl.init(R->jd->window, R->jd->rto_us);
-	cp = fl.cc.p;
+	contrib_before.resize(ring->L);
+	rina_ring_contrib_before(ring, contrib_before.data());
+	/* the job's senders' knobs and engine rules, as librina's */
+	rina_job_cc_params(R->jd, R->jd->cc, &cp);
 	rina_path_init(&path, &cp);
+	rina_rm_cfg_job(&cfg, R->jd, ring, (__u16)lr, contrib_before.data());
 	agg.add_be = rina_agg_add_be;
 	agg.max_be = rina_agg_max_be;
 	agg.store_be = rina_agg_store_be;
 	agg.load_be = rina_agg_load_be;
 	txbuf.assign((size_t)RINA_ENGINE_BATCH * max_msg, 0);
-	cfg.ring = ring;
-	cfg.contrib_before = contrib_before.data();
-	cfg.member = me;
-	cfg.n_ranks = R->jd->n_ranks;
-	cfg.job_id = R->job;
-	cfg.rank = (__u16)lr;
-	cfg.elems = g_cfg.E;
-	cfg.window = R->jd->window;
-	cfg.txq_limit = R->jd->txq_limit;
-	cfg.rto_us = R->jd->rto_us;
-	cfg.pad = R->ina;
 	cfg.path = &path;
 	cfg.txbuf = txbuf.data();
 	cfg.max_msg = max_msg;
