@@ -45,6 +45,7 @@ private:
 	bool failed = false;
 
 	void pump();
+	void rearm(uint64_t wait_us);
 	void finish();
 	void batch_end();
 	void fail(int rc);
@@ -244,19 +245,36 @@ void PlainMember::pump()
 		fail(rc);
 		return;
 	}
-	if (timer.IsRunning())
-		timer.Cancel();
-	if (wait_us != ~0ULL)
-		timer = Simulator::Schedule(MicroSeconds(wait_us ? wait_us : 1),
-					    &PlainMember::pump, this);
+	rearm(wait_us);
 	if (rina_rm_done(rm))
 		finish();
+}
+
+/*
+ * The timer at the engine's wait, kept where it is when that does not
+ * move (as ina_worker_host.cc's). Removed, not cancelled: a cancelled
+ * ns-3 event stays queued until its time, and a member pumped on every
+ * receive batch would leave one behind for each.
+ */
+void PlainMember::rearm(uint64_t wait_us)
+{
+	Time in = MicroSeconds(wait_us ? wait_us : 1);
+
+	if (timer.IsRunning()) {
+		if (wait_us != ~0ULL &&
+		    timer.GetTs() ==
+		    (uint64_t)(Simulator::Now() + in).GetTimeStep())
+			return;
+		Simulator::Remove(timer);
+	}
+	if (wait_us != ~0ULL)
+		timer = Simulator::Schedule(in, &PlainMember::pump, this);
 }
 
 void PlainMember::finish()
 {
 	if (timer.IsRunning())
-		timer.Cancel();
+		Simulator::Remove(timer);
 	finished = true;
 	ring_result_out(R, g, own);
 	if (done)
