@@ -4,8 +4,9 @@
 # tensor (2 MiB int32) and INA racks through rina-run (every link shaped
 # to 25 Mbit/s both ways, as `make bench` shapes with BENCH_RATE=25mbit:
 # rina-run's default 50 ms queues, MTU 9000, rina-bench over UDP) and
-# through rina-sim at its defaults, which model rina-run's (link delay,
-# queues, elements a packet, window, rack uplinks). rina-sim's call time
+# through rina-sim at its defaults, which are to model rina-run's
+# (evaluation.md section 4 says where they differ and what each
+# difference changes). rina-sim's call time
 # must be within 15 % of the emulation's median call (rina-bench's
 # time_med_us over ITERS calls of one run, the slowest rank's: a call is
 # over when the last rank has its result). Rings: 2x2 plain, 2x4 mixed
