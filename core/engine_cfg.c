@@ -63,3 +63,24 @@ void rina_iw_cfg_job(struct rina_iw_cfg *cfg,
 	cfg->timeout_ms = job->timeout_ms;
 	cfg->windowed = cc->flags != 0;
 }
+
+void rina_agent_cfg_job(struct rina_agent_cfg *cfg,
+			const struct rina_job_desc *job,
+			const struct rina_ring *ring, __u16 rank,
+			const struct rina_cc_params *cc)
+{
+	__u32 member = ring->member_of[rank];
+
+	rina_memset(cfg, 0, sizeof(*cfg));
+	cfg->job_id = job->job_id;
+	cfg->rank = rank;
+	cfg->elems = job->elems;
+	cfg->n_local = ring->m[member].n_local;
+	cfg->window = job->window;
+	cfg->L = ring->L;
+	cfg->member = member;
+	cfg->rto_us = job->rto_us;
+	if (cc->flags)
+		cfg->cc = *cc;
+	cfg->job_hash = rina_job_hash(job);
+}

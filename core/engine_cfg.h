@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What a job gives one rank's data-path engine (core/ring_member.h,
- * core/ina_worker.h), derived here once for every host: librina's
- * ring.c and ina_worker.c and rina-sim's ring_member_host.cc and
- * ina_worker_host.cc. A rule derived twice drifts, and then the
- * simulator runs another protocol than the library. The hosts add only
+ * core/ina_worker.h) and an INA rack's agent (core/agent.h), derived
+ * here once for librina (ring.c, ina_worker.c, agent_thread.c) and
+ * rina-sim (ring_member_host.cc, ina_worker_host.cc, rina.cc; rina.ko
+ * derives its agent's in kmod/). A rule derived twice drifts, and then
+ * the simulator runs another protocol than the library. The hosts add only
  * what is theirs: the path to the peer, the build buffer and its size,
  * the aggregation ops, and their own overrides (librina's rina_config
  * timeout, rina-sim's H-AR phases).
@@ -13,6 +14,7 @@
 #define RINA_CORE_ENGINE_CFG_H
 
 #include "compat.h"
+#include "agent.h"
 #include "cc.h"
 #include "ina_worker.h"
 #include "plan.h"
@@ -41,5 +43,16 @@ void rina_iw_cfg_job(struct rina_iw_cfg *cfg,
 		     const struct rina_job_desc *job,
 		     const struct rina_ring *ring, __u16 rank,
 		     const struct rina_cc_params *cc);
+
+/*
+ * The agent of the INA rack whose agent rank is rank: its place, the
+ * job's knobs and hash, and its retransmissions downstream under the
+ * senders' congestion control cc when any signal is on (unlimited
+ * otherwise). Addresses, session and secret are the host's, zero.
+ */
+void rina_agent_cfg_job(struct rina_agent_cfg *cfg,
+			const struct rina_job_desc *job,
+			const struct rina_ring *ring, __u16 rank,
+			const struct rina_cc_params *cc);
 
 #endif /* RINA_CORE_ENGINE_CFG_H */

@@ -534,6 +534,7 @@ int rina_setup()
 	for (k = 0; k < R->ring.L; k++) {
 		const struct rina_member *mm = &R->ring.m[k];
 		struct rina_agent_cfg ac;
+		struct rina_cc_params cp;
 		TorApp *t;
 		RinaHost *rh;
 		unsigned prev = rina_ring_prev(&R->ring, k);
@@ -552,16 +553,9 @@ int rina_setup()
 			return 2;
 		set_tor_app(r, t);
 		g_torapps.push_back(t);
-		memset(&ac, 0, sizeof(ac));
-		ac.job_id = R->job;
-		ac.rank = mm->agent;
-		ac.elems = (uint16_t)g_cfg.E;
-		ac.n_local = mm->n_local;
-		ac.window = g_cfg.W;
-		ac.L = R->ring.L;
-		ac.member = k;
-		ac.rto_us = R->jd->rto_us;
-		ac.job_hash = rina_job_hash(R->jd);
+		/* the job's rules as librina derives them (engine_cfg.h) */
+		rina_job_cc_params(R->jd, R->jd->cc, &cp);
+		rina_agent_cfg_job(&ac, R->jd, &R->ring, mm->agent, &cp);
 		ring_member_addr(R, nx, &ip, &port);
 		ac.next.ip = htonl(ip);
 		ac.next.port = htons((uint16_t)port);

@@ -6,7 +6,9 @@
  * place in the ring, the job's knobs, the padded schedule in any ring
  * with an INA member (also at a plain member: its schedule must match
  * the rack's), the contributions summed before each member, and a
- * windowed INA worker exactly when a congestion signal is on.
+ * windowed INA worker exactly when a congestion signal is on; an INA
+ * rack's agent its place, the job's knobs and hash, and retransmissions
+ * downstream under the senders' congestion control when it is on.
  */
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +77,7 @@ static int job_knobs(__u32 n_ranks, __u16 job_id, __u32 elems,
 
 static void test_mixed(void)
 {
+	struct rina_agent_cfg ag;
 	struct rina_cc_params cc;
 	struct rina_rm_cfg rm;
 	struct rina_iw_cfg iw;
@@ -121,6 +124,20 @@ static void test_mixed(void)
 	rina_iw_cfg_job(&iw, &job, &ring, 1, &cc);
 	ktap_result(iw.windowed == 1, "ina_worker_windowed_with_loss_only");
 
+	/* the rack's agent: its place, and credit under the senders' cc */
+	rina_job_cc_params(&job, job.cc, &cc);
+	rina_agent_cfg_job(&ag, &job, &ring, ring.m[0].agent, &cc);
+	ktap_result(ag.rank == ring.m[0].agent && ag.member == 0 &&
+		    ag.n_local == 4 && ag.L == 5 && ag.elems == 256 &&
+		    ag.window == 128 && ag.rto_us == 30000 &&
+		    ag.job_id == 9 && ag.job_hash == rina_job_hash(&job) &&
+		    !memcmp(&ag.cc, &cc, sizeof(cc)) && !ag.self.ip &&
+		    !ag.incarnation, "agent_place_knobs_and_cc_credit");
+	rina_job_cc_params(&job, RINA_JOB_CC_OFF, &cc);
+	rina_agent_cfg_job(&ag, &job, &ring, ring.m[0].agent, &cc);
+	ktap_result(ag.cc.flags == 0 && ag.cc.w_max == 0,
+		    "agent_retransmits_unlimited_with_cc_off");
+
 	/* RINA_NO_INA: the same job as a plain ring of eight */
 	load(mixed, 0);
 	rina_rm_cfg_job(&rm, &job, &ring, 2, before);
@@ -154,7 +171,7 @@ static void test_plain(void)
 
 int main(void)
 {
-	ktap_plan(9);
+	ktap_plan(11);
 	test_mixed();
 	test_plain();
 	return ktap_finish();
