@@ -8,4 +8,5 @@ CORE_SRCS := plan.c agg.c keymap.c cc.c ctrl_auth.c \
 	agent.c agent_tx.c agent_cache.c agent_agg.c agent_ctrl.c agent_tor.c
 # The data-path engines that librina and the simulator host; rina.ko
 # hosts only the agent, so Kbuild leaves these out.
-CORE_ENGINE_SRCS := ring_member.c ring_member_tx.c ina_worker.c ina_worker_tx.c
+CORE_ENGINE_SRCS := ring_member.c ring_member_tx.c ina_worker.c ina_worker_tx.c \
+	engine_cfg.c

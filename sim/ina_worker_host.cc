@@ -167,33 +167,23 @@ static const struct rina_engine_ops g_iw_ops = {
 void InaWorker::init()
 {
 	const struct rina_member *mm = &R->ring.m[me];
-	struct rina_iw_cfg cfg = {};
+	struct rina_cc_params cp;
+	struct rina_iw_cfg cfg;
 	uint32_t max_msg = RINA_HDR_LEN + 4 * g_cfg.E + RINA_TAG_LEN;
-	Flow fl;
 
 	ring_member_addr(R, me, &agent_ip, &agent_port);
 	agent_host = mm->agent == lr;
 	agg_ip = agent_host ? tor_ip(h->rack) : agent_ip;
 	agg_port = RINA_UDP_PORT_AGENT;
-	/* the simulator's congestion knobs (Flow::init()) */
-	fl.init(R->jd->window, R->jd->rto_us);
-	rina_path_init(&path, &fl.cc.p);
+	/* the job's senders' knobs and engine rules, as librina's */
+	rina_job_cc_params(R->jd, R->jd->cc, &cp);
+	rina_path_init(&path, &cp);
+	rina_iw_cfg_job(&cfg, R->jd, &R->ring, (__u16)lr, &cp);
 	agg.add_be = rina_agg_add_be;
 	agg.max_be = rina_agg_max_be;
 	agg.store_be = rina_agg_store_be;
 	agg.load_be = rina_agg_load_be;
 	txbuf.assign((size_t)RINA_ENGINE_BATCH * max_msg, 0);
-	cfg.ring = &R->ring;
-	cfg.member = me;
-	cfg.n_ranks = R->jd->n_ranks;
-	cfg.job_id = R->job;
-	cfg.rank = (__u16)lr;
-	cfg.elems = g_cfg.E;
-	cfg.window = R->jd->window;
-	cfg.txq_limit = R->jd->txq_limit;
-	cfg.rto_us = R->jd->rto_us;
-	cfg.timeout_ms = R->jd->timeout_ms;
-	cfg.windowed = fl.cc.p.flags != 0;	/* librina's rina_ina_cc() */
 	cfg.path = &path;
 	cfg.txbuf = txbuf.data();
 	cfg.max_msg = max_msg;

@@ -562,14 +562,30 @@ void Flow::init(unsigned W, uint64_t floor)
 	 * of its slot, which a delay target would take for queueing.
 	 */
 	p.flags = g_cfg.cc_flags;
-	if (g_cfg.cc_target_us)
-		p.target_us = g_cfg.cc_target_us;
-	else
-		/* a few base round trips of queueing at the job's rate */
-		p.target_us = (unsigned)(20 * g_cfg.delay_us) + 20;
+	p.target_us = cc_target_us();
 	rina_cc_init(&cc, &p);
 	memset(&rtt, 0, sizeof(rtt));
 	floor_us = floor;
+}
+
+/* --cc-target, or a few base round trips of queueing at the job's rate */
+unsigned cc_target_us()
+{
+	if (g_cfg.cc_target_us)
+		return g_cfg.cc_target_us;
+	return (unsigned)(20 * g_cfg.delay_us) + 20;
+}
+
+/*
+ * The simulator's congestion knobs (Flow::init()'s) as a job's cc, cc_init
+ * and cc_target_us directives: the engines' senders take theirs from the
+ * job through rina_job_cc_params(), as librina's do.
+ */
+void job_cc(struct rina_job_desc *jd)
+{
+	jd->cc = g_cfg.cc_flags ? (uint16_t)g_cfg.cc_flags : RINA_JOB_CC_OFF;
+	jd->cc_init = (uint16_t)g_cfg.cc_init;
+	jd->cc_target_us = cc_target_us();
 }
 
 uint64_t Flow::rto_of(const struct rina_rtt *rtt, uint64_t floor_us)

@@ -70,7 +70,7 @@ Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job,
 	Ring *R = new Ring();
 	struct rina_job_desc *jd = (struct rina_job_desc *)calloc(1,
 								 sizeof(*jd));
-	unsigned i, x = 0;
+	unsigned i;
 	std::vector<int> rack_of(g_cfg.k, -1);
 
 	R->job = job;
@@ -83,6 +83,7 @@ Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job,
 	jd->window = (uint16_t)g_cfg.W;
 	jd->timeout_ms = 10000;
 	jd->rto_us = (uint32_t)path_floor_us(g_cfg.W);
+	job_cc(jd);
 	for (i = 0; i < ranks.size(); i++) {
 		Host &h = g_hosts[ranks[i]];
 
@@ -94,7 +95,6 @@ Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job,
 			jd->racks[jd->n_racks].tor_ip = htonl(tor_ip(h.rack));
 			jd->racks[jd->n_racks].tor_port =
 				htons(RINA_UDP_PORT_AGENT);
-			x += jd->racks[jd->n_racks].ina;
 			jd->n_racks++;
 		}
 		jd->ranks[i].ip = htonl(h.ip);
@@ -111,7 +111,7 @@ Ring *ring_new(const std::vector<unsigned> &ranks, uint16_t job,
 		exit(2);
 	}
 	rina_ring_build(jd, 1, &R->ring);
-	R->ina = x > 0;
+	R->ina = rina_ring_has_ina(&R->ring);
 	/*
 	 * The schedule every host of the call computes (librina's, the
 	 * ring member engine's): with INA members P <= W/4 - 1 and a chunk
@@ -534,6 +534,7 @@ int rina_setup()
 	for (k = 0; k < R->ring.L; k++) {
 		const struct rina_member *mm = &R->ring.m[k];
 		struct rina_agent_cfg ac;
+		struct rina_cc_params cp;
 		TorApp *t;
 		RinaHost *rh;
 		unsigned prev = rina_ring_prev(&R->ring, k);
@@ -552,16 +553,9 @@ int rina_setup()
 			return 2;
 		set_tor_app(r, t);
 		g_torapps.push_back(t);
-		memset(&ac, 0, sizeof(ac));
-		ac.job_id = R->job;
-		ac.rank = mm->agent;
-		ac.elems = (uint16_t)g_cfg.E;
-		ac.n_local = mm->n_local;
-		ac.window = g_cfg.W;
-		ac.L = R->ring.L;
-		ac.member = k;
-		ac.rto_us = R->jd->rto_us;
-		ac.job_hash = rina_job_hash(R->jd);
+		/* the job's rules as librina derives them (engine_cfg.h) */
+		rina_job_cc_params(R->jd, R->jd->cc, &cp);
+		rina_agent_cfg_job(&ac, R->jd, &R->ring, mm->agent, &cp);
 		ring_member_addr(R, nx, &ip, &port);
 		ac.next.ip = htonl(ip);
 		ac.next.port = htons((uint16_t)port);

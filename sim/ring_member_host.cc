@@ -45,6 +45,7 @@ private:
 	bool failed = false;
 
 	void pump();
+	void rearm(uint64_t wait_us);
 	void finish();
 	void batch_end();
 	void fail(int rc);
@@ -154,37 +155,22 @@ void PlainMember::init()
 {
 	const struct rina_ring *ring = &R->ring;
 	struct rina_cc_params cp;
-	struct rina_rm_cfg cfg = {};
-	unsigned j, sum = 0;
+	struct rina_rm_cfg cfg;
 	uint32_t max_msg = RINA_HDR_LEN + 4 * g_cfg.E + RINA_TAG_LEN;
 
 	ring_member_addr(R, rina_ring_prev(ring, me), &ip[0], &port[0]);
 	ring_member_addr(R, rina_ring_next(ring, me), &ip[1], &port[1]);
-	for (j = 0; j < ring->L; j++) {
-		contrib_before.push_back(sum);
-		sum += ring->m[j].n_local;
-	}
-	/* the simulator's congestion knobs (Flow::init()) */
-	Flow fl;
-	fl.init(R->jd->window, R->jd->rto_us);
-	cp = fl.cc.p;
+	contrib_before.resize(ring->L);
+	rina_ring_contrib_before(ring, contrib_before.data());
+	/* the job's senders' knobs and engine rules, as librina's */
+	rina_job_cc_params(R->jd, R->jd->cc, &cp);
 	rina_path_init(&path, &cp);
+	rina_rm_cfg_job(&cfg, R->jd, ring, (__u16)lr, contrib_before.data());
 	agg.add_be = rina_agg_add_be;
 	agg.max_be = rina_agg_max_be;
 	agg.store_be = rina_agg_store_be;
 	agg.load_be = rina_agg_load_be;
 	txbuf.assign((size_t)RINA_ENGINE_BATCH * max_msg, 0);
-	cfg.ring = ring;
-	cfg.contrib_before = contrib_before.data();
-	cfg.member = me;
-	cfg.n_ranks = R->jd->n_ranks;
-	cfg.job_id = R->job;
-	cfg.rank = (__u16)lr;
-	cfg.elems = g_cfg.E;
-	cfg.window = R->jd->window;
-	cfg.txq_limit = R->jd->txq_limit;
-	cfg.rto_us = R->jd->rto_us;
-	cfg.pad = R->ina;
 	cfg.path = &path;
 	cfg.txbuf = txbuf.data();
 	cfg.max_msg = max_msg;
@@ -259,19 +245,36 @@ void PlainMember::pump()
 		fail(rc);
 		return;
 	}
-	if (timer.IsRunning())
-		timer.Cancel();
-	if (wait_us != ~0ULL)
-		timer = Simulator::Schedule(MicroSeconds(wait_us ? wait_us : 1),
-					    &PlainMember::pump, this);
+	rearm(wait_us);
 	if (rina_rm_done(rm))
 		finish();
+}
+
+/*
+ * The timer at the engine's wait, kept where it is when that does not
+ * move (as ina_worker_host.cc's). Removed, not cancelled: a cancelled
+ * ns-3 event stays queued until its time, and a member pumped on every
+ * receive batch would leave one behind for each.
+ */
+void PlainMember::rearm(uint64_t wait_us)
+{
+	Time in = MicroSeconds(wait_us ? wait_us : 1);
+
+	if (timer.IsRunning()) {
+		if (wait_us != ~0ULL &&
+		    timer.GetTs() ==
+		    (uint64_t)(Simulator::Now() + in).GetTimeStep())
+			return;
+		Simulator::Remove(timer);
+	}
+	if (wait_us != ~0ULL)
+		timer = Simulator::Schedule(in, &PlainMember::pump, this);
 }
 
 void PlainMember::finish()
 {
 	if (timer.IsRunning())
-		timer.Cancel();
+		Simulator::Remove(timer);
 	finished = true;
 	ring_result_out(R, g, own);
 	if (done)

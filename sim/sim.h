@@ -32,6 +32,7 @@ extern "C" {
 #include "rack.h"
 #include "cc.h"
 #include "agent.h"
+#include "engine_cfg.h"
 #include "rina_tor_model.h"
 #include "p4cfg.h"
 }
@@ -240,6 +241,8 @@ void check_elem(unsigned N, uint64_t i, uint32_t v);
  * a server) queued at the slowest link, plus the propagation delays.
  */
 uint64_t path_floor_us(unsigned pkts);
+unsigned cc_target_us();
+void job_cc(struct rina_job_desc *jd);
 
 /* ---- a sender's window, timers and congestion control ---------------- */
 

@@ -17,6 +17,7 @@
 #include "abort.h"
 #include "wire.h"
 #include "agent.h"
+#include "engine_cfg.h"
 #include "secret.h"
 
 #define AGENT_SILENT_CHECK_US	50000	/* how often it looks */
@@ -397,19 +398,9 @@ static void rina_agent_cfg_fill(const struct rina_comm *c,
 	const struct rina_member *mb = &c->ring.m[c->member];
 	uint32_t k;
 
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->job_id = c->job.job_id;
-	cfg->rank = (uint16_t)c->rank;
-	cfg->elems = c->job.elems;
-	cfg->n_local = mb->n_local;
-	cfg->window = c->job.window;
-	cfg->L = c->L;
-	cfg->member = c->member;
-	cfg->rto_us = c->rto_us;
-	/* retransmission credit downstream: rina_ina_cc() */
-	if (rina_ina_cc(c))
-		cfg->cc = c->cc_params;
-	cfg->job_hash = c->job_hash;
+	/* the job's rules as rina-sim derives them (core/engine_cfg.h) */
+	rina_agent_cfg_job(cfg, &c->job, &c->ring, (__u16)c->rank,
+			   &c->cc_params);
 	/* one communicator's agent: one session, its own incarnation */
 	cfg->incarnation = c->incarnation ^ 0x5a5a5a5a;
 	cfg->single_session = 1;

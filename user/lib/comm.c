@@ -14,6 +14,7 @@
 #include <sys/random.h>
 
 #include "rina_int.h"
+#include "engine_cfg.h"
 #include "jobfile.h"
 #include "secret.h"
 #include "schedule.h"
@@ -73,25 +74,19 @@ static void member_addr(const struct rina_comm *c, unsigned int member,
 static void place_in_ring(struct rina_comm *c, bool use_ina)
 {
 	const struct rina_member *me;
-	unsigned int j, sum = 0;
 
 	rina_ring_build(&c->job, use_ina, &c->ring);
 	c->N = c->job.n_ranks;
 	c->L = c->ring.L;
 	c->member = c->ring.member_of[c->rank];
-	for (j = 0; j < c->L; j++) {
-		c->contrib_before[j] = sum;
-		sum += c->ring.m[j].n_local;
-	}
+	rina_ring_contrib_before(&c->ring, c->contrib_before);
 	me = &c->ring.m[c->member];
 	member_addr(c, rina_ring_next(&c->ring, c->member), &c->member_next);
 	member_addr(c, rina_ring_prev(&c->ring, c->member), &c->member_prev);
 	c->next_rank = c->ring.m[rina_ring_next(&c->ring, c->member)].agent;
 	c->prev_rank = c->ring.m[rina_ring_prev(&c->ring, c->member)].agent;
 	c->ina_local = me->ina;
-	for (j = 0; j < c->L; j++)
-		if (c->ring.m[j].ina)
-			c->pad = true;
+	c->pad = rina_ring_has_ina(&c->ring);
 	if (c->ina_local) {
 		/* everything goes through the rack's ToR / agent */
 		member_addr(c, c->member, &c->next);

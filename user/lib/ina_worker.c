@@ -11,30 +11,25 @@
 #include <string.h>
 
 #include "rina_int.h"
+#include "engine_cfg.h"
 #include "ina_worker.h"
 
 static struct rina_iw *engine(struct rina_comm *c)
 {
-	struct rina_iw_cfg cfg = {
-		.ring		= &c->ring,
-		.member		= c->member,
-		.n_ranks	= c->N,
-		.job_id		= c->job.job_id,
-		.rank		= (__u16)c->rank,
-		.elems		= c->job.elems,
-		.window		= c->job.window,
-		.txq_limit	= c->job.txq_limit,
-		.rto_us		= c->rto_us,
-		.timeout_ms	= c->timeout_ms,
-		.windowed	= rina_ina_cc(c),
-		.path		= &c->to_agg,
-		.txbuf		= c->txbuf,
-		.max_msg	= c->max_msg,
-		.agg		= rina_engine_agg(c),
-	};
+	struct rina_iw_cfg cfg;
 
-	if (!c->iw)
-		c->iw = rina_iw_create(&cfg, &rina_engine_host_ops, c);
+	if (c->iw)
+		return c->iw;
+	/* the job's rules as rina-sim derives them (core/engine_cfg.h) */
+	rina_iw_cfg_job(&cfg, &c->job, &c->ring, (__u16)c->rank,
+			&c->cc_params);
+	/* rina_config's timeout_ms, when given, over the job's */
+	cfg.timeout_ms = c->timeout_ms;
+	cfg.path = &c->to_agg;
+	cfg.txbuf = c->txbuf;
+	cfg.max_msg = c->max_msg;
+	cfg.agg = rina_engine_agg(c);
+	c->iw = rina_iw_create(&cfg, &rina_engine_host_ops, c);
 	return c->iw;
 }
 

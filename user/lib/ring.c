@@ -11,31 +11,23 @@
 #include <string.h>
 
 #include "rina_int.h"
+#include "engine_cfg.h"
 #include "ring_member.h"
 
 static struct rina_rm *engine(struct rina_comm *c)
 {
-	struct rina_rm_cfg cfg = {
-		.ring		= &c->ring,
-		.contrib_before	= c->contrib_before,
-		.member		= c->member,
-		.n_ranks	= c->N,
-		.job_id		= c->job.job_id,
-		.rank		= (__u16)c->rank,
-		.elems		= c->job.elems,
-		.window		= c->job.window,
-		.txq_limit	= c->job.txq_limit,
-		.rto_us		= c->rto_us,
-		.pad		= c->pad,
-		.path		= &c->to_next,
-		.txbuf		= c->txbuf,
-		.max_msg	= c->max_msg,
-	};
+	struct rina_rm_cfg cfg;
 
-	if (!c->rm) {
-		cfg.agg = rina_engine_agg(c);
-		c->rm = rina_rm_create(&cfg, &rina_engine_host_ops, c);
-	}
+	if (c->rm)
+		return c->rm;
+	/* the job's rules as rina-sim derives them (core/engine_cfg.h) */
+	rina_rm_cfg_job(&cfg, &c->job, &c->ring, (__u16)c->rank,
+			c->contrib_before);
+	cfg.path = &c->to_next;
+	cfg.txbuf = c->txbuf;
+	cfg.max_msg = c->max_msg;
+	cfg.agg = rina_engine_agg(c);
+	c->rm = rina_rm_create(&cfg, &rina_engine_host_ops, c);
 	return c->rm;
 }
 
