@@ -20,6 +20,7 @@
  * Usage: rina-soak SECONDS|@EPOCH SEED [MAX_BYTES]   (RINA_JOB, RINA_RANK..)
  * where @EPOCH is a wall-clock deadline (seconds since 1970).
  */
+#include <malloc.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,8 @@ struct totals {
 	uint64_t calls, wrong_calls, wrong_elems, recreates;
 	uint64_t dropped, duplicated, rx_dropped, retransmits, timeouts;
 	uint64_t tor_lost;
+	/* heap in use after each destroy: the first, the last, the most */
+	uint64_t heap_first, heap_last, heap_max;
 };
 
 static double now_s(clockid_t clk)
@@ -218,9 +221,26 @@ static void add_stats(rina_comm_t *comm, struct totals *t)
 	t->tor_lost += st.agent_tor == RINA_TOR_LOST;
 }
 
+/*
+ * Heap in use (malloc's arenas and its mmapped chunks) once a communicator
+ * is gone: the same every time unless a communicator's life leaks memory,
+ * a sharper measure than RSS, which follows malloc's trimming.
+ */
+static void heap_sample(struct totals *t)
+{
+	struct mallinfo2 mi = mallinfo2();
+	uint64_t used = mi.uordblks + mi.hblkhd;
+
+	if (!t->heap_first)
+		t->heap_first = used;
+	t->heap_last = used;
+	if (used > t->heap_max)
+		t->heap_max = used;
+}
+
 static void report(int rank, const struct totals *t, const char *end)
 {
-	printf("soak-rank %d calls %llu wrong_calls %llu wrong_elems %llu recreates %llu fault_dropped %llu fault_duplicated %llu fault_rx_dropped %llu retransmits %llu timeouts %llu tor_lost %llu end %s\n",
+	printf("soak-rank %d calls %llu wrong_calls %llu wrong_elems %llu recreates %llu fault_dropped %llu fault_duplicated %llu fault_rx_dropped %llu retransmits %llu timeouts %llu tor_lost %llu heap_first %llu heap_last %llu heap_max %llu end %s\n",
 	       rank, (unsigned long long)t->calls,
 	       (unsigned long long)t->wrong_calls,
 	       (unsigned long long)t->wrong_elems,
@@ -230,7 +250,10 @@ static void report(int rank, const struct totals *t, const char *end)
 	       (unsigned long long)t->rx_dropped,
 	       (unsigned long long)t->retransmits,
 	       (unsigned long long)t->timeouts,
-	       (unsigned long long)t->tor_lost, end);
+	       (unsigned long long)t->tor_lost,
+	       (unsigned long long)t->heap_first,
+	       (unsigned long long)t->heap_last,
+	       (unsigned long long)t->heap_max, end);
 	fflush(stdout);
 }
 
@@ -335,6 +358,7 @@ int main(int argc, char **argv)
 			rc = rina_comm_destroy(comm);
 			if (rc)
 				return fail(rank, &t, NULL, c, "destroy", rc);
+			heap_sample(&t);
 			rc = rina_comm_init_env(&comm);
 			if (rc)
 				return fail(rank, &t, NULL, c, "re-init", rc);
@@ -344,6 +368,8 @@ int main(int argc, char **argv)
 	}
 	add_stats(comm, &t);
 	rc = rina_comm_destroy(comm);
+	if (!rc)
+		heap_sample(&t);
 	report(rank, &t, rc ? "destroy-failed" : "ok");
 	free(send);
 	free(recv);
