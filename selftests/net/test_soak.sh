@@ -12,7 +12,13 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 require_root
 require_cmd ip iperf3 /usr/bin/python3
 
+# the output stays when a case fails: rina-run's and the ranks' logs
 out=$(mktemp -d /tmp/test_soak.XXXXXX)
-defer rm -rf "$out"
-/usr/bin/python3 "$top/scripts/soak.py" --seconds 120 \
-	--out "$out" --ktap
+/usr/bin/python3 "$top/scripts/soak.py" --seconds 120 --out "$out" --ktap
+rc=$?
+if [ "$rc" -eq 0 ]; then
+	rm -rf "$out"
+else
+	echo "# soak output kept in $out"
+fi
+exit "$rc"

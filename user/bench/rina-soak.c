@@ -6,10 +6,11 @@
  * is a hash of (seed, call, element, rank), so the expected result needs
  * no communication. Calls 1..5 are every dtype at the largest size, so
  * that librina's buffers reach their high-water marks in the first
- * seconds (RSS is flat after that unless something leaks). The
- * communicator is destroyed and re-created every 8..23 calls. Every rank draws the same calls from the seed; every 8th
- * call is a one-element int32 MAX "stop" vote, so that all ranks agree on
- * the last call when the first of them reaches its deadline.
+ * seconds. The communicator is destroyed and re-created every 8..23
+ * calls; the heap in use is measured after each destroy. Every rank draws
+ * the same calls from the seed; every 8th call is a one-element int32 MAX
+ * "stop" vote, so that all ranks agree on the last call when the first
+ * of them reaches its deadline.
  *
  * Prints per-call failures ("soak-fail ...", with the wall clock, for the
  * orchestrator to match against its faults), up to 5 wrong results
@@ -181,15 +182,20 @@ static struct call draw(uint64_t seed, uint64_t c, size_t max_bytes, int n)
 	return k;
 }
 
-/* number of elements of recv that differ from the reference */
+/*
+ * Number of elements of recv that differ from the reference; the first
+ * three are printed (index, got and expected bits) when say is set.
+ */
 static size_t check(const struct call *k, uint64_t seed, uint64_t c, int n,
-		    const void *recv, void *want)
+		    const void *recv, void *want, int say)
 {
 	size_t j, sz = dtype_size(k->dt), bad = 0;
 	int r;
 
 	for (j = 0; j < k->count; j++) {
+		const char *got = (const char *)recv + j * sz;
 		double x = k->op == RINA_MAX ? -2e9 : 0;
+		uint64_t g = 0, w = 0;
 
 		for (r = 0; r < n; r++) {
 			int32_t v = value(seed, c, j, r, k->dt);
@@ -202,7 +208,16 @@ static size_t check(const struct call *k, uint64_t seed, uint64_t c, int n,
 		if (k->op == RINA_AVG)
 			x /= n;
 		store(want, 0, k->dt, x);
-		bad += !same((const char *)recv + j * sz, want, sz);
+		if (same(got, want, sz))
+			continue;
+		if (say && bad < 3) {
+			memcpy(&g, got, sz);
+			memcpy(&w, want, sz);
+			printf("soak-wrong call %llu element %zu: got 0x%llx want 0x%llx\n",
+			       (unsigned long long)c, j, (unsigned long long)g,
+			       (unsigned long long)w);
+		}
+		bad++;
 	}
 	return bad;
 }
@@ -344,7 +359,7 @@ int main(int argc, char **argv)
 		t.calls++;
 		if (rc)
 			return fail(rank, &t, comm, c, "allreduce", rc);
-		bad = check(&k, seed, c, n, out, want);
+		bad = check(&k, seed, c, n, out, want, t.wrong_calls < 5);
 		if (bad) {
 			if (t.wrong_calls < 5)
 				printf("soak-wrong rank %d call %llu dtype %d op %d count %zu: %zu elements\n",
