@@ -45,8 +45,8 @@ JOB_TIMEOUT_S = 30
 # a call that fails within this long after a ToR came back is explained by
 # the kill: the job's timeout plus slack
 EXPLAIN_S = JOB_TIMEOUT_S + 5
-WARMUP_S = 15           # a rank's first seconds are not in the slopes
-SAMPLE_S = 2
+WARMUP_S = 10           # a rank's first seconds are not in the slopes
+SAMPLE_S = 1
 RSS_GROWTH_KIB = 8192   # bounds of the KTAP cases, Documentation/soak.md
 HEAP_BOUND_KIB = 64
 
@@ -386,8 +386,9 @@ def main():
                     log("segment %s rank %d: %s grew: %s" % (
                         s.out, r, "fds" if k == 3 else "threads",
                         [p[k] for p in pts]))
+    # ranks that re-created their communicator: two samples at least
     heap = [(d["heap_max"] - d["heap_first"]) / 1024 for s in segs
-            for d in s.ranks.values() if d.get("heap_first")]
+            for d in s.ranks.values() if d.get("recreates")]
     heap_kib = max(heap) if heap else float("nan")
     slope = max(slopes) if slopes else float("nan")
     rss_growth = max(growth) if growth else float("nan")
