@@ -11,6 +11,9 @@
 #                   (bench_coexist.sh);
 #                   BENCH_DDP=1: also PyTorch DDP step times (~12 min,
 #                   scripts/bench_ddp.sh)
+#   make soak       a 2x4 cluster under mixed faults for SOAK_S seconds
+#                   (default 120), every result checked (scripts/soak.py,
+#                   Documentation/soak.md; root)
 #   make check-vm   kernel module tests in qemu (part of make check)
 #   make install    binaries, library and header under $(PREFIX)
 #
@@ -92,7 +95,7 @@ USER_LDLIBS := -lpthread
 ALL_TARGETS :=
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-host check-vm demo bench install clean
+.PHONY: all deps check check-host check-vm demo bench soak install clean
 .DEFAULT_GOAL := all
 
 # A plain build needs no root: it only checks that the tools are there
@@ -151,6 +154,11 @@ bench: deps
 	$(Q)$(TOP)/scripts/bench_loss.sh
 	$(Q)$(TOP)/scripts/bench_coexist.sh
 	$(Q)if [ "$${BENCH_DDP:-0}" = 1 ]; then $(TOP)/scripts/bench_ddp.sh; fi
+
+SOAK_S ?= 120
+soak: deps
+	$(Q)$(MAKE) --no-print-directory build-all
+	$(Q)$(TOP)/scripts/soak.py --seconds $(SOAK_S)
 
 clean:
 	$(Q)rm -rf $(BUILD)

@@ -64,3 +64,10 @@ $(SELFTEST_BIN)/rx_kill.so: $(TOP)/selftests/net/rx_kill.c \
 ALL_TARGETS += $(SELFTEST_BIN)/tx_log.so
 $(SELFTEST_BIN)/tx_log.so: $(TOP)/selftests/net/tx_log.c
 	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)
+
+# Reorders received datagrams, preloaded into every rank by the soak
+# (scripts/soak.py).
+ALL_TARGETS += $(SELFTEST_BIN)/rx_reorder.so
+$(SELFTEST_BIN)/rx_reorder.so: $(TOP)/selftests/net/rx_reorder.c \
+		$(TOP)/selftests/net/rx_shim.h
+	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)

@@ -23,7 +23,8 @@ LIBRINA_CORE_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(CORE_SRC_PATHS) \
 RINACTL_SRCS := $(wildcard $(TOP)/user/rinactl/*.c)
 RINACTL_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(RINACTL_SRCS))
 
-ALL_TARGETS += $(LIBRINA_CORE_A) $(LIBRINA_A) $(LIBRINA_SO) $(BIN)/rinactl $(BIN)/rina-bench
+ALL_TARGETS += $(LIBRINA_CORE_A) $(LIBRINA_A) $(LIBRINA_SO) $(BIN)/rinactl $(BIN)/rina-bench \
+	$(BIN)/rina-soak
 
 $(OBJ)/user/%.o: $(TOP)/user/%.c | $(BPF_SKELS)
 	$(call cc-obj,$(LIB_CFLAGS) -MMD -MP)
@@ -63,6 +64,9 @@ $(BIN)/rinactl: $(RINACTL_OBJS) $(LIBRINA_A)
 	$(call ld-prog,$(RINA_LDLIBS))
 
 $(BIN)/rina-bench: $(OBJ)/user/bench/rina-bench.o $(LIBRINA_A)
+	$(call ld-prog,$(RINA_LDLIBS))
+
+$(BIN)/rina-soak: $(OBJ)/user/bench/rina-soak.o $(LIBRINA_A)
 	$(call ld-prog,$(RINA_LDLIBS))
 
 install: all
