@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "jobfile.h"
+#include "sysctl_dflt.h"
 #include "secret.h"
 #include "rgenl.h"
 
@@ -62,23 +63,28 @@ static int parse_id(const char *s, unsigned int *id)
 	return 0;
 }
 
-static void put_job(struct nlmsghdr *nlh, const struct rina_job_desc *d)
+/* What the job file left out is left to the module's net.rina.* (given). */
+static void put_job(struct nlmsghdr *nlh, const struct rina_job_desc *d,
+		    unsigned int given)
 {
 	struct nlattr *list, *e;
 	unsigned int i;
 
 	mnl_attr_put_u16(nlh, RINA_A_JOB_ID, d->job_id);
-	mnl_attr_put_u16(nlh, RINA_A_JOB_ELEMS, d->elems);
-	mnl_attr_put_u16(nlh, RINA_A_JOB_WINDOW, d->window);
-	mnl_attr_put_u32(nlh, RINA_A_JOB_TIMEOUT_MS, d->timeout_ms);
-	mnl_attr_put_u32(nlh, RINA_A_JOB_RTO_US, d->rto_us);
+	if (given & RINA_JF_ELEMS)
+		mnl_attr_put_u16(nlh, RINA_A_JOB_ELEMS, d->elems);
+	if (given & RINA_JF_WINDOW)
+		mnl_attr_put_u16(nlh, RINA_A_JOB_WINDOW, d->window);
+	if (given & RINA_JF_TIMEOUT)
+		mnl_attr_put_u32(nlh, RINA_A_JOB_TIMEOUT_MS, d->timeout_ms);
+	if (given & RINA_JF_RTO)
+		mnl_attr_put_u32(nlh, RINA_A_JOB_RTO_US, d->rto_us);
 	if (d->has_secret)
 		mnl_attr_put(nlh, RINA_A_JOB_SECRET, sizeof(d->secret),
 			     d->secret);
 	if (d->auth != RINA_JOB_AUTH_TAG)
 		mnl_attr_put_u8(nlh, RINA_A_JOB_AUTH, (uint8_t)d->auth);
-	/* the job file's default (software) leaves net.rina.fallback to act */
-	if (d->fallback != RINA_FALLBACK_SOFTWARE)
+	if (given & RINA_JF_FALLBACK)
 		mnl_attr_put_u8(nlh, RINA_A_JOB_FALLBACK, (uint8_t)d->fallback);
 	list = mnl_attr_nest_start(nlh, RINA_A_JOB_RACKS);
 	for (i = 0; i < d->n_racks; i++) {
@@ -146,13 +152,16 @@ fail:
 static int job_add(int argc, char **argv)
 {
 	static struct rina_job_desc desc;
+	unsigned int given;
 	char err[256];
 	struct rgenl g;
 	int ret;
 
 	if (argc != 1 && (argc != 3 || strcmp(argv[1], "secret")))
 		return job_usage();
-	if (rina_jobfile_parse(argv[0], &desc, err, sizeof(err))) {
+	/* checked with the defaults the module will apply */
+	if (rina_jobfile_parse_host(argv[0], NULL, &given, &desc, err,
+				    sizeof(err))) {
 		fprintf(stderr, "rinactl: job add: %s\n", err);
 		return RINACTL_EXIT_FAIL;
 	}
@@ -172,7 +181,7 @@ static int job_add(int argc, char **argv)
 	{
 		struct nlmsghdr *nlh = rgenl_msg(&g, RINA_CMD_JOB_ADD, 0);
 
-		put_job(nlh, &desc);
+		put_job(nlh, &desc, given);
 		explicit_bzero(desc.secret, sizeof(desc.secret));
 		ret = rgenl_talk(&g, nlh, NULL, NULL);
 		/* the request held the secret */
