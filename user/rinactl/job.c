@@ -432,6 +432,43 @@ int rinactl_agents_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+const char *rinactl_agent_counter(unsigned int t)
+{
+	return t <= RINA_A_AGENT_MAX ? agent_counters[t] : NULL;
+}
+
+int rinactl_agents_collect_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct rinactl_agents *l = data;
+	const struct nlattr *a;
+	unsigned int job = 0;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == RINA_A_JOB_ID &&
+		    mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
+			job = mnl_attr_get_u16(a);
+	if (!job)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		struct rinactl_agent *r;
+		struct agent_nl ag;
+
+		if (mnl_attr_get_type(a) != RINA_A_JOB_LOCAL_AGENT)
+			continue;
+		if (l->n == RINACTL_MAX_AGENTS)
+			return MNL_CB_ERROR;
+		parse_agent(a, &ag);
+		r = &l->a[l->n++];
+		r->job = job;
+		r->rank = ag.rank;
+		r->rack = ag.rack;
+		r->tor = ag.tor <= RINA_AGENT_TOR_ST_LOST ? tor_states[ag.tor] :
+			 "unknown";
+		memcpy(r->c, ag.c, sizeof(r->c));
+	}
+	return MNL_CB_OK;
+}
+
 static int show_cb(const struct nlmsghdr *nlh, void *data)
 {
 	bool json = rinactl_opts.json;
