@@ -43,7 +43,9 @@ static int job_usage(void)
 {
 	fprintf(stderr, "Usage: rinactl job add FILE [secret PATH]\n"
 		"       rinactl job del ID\n"
-		"       rinactl job show [ID]\n");
+		"       rinactl job show [ID]\n"
+		"       rinactl job gen { --hostfile FILE | --slurm | --nodelist LIST } ...\n"
+		"                       (rinactl job gen --help)\n");
 	return RINACTL_EXIT_USAGE;
 }
 
@@ -617,6 +619,8 @@ static int cmd_job(int argc, char **argv)
 	if (rinactl_matches(argv[1], "show") ||
 	    rinactl_matches(argv[1], "list"))
 		return job_show(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "gen") || rinactl_matches(argv[1], "generate"))
+		return rinactl_job_gen(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "help")) {
 		job_usage();
 		return 0;
@@ -625,4 +629,5 @@ static int cmd_job(int argc, char **argv)
 	return job_usage();
 }
 
-RINACTL_CMD(job, cmd_job, "job { add FILE [secret PATH] | del ID | show [ID] }");
+RINACTL_CMD(job, cmd_job,
+	    "job { add FILE [secret PATH] | del ID | show [ID] | gen OPTIONS }");

@@ -62,6 +62,9 @@ int rinactl_agents_collect_cb(const struct nlmsghdr *nlh, void *data);
 /* The JSON key of a local agent's counter t, or NULL. */
 const char *rinactl_agent_counter(unsigned int t);
 
+/* rinactl job gen (jobgen.c): argv after "gen". */
+int rinactl_job_gen(int argc, char **argv);
+
 /* True when argv[i] is a prefix of word, iproute2 style ("sh" = "show"). */
 bool rinactl_matches(const char *arg, const char *word);
 
