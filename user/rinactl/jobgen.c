@@ -27,7 +27,7 @@ struct gen_host {
 	char		where[300];	/* "file:line" or "SLURM_JOB_NODELIST" */
 	unsigned int	ranks;
 	unsigned int	rack;
-	int		order;		/* in the list: kept within a rack */
+	int		order;		/* in the list, kept in a rack */
 	struct in_addr	ip;
 	bool		have_ip;
 };
@@ -180,7 +180,7 @@ static int read_hostfile(struct gen *g, const char *path)
 				}
 			} else if (!strncmp(tok, "max_slots=", 10) &&
 				   !parse_uint(tok + 10, 1, 1u << 20, &v)) {
-				continue;	/* a cap for mpirun, not ranks */
+				continue;	/* mpirun's cap, not ranks */
 			} else {
 				ret = gen_fail("%s: \"%s\": expected \"host [slots=N]\" or \"host:N\"",
 					       where, tok);
@@ -297,7 +297,7 @@ static int read_rack_map(struct gen *g, const char *path)
 			if (!strcmp(g->h[i].name, host))
 				break;
 		if (i == g->n)
-			continue;	/* a host of the cluster, not of the job */
+			continue;	/* the cluster's, not the job's */
 		if (seen[i]) {
 			ret = gen_fail("%s:%d: host %s given twice", path,
 				       lineno, host);

@@ -43,7 +43,7 @@ static const char *const stat_names[RINA_A_STATS_MAX + 1] = {
 struct stats_ctx {
 	int	rows;
 	bool	percpu;
-	bool	prom;		/* collect into v[] instead of printing */
+	bool	prom;		/* collect into v[], do not print */
 	unsigned long long v[RINA_A_STATS_MAX + 1];
 	bool	have[RINA_A_STATS_MAX + 1];
 	struct rinactl_agents *agents;
