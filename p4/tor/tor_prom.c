@@ -3,7 +3,7 @@
  * rina-tor's counters in Prometheus's text format (--stats FILE --format
  * prometheus, a node_exporter textfile): the JSON object's numbers
  * (tor_stats.c), one metric family per counter, labelled by rack, job,
- * port. Names: Documentation/p4-control-plane.md.
+ * port. Names: Documentation/metrics.md.
  */
 #include <stddef.h>
 #include <stdio.h>
