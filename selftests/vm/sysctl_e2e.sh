@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Guest test (busybox sh, rina.ko loaded): every net.rina.* sysctl changes
-# what a user sees. Two hosts (netns) on a veth pair, one rack of two, INA
-# (the kernel agent on host 0). Checked: rinactl job add leaves what the
+# what a user sees. Two hosts (netns) on a veth pair, jobs of one rack of
+# two (plain, or INA with rina.ko's agent on host 0). Checked: rinactl job add leaves what the
 # job file leaves out to the module (default_elems, default_window,
 # timeout_ms, rto_us, fallback show in job show), librina takes the same
 # defaults from /proc/sys/net/rina (a 1x2 allreduce through /dev/rina with
@@ -44,12 +44,16 @@ setup() {
 	done
 }
 
-# a job file that leaves every tunable out (plus EXTRA lines)
+# job ID RACK [EXTRA]: one rack ("plain", "ina agent_port 21070"...) of
+# two ranks, every tunable left out but EXTRA. Only job 41 (plain: no
+# agent) is on both hosts; the INA ones, on host 0 only, come one at a
+# time on agent port 21070, whose worker rina.ko runs there
 job() {
-	printf 'job %s\nrack 0 ina%s\n' $1 "$2"
+	printf 'job %s\nrack 0 %s\n' $1 "$2"
 	printf 'rank 0 198.19.51.1 rack 0\nrank 1 198.19.51.2 rack 0\n'
 	[ -n "$3" ] && printf '%s\n' "$3"
 }
+AG="ina agent_port 21070"
 
 if ! setup; then
 	ktap_fail sysctl_e2e_topology
@@ -66,8 +70,8 @@ for h in 0 1; do
 done
 
 # rinactl job add sends only what the file gives
-job 41 > $D/j41.txt
-job 42 "" "window 16" > $D/j42.txt
+job 41 plain > $D/j41.txt
+job 42 "$AG" "window 16" > $D/j42.txt
 in_ns 0 rinactl job add $D/j41.txt > /dev/null
 in_ns 0 rinactl job add $D/j42.txt > /dev/null
 s41=$(in_ns 0 rinactl job show 41 | head -1)
@@ -82,7 +86,7 @@ in_ns 0 rinactl job del 42 > /dev/null
 
 # fallback: a job with a ToR and no "fallback" line takes net.rina.fallback
 set_ctl 0 fallback 0
-job 43 " tor 198.19.51.254" > $D/j43.txt
+job 43 "ina tor 198.19.51.254 agent_port 21070" > $D/j43.txt
 in_ns 0 rinactl job add $D/j43.txt > /dev/null
 f0=$(in_ns 0 rinactl job show 43 | grep -o 'fallback [a-z]*')
 in_ns 0 rinactl job del 43 > /dev/null
@@ -94,8 +98,8 @@ in_ns 0 rinactl job del 43 > /dev/null
 	ktap_ok sysctl_fallback_default || ktap_fail sysctl_fallback_default "$f0 / $f1"
 
 # debug 0 logs nothing, 1 the lifecycle
-job 44 > $D/j44.txt
-job 45 > $D/j45.txt
+job 44 "$AG" > $D/j44.txt
+job 45 "$AG" > $D/j45.txt
 set_ctl 0 debug 0
 in_ns 0 rinactl job add $D/j44.txt > /dev/null
 in_ns 0 rinactl job del 44 > /dev/null
@@ -119,7 +123,7 @@ set_ctl 0 debug 2
 bench() { # H [ENV...]
 	h=$1; shift
 	in_ns $h env RINA_JOB=$D/j41.txt RINA_RANK=$h RINA_KERNEL=1 "$@" \
-		$BENCH --transport udp -c 1 -d int32 -b 4096 -n 2 -w 1
+		$BENCH --transport udp -c 1 -d int32 -b 4096 -e 4096 -n 2 -w 1
 }
 bench 0 > $D/b0 2>&1 & p0=$!
 bench 1 > $D/b1 2>&1 & p1=$!
@@ -141,20 +145,24 @@ echo "$out" | grep -q "kernel's plan of job 41 (.*E 32, W 8) is not the job file
 	ktap_ok sysctl_librina_without_defaults_mismatch ||
 	ktap_fail sysctl_librina_without_defaults_mismatch "$(echo "$out" | tail -2)"
 
-# debug 3: an agent packet dropped (job id unknown to the agent) is logged
+for h in 0 1; do in_ns $h rinactl job del 41 > /dev/null; done
+
+# debug 3: a packet job 46's agent drops (another job's id) is logged
+job 46 "$AG" > $D/j46.txt
+in_ns 0 rinactl job add $D/j46.txt > /dev/null
 set_ctl 0 debug 3
 if [ -x $FORGE ]; then
-	in_ns 1 $FORGE 198.19.51.2 21056 198.19.51.1 $((0x524f)) 99 1 hello 1 \
+	in_ns 1 $FORGE 198.19.51.2 21056 198.19.51.1 21070 99 1 hello 1 \
 		> /dev/null 2>&1
 	sleep 1
-	dmesg | grep -q 'rina: job 41 agent: dropped a [0-9]*-byte packet: unknown_job' &&
+	dmesg | grep -q 'rina: job 46 agent: dropped a [0-9]*-byte packet: unknown_job' &&
 		ktap_ok sysctl_debug_3_drops ||
-		ktap_fail sysctl_debug_3_drops "$(dmesg | grep 'rina: job 41' | tail -2)"
+		ktap_fail sysctl_debug_3_drops "$(dmesg | grep 'rina: job 46' | tail -2)"
 else
 	ktap_skip sysctl_debug_3_drops "rina_forge not built"
 fi
 set_ctl 0 debug 0
-for h in 0 1; do in_ns $h rinactl job del 41 > /dev/null; done
+in_ns 0 rinactl job del 46 > /dev/null
 
 echo "1..$ktap_n"
 ktap_finish
