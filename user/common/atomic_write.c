@@ -28,7 +28,9 @@ int rina_write_atomic(const char *path, void (*fill)(FILE *f, void *arg),
 		return -1;
 	}
 	fill(f, arg);
-	bad = fflush(f) || ferror(f) || fsync(fileno(f));
+	/* no fsync: readers need the rename's atomicity, not durability,
+	 * and rina-tor's packet loop writes its --stats every second */
+	bad = fflush(f) || ferror(f);
 	if (bad)
 		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
 	if (fclose(f) && !bad) {

@@ -2,8 +2,8 @@
 /*
  * A file replaced atomically: written as "path.tmp" in path's directory
  * (which node_exporter's textfile collector does not read: not *.prom),
- * flushed to disk and renamed over path, so that a reader sees the old
- * file or the whole new one, never a part.
+ * then renamed over path, so that a reader sees the old file or the
+ * whole new one, never a part.
  */
 #ifndef RINA_ATOMIC_WRITE_H
 #define RINA_ATOMIC_WRITE_H
