@@ -68,9 +68,56 @@ check rinactl_unprivileged_show 0 "job 7" su nobody -s /bin/sh -c "rinactl job s
 check rinactl_stats 0 "jobs_added" rinactl stats
 check rinactl_stats_json 0 '^{"jobs":1,"jobs_added":' rinactl -j stats
 check rinactl_stats_percpu 0 "cpu1:" rinactl stats percpu
-# Prometheus: every number of -j stats under its name (Documentation/
-# metrics.md), a local agent's with job, rank and rack labels (job 15:
-# rank 0's address is here, so rina.ko runs its rack's agent)
+check rinactl_job_del 0 "" rinactl job del 7
+check rinactl_job_gone 1 "no such job" rinactl job show 7
+# monitor saw: added 7, deleted 7 (the rejected adds sent nothing); add
+# and delete one more so that it can exit after 4 events
+rinactl job add $D/job.txt >/dev/null && rinactl job del 7
+i=0
+while kill -0 $mon 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $mon 2>/dev/null; then
+	kill $mon
+	ktap_fail rinactl_monitor "did not see 4 events: $(cat $D/monitor.out)"
+elif [ "$(sed -n 1p $D/monitor.out)" = "job_added job 7 state ready" ] &&
+     [ "$(sed -n 2p $D/monitor.out)" = "job_deleted job 7 state ready" ] &&
+     [ "$(wc -l < $D/monitor.out)" = 4 ]; then
+	ktap_ok rinactl_monitor
+else
+	ktap_fail rinactl_monitor "$(cat $D/monitor.out)"
+fi
+# after the monitor (which counts events): a job with a secret
+rinactl job add $D/job.txt >/dev/null
+check rinactl_job_show_unsigned 0 "local_agents 0 signed no" rinactl job show 7
+check rinactl_job_add_secret 0 "job 10 added" rinactl job add $D/signed.txt
+check rinactl_job_show_signed 0 "job 10 .* signed yes" rinactl job show 10
+check rinactl_job_show_signed_json 0 '"job":10,.*"signed":true' rinactl -j job show 10
+check rinactl_job_show_unsigned_json 0 '"job":7,.*"signed":false' rinactl -j job show
+out=$(rinactl job show; rinactl -j job show; rinactl -j -p job show)
+echo "$out" | grep -qi $sec && ktap_fail rinactl_job_show_no_secret "$out" ||
+	ktap_ok rinactl_job_show_no_secret
+check rinactl_job_add_secret_readable_by_others 1 "readable by others" rinactl job add $D/opensecret.txt
+# "secret PATH": made when absent (mode 0600, 32 hex digits), read when not
+printf 'job 12\nrack 0 plain\nrank 0 198.18.2.1 rack 0\n' > $D/j12.txt
+sed 's/^job 12/job 13/' $D/j12.txt > $D/j13.txt
+check rinactl_job_add_secret_new 0 "secret $D/new-secret made (mode 0600)" rinactl job add $D/j12.txt secret $D/new-secret
+check rinactl_secret_new_mode 0 "^-rw------- " ls -l $D/new-secret
+check rinactl_secret_new_format 0 "^[0-9a-f]\{32\}$" cat $D/new-secret
+check rinactl_job_show_new_signed 0 "job 12 .* signed yes" rinactl job show 12
+check rinactl_job_add_secret_existing 0 "job 13 added" rinactl job add $D/j13.txt secret $D/new-secret
+out=$(rinactl job show; rinactl -j job show)
+echo "$out" | grep -qi "$(cat $D/new-secret)" &&
+	ktap_fail rinactl_job_show_no_new_secret "$out" ||
+	ktap_ok rinactl_job_show_no_new_secret
+# a rack's agent_port goes to the kernel and back
+sed 's/^job 7/job 14/; s/^rack 0 ina tor 198.18.0.254$/& agent_port 21070/' \
+	$D/job.txt > $D/j14.txt
+check rinactl_job_add_agent_port 0 "job 14 added" rinactl job add $D/j14.txt
+check rinactl_job_show_agent_port 0 "rack 0 ina tor 198.18.0.254:21071 agent_port 21070" rinactl job show 14
+check rinactl_job_show_agent_port_json 0 '"rack":0,"ina":true,"tor":"198.18.0.254","tor_port":21071,"agent_port":21070}' rinactl -j job show 14
+# Prometheus (after the monitor, which counts events): every number of
+# -j stats under its name (Documentation/metrics.md), a local agent's
+# with job, rank and rack labels (job 15: rank 0's address is here, so
+# rina.ko runs its rack's agent)
 /usr/bin/ip link set lo up
 /usr/bin/ip addr add 198.18.9.1/32 dev lo
 printf 'job 15\nrack 0 ina\nrank 0 198.18.9.1 rack 0\nrank 1 198.18.9.2 rack 0\n' > $D/j15.txt
@@ -122,52 +169,6 @@ check rinactl_stats_textfile 0 "" rinactl stats --textfile $D/rina.prom
 check rinactl_stats_textfile_unwritable 1 "$D/no/rina.prom.tmp: No such file or directory" rinactl stats --textfile $D/no/rina.prom
 check rinactl_stats_prometheus_percpu 2 "percpu has no Prometheus form" rinactl stats percpu -f prometheus
 rinactl job del 15
-check rinactl_job_del 0 "" rinactl job del 7
-check rinactl_job_gone 1 "no such job" rinactl job show 7
-# monitor saw: added 7, deleted 7 (the rejected adds sent nothing); add
-# and delete one more so that it can exit after 4 events
-rinactl job add $D/job.txt >/dev/null && rinactl job del 7
-i=0
-while kill -0 $mon 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-if kill -0 $mon 2>/dev/null; then
-	kill $mon
-	ktap_fail rinactl_monitor "did not see 4 events: $(cat $D/monitor.out)"
-elif [ "$(sed -n 1p $D/monitor.out)" = "job_added job 7 state ready" ] &&
-     [ "$(sed -n 2p $D/monitor.out)" = "job_deleted job 7 state ready" ] &&
-     [ "$(wc -l < $D/monitor.out)" = 4 ]; then
-	ktap_ok rinactl_monitor
-else
-	ktap_fail rinactl_monitor "$(cat $D/monitor.out)"
-fi
-# after the monitor (which counts events): a job with a secret
-rinactl job add $D/job.txt >/dev/null
-check rinactl_job_show_unsigned 0 "local_agents 0 signed no" rinactl job show 7
-check rinactl_job_add_secret 0 "job 10 added" rinactl job add $D/signed.txt
-check rinactl_job_show_signed 0 "job 10 .* signed yes" rinactl job show 10
-check rinactl_job_show_signed_json 0 '"job":10,.*"signed":true' rinactl -j job show 10
-check rinactl_job_show_unsigned_json 0 '"job":7,.*"signed":false' rinactl -j job show
-out=$(rinactl job show; rinactl -j job show; rinactl -j -p job show)
-echo "$out" | grep -qi $sec && ktap_fail rinactl_job_show_no_secret "$out" ||
-	ktap_ok rinactl_job_show_no_secret
-check rinactl_job_add_secret_readable_by_others 1 "readable by others" rinactl job add $D/opensecret.txt
-# "secret PATH": made when absent (mode 0600, 32 hex digits), read when not
-printf 'job 12\nrack 0 plain\nrank 0 198.18.2.1 rack 0\n' > $D/j12.txt
-sed 's/^job 12/job 13/' $D/j12.txt > $D/j13.txt
-check rinactl_job_add_secret_new 0 "secret $D/new-secret made (mode 0600)" rinactl job add $D/j12.txt secret $D/new-secret
-check rinactl_secret_new_mode 0 "^-rw------- " ls -l $D/new-secret
-check rinactl_secret_new_format 0 "^[0-9a-f]\{32\}$" cat $D/new-secret
-check rinactl_job_show_new_signed 0 "job 12 .* signed yes" rinactl job show 12
-check rinactl_job_add_secret_existing 0 "job 13 added" rinactl job add $D/j13.txt secret $D/new-secret
-out=$(rinactl job show; rinactl -j job show)
-echo "$out" | grep -qi "$(cat $D/new-secret)" &&
-	ktap_fail rinactl_job_show_no_new_secret "$out" ||
-	ktap_ok rinactl_job_show_no_new_secret
-# a rack's agent_port goes to the kernel and back
-sed 's/^job 7/job 14/; s/^rack 0 ina tor 198.18.0.254$/& agent_port 21070/' \
-	$D/job.txt > $D/j14.txt
-check rinactl_job_add_agent_port 0 "job 14 added" rinactl job add $D/j14.txt
-check rinactl_job_show_agent_port 0 "rack 0 ina tor 198.18.0.254:21071 agent_port 21070" rinactl job show 14
-check rinactl_job_show_agent_port_json 0 '"rack":0,"ina":true,"tor":"198.18.0.254","tor_port":21071,"agent_port":21070}' rinactl -j job show 14
 rinactl job del 14
 rinactl job del 13
 rinactl job del 12
