@@ -248,6 +248,8 @@ static const struct rina_agent_ops rina_agent_kops = {
 
 /* ---- the worker thread ------------------------------------------- */
 
+static const char *const rina_agent_drop_names[] = RINA_PARSE_NAMES;
+
 /* Shared header check and per-reason counters; true: hand to the core. */
 static bool rina_agent_check(struct rina_agent *a, int len, bool trunc)
 {
@@ -259,6 +261,8 @@ static bool rina_agent_check(struct rina_agent *a, int len, bool trunc)
 		err = RINA_PARSE_UNKNOWN_JOB;
 	if (err != RINA_PARSE_OK) {
 		rina_stat_inc(a->rn, RINA_STAT_AGENT_DROP + err - 1);
+		rina_dbg(a->rn, 3, "job %u agent: dropped a %d-byte packet: %s\n",
+			 a->job_id, len, rina_agent_drop_names[err]);
 		return false;
 	}
 	rina_stat_inc(a->rn, RINA_STAT_AGENT_RX);
@@ -608,6 +612,8 @@ static int rina_agent_start(struct rina_net *rn, struct rina_job *job,
 	list_add_tail(&a->node, &job->agents);
 	job->n_agents++;
 	trace_rina_attach(a->job_id, rank, RINA_TR_AGENT_START);
+	rina_dbg(rn, 2, "job %u rank %u: agent worker started\n", a->job_id,
+		 rank);
 	return 0;
 
 err_free:
@@ -646,6 +652,8 @@ void rina_agents_stop(struct rina_job *job)
 	list_for_each_entry_safe(a, tmp, &job->agents, node) {
 		list_del(&a->node);
 		trace_rina_attach(a->job_id, a->rank, RINA_TR_AGENT_STOP);
+		rina_dbg(a->rn, 2, "job %u rank %u: agent worker stopped\n",
+			 a->job_id, a->rank);
 		rina_agent_free(a);
 	}
 	job->n_agents = 0;

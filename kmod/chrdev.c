@@ -267,7 +267,6 @@ static int rina_ioc_get_plan(struct rina_file *f, void __user *uarg)
 	p.window = job->desc.window;
 	p.timeout_ms = job->desc.timeout_ms;
 	p.rto_us = job->desc.rto_us;
-	p.retries = READ_ONCE(rn->sysctl.retries);
 	p.n_ranks = job->desc.n_ranks;
 	rina_fill_member(job, rina_ring_prev(ring, p.member), &p.prev);
 	rina_fill_member(job, rina_ring_next(ring, p.member), &p.next);

@@ -121,6 +121,10 @@ int rina_job_insert(struct rina_net *rn, struct rina_job *job)
 	list_add_tail(&job->node, &pos->node);
 	rn->n_jobs++;
 	trace_rina_job(job->desc.job_id, job->state, RINA_TR_ADD);
+	rina_dbg(rn, 1, "job %u added: %u ranks, %u racks, E %u W %u timeout %u ms rto %u us\n",
+		 job->desc.job_id, job->desc.n_ranks, job->desc.n_racks,
+		 job->desc.elems, job->desc.window, job->desc.timeout_ms,
+		 job->desc.rto_us);
 	return 0;
 }
 
@@ -135,6 +139,7 @@ void rina_job_unlink(struct rina_net *rn, struct rina_job *job)
 	rina_job_wipe_secret(job);
 	rn->n_jobs--;
 	trace_rina_job(job->desc.job_id, job->state, RINA_TR_DELETE);
+	rina_dbg(rn, 1, "job %u deleted\n", job->desc.job_id);
 	rina_job_put(job);
 }
 
@@ -169,6 +174,7 @@ int rina_job_attach(struct rina_net *rn, struct rina_job *job, u16 rank)
 	rina_job_set_state(job, RINA_JOB_ACTIVE);
 	rina_stat_inc(rn, RINA_STAT_ATTACHES);
 	trace_rina_attach(job->desc.job_id, rank, RINA_TR_ATTACH);
+	rina_dbg(rn, 2, "job %u rank %u attached\n", job->desc.job_id, rank);
 	return 0;
 }
 
@@ -190,6 +196,8 @@ bool rina_job_abort_by_agent(struct rina_net *rn, u16 id)
 		rina_stat_inc(rn, RINA_STAT_JOBS_ABORTED);
 		rina_job_set_state(job, RINA_JOB_ABORTED);
 		rina_job_notify(rn, job, RINA_EVENT_JOB_ABORTED, -1);
+		rina_dbg(rn, 1, "job %u aborted by its agent (fallback abort)\n",
+			 id);
 	}
 	mutex_unlock(&rn->lock);
 	return true;
@@ -209,6 +217,8 @@ void rina_job_detach(struct rina_net *rn, struct rina_job *job, u16 rank,
 	rina_stat_inc(rn, RINA_STAT_DETACHES);
 	trace_rina_attach(job->desc.job_id, rank,
 			  lost ? RINA_TR_LOST : RINA_TR_DETACH);
+	rina_dbg(rn, 2, "job %u rank %u %s\n", job->desc.job_id, rank,
+		 lost ? "lost (closed without detach)" : "detached");
 	if (job->deleted)
 		return;
 	if (lost && job->state != RINA_JOB_ABORTED) {
@@ -217,6 +227,8 @@ void rina_job_detach(struct rina_net *rn, struct rina_job *job, u16 rank,
 		rina_job_set_state(job, RINA_JOB_ABORTED);
 		rina_job_notify(rn, job, RINA_EVENT_MEMBER_LOST, rank);
 		rina_job_notify(rn, job, RINA_EVENT_JOB_ABORTED, -1);
+		rina_dbg(rn, 1, "job %u aborted: rank %u lost\n",
+			 job->desc.job_id, rank);
 	} else if (!job->n_attached && job->state == RINA_JOB_ACTIVE) {
 		rina_job_set_state(job, RINA_JOB_READY);
 	}

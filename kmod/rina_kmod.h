@@ -45,12 +45,22 @@ struct rina_pcpu_stats {
 struct rina_sysctl_vals {
 	int	timeout_ms;
 	int	rto_us;
-	int	retries;
 	int	default_window;
 	int	default_elems;
 	int	fallback;
 	int	debug;
 };
+
+/*
+ * net.rina.debug: LEVEL and above is logged (1 job lifecycle, 2 ranks and
+ * agent workers, 3 every agent packet dropped). Rate-limited per call
+ * site, so that a flood of drops cannot flood the log.
+ */
+#define rina_dbg(rn, level, fmt, ...)					\
+do {									\
+	if (READ_ONCE((rn)->sysctl.debug) >= (level))			\
+		pr_info_ratelimited("rina: " fmt, ##__VA_ARGS__);	\
+} while (0)
 
 struct rina_net {
 	struct net		*net;

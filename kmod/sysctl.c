@@ -19,7 +19,6 @@
 
 static int rina_timeout_min = 10, rina_timeout_max = 3600000;
 static int rina_rto_min = 50, rina_rto_max = 10000000;
-static int rina_retries_min, rina_retries_max = 100;
 static int rina_window_min = RINA_MIN_WINDOW, rina_window_max = RINA_MAX_WINDOW;
 static int rina_elems_min = 1, rina_elems_max = RINA_MAX_ELEMS;
 static int rina_fallback_min = RINA_FALLBACK_ABORT;
@@ -29,7 +28,6 @@ static int rina_debug_min, rina_debug_max = 3;
 static const struct rina_sysctl_vals rina_sysctl_defaults = {
 	.timeout_ms	= 10000,
 	.rto_us		= 2000,
-	.retries	= 5,
 	.default_window	= 64,
 	.default_elems	= 256,
 	.fallback	= RINA_FALLBACK_SOFTWARE,
@@ -70,8 +68,6 @@ static struct ctl_table rina_sysctl_template[] = {
 		 rina_timeout_min, rina_timeout_max),
 	RINA_CTL(RINA_SYSCTL_RTO_US, rto_us, proc_dointvec_minmax,
 		 rina_rto_min, rina_rto_max),
-	RINA_CTL(RINA_SYSCTL_RETRIES, retries, proc_dointvec_minmax,
-		 rina_retries_min, rina_retries_max),
 	RINA_CTL(RINA_SYSCTL_DEFAULT_WINDOW, default_window, rina_proc_pow2,
 		 rina_window_min, rina_window_max),
 	RINA_CTL(RINA_SYSCTL_DEFAULT_ELEMS, default_elems,
@@ -85,7 +81,7 @@ static struct ctl_table rina_sysctl_template[] = {
 #endif
 };
 
-#define RINA_N_SYSCTL	7
+#define RINA_N_SYSCTL	6
 
 int rina_sysctl_net_init(struct rina_net *rn)
 {

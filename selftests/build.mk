@@ -7,8 +7,9 @@
 SELFTEST_CORE := $(SELFTEST_BIN)/test_core $(SELFTEST_BIN)/test_jobfile \
 	$(SELFTEST_BIN)/test_agent $(SELFTEST_BIN)/test_cc \
 	$(SELFTEST_BIN)/test_ctrl_auth $(SELFTEST_BIN)/test_ring_member \
-	$(SELFTEST_BIN)/test_engine_cfg
-SELFTEST_LIB := $(SELFTEST_BIN)/test_allreduce $(SELFTEST_BIN)/test_async
+	$(SELFTEST_BIN)/test_engine_cfg $(SELFTEST_BIN)/test_nodelist
+SELFTEST_LIB := $(SELFTEST_BIN)/test_allreduce $(SELFTEST_BIN)/test_async \
+	$(SELFTEST_BIN)/test_sysctl_dflt
 ALL_TARGETS += $(SELFTEST_CORE) $(SELFTEST_LIB) $(SELFTEST_BIN)/fuzz_hdr
 
 TEST_CFLAGS := -O2 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib \

@@ -27,7 +27,8 @@
  * rina-p4cfg would write for the rack (Documentation/p4-control-plane.md);
  * MAC addresses missing from the job file are resolved by ARP from the
  * bridge's address. Counters: -j prints them as JSON at exit, --stats FILE
- * keeps a JSON copy up to date every second.
+ * keeps a JSON copy up to date every second (--format prometheus: in
+ * Prometheus's text format, a node_exporter textfile; tor_prom.c).
  *
  * With --on-demand the agents install and remove their jobs (tor_control.c):
  * signed requests in a job with a secret, one uniform answer to every
@@ -41,6 +42,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "tor.h"
@@ -58,13 +60,18 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: rina-tor --job FILE [--job FILE]... --rack R [--bridge br0]\n"
 		"                [--epoch N] [--on-demand]\n"
-		"                [--stats FILE] [-j] [--drop VER_OP:RATE]...\n"
+		"                [--stats FILE [--format json|prometheus]] [-j]\n"
+		"                [--drop VER_OP:RATE]...\n"
 		"                [--drop-out VER_OP:RATE]... [--qdisc]\n"
 		"  runs in a ToR namespace whose bridge has ports up0, h0, h1...\n"
 		"  --drop 0x11:655  drop 1%% of SR_CONTRIB (ingress simulator)\n"
 		"  --drop-out 0x13:6554  drop 10%% of the AG_DATA copies the\n"
 		"                switch emits, each on its own (egress simulator)\n"
-		"  --qdisc       send through the ports' qdiscs (shaped links)\n");
+		"  --qdisc       send through the ports' qdiscs (shaped links)\n"
+		"  --stats FILE  the counters, every second and at exit, replaced\n"
+		"                atomically (FILE.tmp renamed): JSON, or with\n"
+		"                --format prometheus Prometheus's text format (a\n"
+		"                node_exporter textfile: name it *.prom)\n");
 	exit(2);
 }
 
@@ -133,13 +140,14 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "on-demand", no_argument, NULL, 'o' },
 		{ "qdisc", no_argument, NULL, 'q' },
+		{ "format", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *files[MAX_TOR_JOBS], *bridge = "br0", *stats = NULL;
 	char drops[16][96];
 	unsigned int epoch = (unsigned int)time(NULL) & 0xffff;
 	int c, i, have_rack = 0, jflag = 0, n_drops = 0, ret = 1;
-	int on_demand = 0;
+	int on_demand = 0, prom = 0;
 	time_t last = 0;
 
 	while ((c = getopt_long(argc, argv, "f:r:b:e:s:d:jo", lo,
@@ -159,6 +167,14 @@ int main(int argc, char **argv)
 		case 'j': jflag = 1; break;
 		case 'o': on_demand = 1; break;
 		case 'q': use_qdisc = 1; break;
+		case 'F':
+			prom = !strcmp(optarg, "prometheus");
+			if (!prom && strcmp(optarg, "json")) {
+				fprintf(stderr, "rina-tor: --format %s: expected json or prometheus\n",
+					optarg);
+				usage();
+			}
+			break;
 		case 'd':
 		case 'D': {
 			const char *pipe = c == 'd' ? "Ingress" : "Egress";
@@ -179,6 +195,9 @@ int main(int argc, char **argv)
 	if (!n_jobs || !have_rack || optind != argc)
 		usage();
 	if (load_jobs(files))
+		return 1;
+	/* an unwritable --stats fails now, not silently every second */
+	if (stats && tor_stats_probe(stats))
 		return 1;
 	sw = calloc(1, sizeof(*sw));
 	if (!sw)
@@ -218,15 +237,15 @@ int main(int argc, char **argv)
 		if (stats && time(NULL) != last) {
 			last = time(NULL);
 			tor_port_drops_update();
-			tor_stats_write(stats);
+			tor_stats_write(stats, prom);
 		}
 	}
 	ret = 0;
 out:
 	tor_port_drops_update();
 	tor_ports_close();
-	if (stats)
-		tor_stats_write(stats);
+	if (stats && tor_stats_write(stats, prom))
+		ret = 1;
 	if (jflag)
 		tor_json(stdout);
 	tor_steer_close();

@@ -148,7 +148,13 @@ void tor_steer_close(void);
 
 void tor_json(FILE *f);
 /* Write the JSON to path atomically (through path.tmp). */
-void tor_stats_write(const char *path);
+/* The same counters in Prometheus's text format (tor_prom.c). */
+void tor_prom(FILE *f);
+/* --stats FILE, atomically, as JSON or (prom) Prometheus; 0 or -1 with
+ * a message on stderr */
+int tor_stats_write(const char *path, int prom);
+/* Whether path's FILE.tmp can be made: 0, or -1 with a message. */
+int tor_stats_probe(const char *path);
 void tor_exit_line(void);
 
 #endif

@@ -3,10 +3,15 @@
  * rina-tor's counters: the model's per job and switch-wide, the control
  * protocol's and the ports', as one JSON object (-j at exit, --stats
  * FILE every second; its field names are an interface: rina-run and the
- * tests read them), and the one line rina-tor prints at exit.
+ * tests read them), and the one line rina-tor prints at exit. --stats
+ * FILE is replaced atomically (FILE.tmp, renamed), in either format.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "atomic_write.h"
 #include "tor.h"
 
 void tor_json(FILE *f)
@@ -68,18 +73,44 @@ void tor_json(FILE *f)
 	fprintf(f, "}\n");
 }
 
-void tor_stats_write(const char *path)
+static void fill_json(FILE *f, void *arg)
 {
-	char tmp[512];
+	(void)arg;
+	tor_json(f);
+}
+
+static void fill_prom(FILE *f, void *arg)
+{
+	(void)arg;
+	tor_prom(f);
+}
+
+int tor_stats_probe(const char *path)
+{
+	char tmp[4096];
 	FILE *f;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
-	if (!f)
-		return;
-	tor_json(f);
-	if (!fclose(f))
-		rename(tmp, path);
+	if (!f) {
+		fprintf(stderr, "rina-tor: --stats: %s: %s\n", tmp,
+			strerror(errno));
+		return -1;
+	}
+	fclose(f);
+	unlink(tmp);
+	return 0;
+}
+
+int tor_stats_write(const char *path, int prom)
+{
+	char err[600];
+
+	if (!rina_write_atomic(path, prom ? fill_prom : fill_json, NULL,
+				err, sizeof(err)))
+		return 0;
+	fprintf(stderr, "rina-tor: --stats: %s\n", err);
+	return -1;
 }
 
 /*

@@ -61,7 +61,8 @@ command -v ethtool >/dev/null &&
 	copy_bin "$(command -v ethtool)" usr/bin/ethtool
 cp "$top/selftests/vm/guest.sh" "$top/selftests/vm/guest_lib.sh" \
 	"$top/selftests/ktap.sh" "$stage/tests/"
-for t in rinactl_test.sh agent_e2e.sh events_e2e.sh tor_agent_e2e.sh; do
+for t in rinactl_test.sh agent_e2e.sh events_e2e.sh tor_agent_e2e.sh \
+	 sysctl_e2e.sh; do
 	[ -f "$top/selftests/vm/$t" ] && cp "$top/selftests/vm/$t" "$stage/tests/"
 done
 echo "root:x:0:0::/:/bin/sh" > "$stage/etc/passwd"

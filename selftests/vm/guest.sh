@@ -44,7 +44,7 @@ sysctl_case() {
 }
 sysctl_case timeout_ms 10000 10 3600000 && ktap_ok sysctl_timeout_ms_range || ktap_fail sysctl_timeout_ms_range
 sysctl_case rto_us 2000 50 10000000 && ktap_ok sysctl_rto_us_range || ktap_fail sysctl_rto_us_range
-sysctl_case retries 5 0 100 && ktap_ok sysctl_retries_range || ktap_fail sysctl_retries_range
+[ ! -e $S/retries ] && ktap_ok sysctl_retries_removed || ktap_fail sysctl_retries_removed "$S/retries exists"
 sysctl_case default_window 64 2 32768 && ktap_ok sysctl_default_window_range || ktap_fail sysctl_default_window_range
 sysctl_case default_elems 256 1 1024 && ktap_ok sysctl_default_elems_range || ktap_fail sysctl_default_elems_range
 sysctl_case fallback 1 0 2 && ktap_ok sysctl_fallback_range || ktap_fail sysctl_fallback_range
@@ -137,6 +137,16 @@ if [ -x /tests/events_e2e.sh ] && [ -x /usr/bin/rina-bench ] &&
 	[ $rc = 0 ] && ktap_ok events_e2e || ktap_fail events_e2e "exit $rc"
 else
 	ktap_skip events_e2e "rina-bench or rinactl was not built"
+fi
+
+# every net.rina.* sysctl observed: rinactl, librina, the debug log
+if [ -x /tests/sysctl_e2e.sh ] && [ -x /usr/bin/rina-bench ] &&
+   [ -x /usr/bin/rinactl ]; then
+	/tests/sysctl_e2e.sh
+	rc=$?
+	[ $rc = 0 ] && ktap_ok sysctl_e2e || ktap_fail sysctl_e2e "exit $rc"
+else
+	ktap_skip sysctl_e2e "rina-bench or rinactl was not built"
 fi
 
 # rina.ko's agent in front of rina-tor: install, relay, failover, fallback

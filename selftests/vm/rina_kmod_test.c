@@ -1312,7 +1312,7 @@ static void test_plan(struct rgenl *g)
 	       p.ring_cap == 3 && p.job_id == 1 && p.rank == 0 &&
 	       p.member == 0 && p.agent == 0 && p.is_agent == 1 &&
 	       p.n_ranks == 4 && p.elems == 256 && p.window == 64 &&
-	       p.timeout_ms == 10000 && p.rto_us == 2000 && p.retries == 5,
+	       p.timeout_ms == 10000 && p.rto_us == 2000 && p.rsvd0 == 0,
 	       "ioctl_plan_agent_rank", "err %d L %u member %u agent %u",
 	       err, p.ring_len, p.member, p.agent);
 	result(!err &&

@@ -114,6 +114,61 @@ sed 's/^job 7/job 14/; s/^rack 0 ina tor 198.18.0.254$/& agent_port 21070/' \
 check rinactl_job_add_agent_port 0 "job 14 added" rinactl job add $D/j14.txt
 check rinactl_job_show_agent_port 0 "rack 0 ina tor 198.18.0.254:21071 agent_port 21070" rinactl job show 14
 check rinactl_job_show_agent_port_json 0 '"rack":0,"ina":true,"tor":"198.18.0.254","tor_port":21071,"agent_port":21070}' rinactl -j job show 14
+# Prometheus (after the monitor, which counts events): every number of
+# -j stats under its name (Documentation/metrics.md), a local agent's
+# with job, rank and rack labels (job 15: rank 0's address is here, so
+# rina.ko runs its rack's agent)
+/usr/bin/ip link set lo up
+/usr/bin/ip addr add 198.18.9.1/32 dev lo
+printf 'job 15\nrack 0 ina\nrank 0 198.18.9.1 rack 0\nrank 1 198.18.9.2 rack 0\n' > $D/j15.txt
+rinactl job add $D/j15.txt > /dev/null
+rinactl -j stats > $D/stats.json
+rinactl stats -f prometheus > $D/stats.prom
+prom_bad=""
+for kv in $(sed 's/,"agents".*//; s/[{}"]//g; s/,/ /g' $D/stats.json); do
+	k=${kv%%:*} v=${kv#*:}
+	case $k in
+	jobs) m=rina_jobs ;;
+	agent_rx) m=rina_agent_rx_packets_total ;;
+	agent_drop_*) m="rina_agent_dropped_packets_total{reason=\"${k#agent_drop_}\"}" ;;
+	*) m=rina_${k}_total ;;
+	esac
+	grep -qxF "$m $v" $D/stats.prom || prom_bad="$prom_bad $m=$v"
+done
+agent=$(sed 's/.*"agents":\[//; s/}.*//; s/[{"]//g; s/,/ /g' $D/stats.json)
+for kv in $agent; do
+	k=${kv%%:*} v=${kv#*:}
+	case $k in job|rank|rack|tor_status) continue ;; esac
+	if [ $k = tor ]; then
+		m="rina_agent_tor_state{job=\"15\",rank=\"0\",rack=\"0\",state=\"$v\"}" v=1
+	else
+		m="rina_agent_${k}_total{job=\"15\",rank=\"0\",rack=\"0\"}"
+	fi
+	grep -qxF "$m $v" $D/stats.prom || prom_bad="$prom_bad $m=$v"
+done
+# every sample's metric has its TYPE; counters end in _total
+for m in $(grep -v '^#' $D/stats.prom | sed 's/[{ ].*//' | sort -u); do
+	t=$(sed -n "s/^# TYPE $m //p" $D/stats.prom)
+	grep -q "^# HELP $m " $D/stats.prom || prom_bad="$prom_bad no-HELP:$m"
+	case "$t:$m" in
+	counter:*_total|gauge:*) ;;
+	*) prom_bad="$prom_bad type-$t:$m" ;;
+	esac
+done
+n=$(grep -c '^rina_' $D/stats.prom)
+if [ -z "$prom_bad" ] && [ "$n" -ge 30 ] && echo "$agent" | grep -q contrib_in; then
+	ktap_ok rinactl_stats_prometheus_matches_json
+else
+	ktap_fail rinactl_stats_prometheus_matches_json "$n samples, wrong:$prom_bad"
+fi
+check rinactl_stats_textfile 0 "" rinactl stats --textfile $D/rina.prom
+[ -s $D/rina.prom ] && [ ! -e $D/rina.prom.tmp ] &&
+	grep -q '^rina_agent_contrib_in_total{job="15",rank="0",rack="0"} ' $D/rina.prom &&
+	ktap_ok rinactl_stats_textfile_written ||
+	ktap_fail rinactl_stats_textfile_written "$(ls $D)"
+check rinactl_stats_textfile_unwritable 1 "$D/no/rina.prom.tmp: No such file or directory" rinactl stats --textfile $D/no/rina.prom
+check rinactl_stats_prometheus_percpu 2 "percpu has no Prometheus form" rinactl stats percpu -f prometheus
+rinactl job del 15
 rinactl job del 14
 rinactl job del 13
 rinactl job del 12

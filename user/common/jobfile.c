@@ -36,6 +36,7 @@ struct parse_ctx {
 	int rack_line[RINA_MAX_RACKS];	/* index: job->racks[] */
 	int param_line[PARAM_MAX];	/* index: params[] of do_param() */
 	unsigned int seen_param;	/* bit i: params[i] given */
+	unsigned int given;		/* RINA_JF_* the text gave */
 	bool seen_cc;
 	bool seen_auth;
 	bool seen_fallback;
@@ -333,6 +334,7 @@ static int do_fallback(struct parse_ctx *c, struct rina_job_desc *job,
 	if (c->seen_fallback)
 		return fail(c, f[0], "given twice");
 	c->seen_fallback = true;
+	c->given |= RINA_JF_FALLBACK;
 	if (!strcmp(f[1], "abort"))
 		job->fallback = RINA_FALLBACK_ABORT;
 	else if (!strcmp(f[1], "software"))
@@ -380,15 +382,25 @@ static int do_param(struct parse_ctx *c, struct rina_job_desc *job,
 			return -1;
 		switch (i) {
 		case PARAM_JOB: job->job_id = (__u16)v; break;
-		case PARAM_ELEMS: job->elems = (__u16)v; break;
+		case PARAM_ELEMS:
+			job->elems = (__u16)v;
+			c->given |= RINA_JF_ELEMS;
+			break;
 		case PARAM_WINDOW:
 			if (v & (v - 1))
 				return fail(c, f[0], "%lu is not a power of two",
 					    v);
 			job->window = (__u16)v;
+			c->given |= RINA_JF_WINDOW;
 			break;
-		case PARAM_TIMEOUT: job->timeout_ms = (__u32)v; break;
-		case PARAM_RTO: job->rto_us = (__u32)v; break;
+		case PARAM_TIMEOUT:
+			job->timeout_ms = (__u32)v;
+			c->given |= RINA_JF_TIMEOUT;
+			break;
+		case PARAM_RTO:
+			job->rto_us = (__u32)v;
+			c->given |= RINA_JF_RTO;
+			break;
 		case PARAM_CC_TARGET: job->cc_target_us = (__u32)v; break;
 		case PARAM_CC_INIT: job->cc_init = (__u16)v; break;
 		case PARAM_CC_AI: job->cc_ai = (__u16)v; break;
@@ -433,14 +445,35 @@ static int parse_line(struct parse_ctx *c, struct rina_job_desc *job,
 	return do_param(c, job, f, nf);
 }
 
-static void job_defaults(struct rina_job_desc *job)
+const struct rina_jobfile_dflt rina_jobfile_builtin = {
+	.elems		= 256,
+	.window		= 256,
+	.timeout_ms	= 10000,
+	.rto_us		= 20000,
+	.fallback	= RINA_FALLBACK_SOFTWARE,
+};
+
+static void job_defaults(struct rina_job_desc *job,
+			 const struct rina_jobfile_dflt *d)
 {
 	memset(job, 0, sizeof(*job));
-	job->elems = 256;
-	job->window = 256;
-	job->timeout_ms = 10000;
-	job->rto_us = 20000;
-	job->fallback = RINA_FALLBACK_SOFTWARE;
+	job->elems = d->elems;
+	job->window = d->window;
+	job->timeout_ms = d->timeout_ms;
+	job->rto_us = d->rto_us;
+	/* librina's agents have no plain-ring fallback: see below */
+	job->fallback = d->fallback == RINA_FALLBACK_RING ?
+			RINA_FALLBACK_SOFTWARE : d->fallback;
+}
+
+static bool job_has_tor(const struct rina_job_desc *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->n_racks; i++)
+		if (job->racks[i].ina && job->racks[i].tor_ip)
+			return true;
+	return false;
 }
 
 /*
@@ -475,6 +508,16 @@ int rina_jobfile_parse_text(const char *text, const char *name,
 			    struct rina_job_desc *job, char *err,
 			    size_t errlen)
 {
+	return rina_jobfile_parse_text_dflt(text, name, NULL, NULL, job, err,
+					    errlen);
+}
+
+int rina_jobfile_parse_text_dflt(const char *text, const char *name,
+				 const struct rina_jobfile_dflt *dflt,
+				 unsigned int *given,
+				 struct rina_job_desc *job, char *err,
+				 size_t errlen)
+{
 	struct parse_ctx c = { .name = name, .err = err, .errlen = errlen };
 	struct rina_job_verdict v;
 	char line[1024];
@@ -482,7 +525,9 @@ int rina_jobfile_parse_text(const char *text, const char *name,
 	const char *p = text;
 	unsigned int i;
 
-	job_defaults(job);
+	if (!dflt)
+		dflt = &rina_jobfile_builtin;
+	job_defaults(job, dflt);
 	while (*p) {
 		size_t n = strcspn(p, "\n");
 
@@ -498,6 +543,13 @@ int rina_jobfile_parse_text(const char *text, const char *name,
 	}
 	/* what only the whole file shows: at the line that declared it */
 	c.line = c.line ? c.line : 1;
+	if (given)
+		*given = c.given;
+	/* a plain-ring fallback (net.rina.fallback 2) only rina.ko's refusal
+	 * would show, later: say so now, for the jobs it concerns */
+	if (!(c.given & RINA_JF_FALLBACK) &&
+	    dflt->fallback == RINA_FALLBACK_RING && job_has_tor(job))
+		return fail(&c, "fallback", "the default fallback is 2 (ring, from net.rina.fallback), which neither librina nor rina.ko implements for a rack with a ToR: give \"fallback abort\" or \"fallback software\"");
 	if (!job->job_id)
 		return fail(&c, "job", "no \"job ID\" line before the end of the file");
 	for (i = 0; i < job->n_ranks; i++) {
@@ -525,6 +577,14 @@ int rina_jobfile_parse_text(const char *text, const char *name,
 
 int rina_jobfile_parse(const char *path, struct rina_job_desc *job,
 		       char *err, size_t errlen)
+{
+	return rina_jobfile_parse_dflt(path, NULL, NULL, job, err, errlen);
+}
+
+int rina_jobfile_parse_dflt(const char *path,
+			    const struct rina_jobfile_dflt *dflt,
+			    unsigned int *given, struct rina_job_desc *job,
+			    char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	char *buf = NULL;
@@ -563,7 +623,8 @@ int rina_jobfile_parse(const char *path, struct rina_job_desc *job,
 		free(buf);
 		return -1;
 	}
-	ret = rina_jobfile_parse_text(buf, path, job, err, errlen);
+	ret = rina_jobfile_parse_text_dflt(buf, path, dflt, given, job, err,
+					   errlen);
 	free(buf);
 	return ret;
 }

@@ -16,6 +16,7 @@
 #include "rina_int.h"
 #include "engine_cfg.h"
 #include "jobfile.h"
+#include "sysctl_dflt.h"
 #include "secret.h"
 #include "schedule.h"
 
@@ -204,11 +205,12 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 	if (!c)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
 	c->dead_peer = -1;
+	/* what the job leaves out comes from rina.ko's net.rina.*, if loaded */
 	if (cfg->job_file)
-		ret = rina_jobfile_parse(cfg->job_file, &c->job, err,
-					 sizeof(err));
+		ret = rina_jobfile_parse_host(cfg->job_file, NULL, NULL,
+					      &c->job, err, sizeof(err));
 	else
-		ret = rina_jobfile_parse_text(cfg->job_text, "job_text",
+		ret = rina_jobfile_parse_host("job_text", cfg->job_text, NULL,
 					      &c->job, err, sizeof(err));
 	if (ret) {
 		ret = rina_fail(RINA_ERR_JOBFILE, "%s", err);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "jobfile.h"
+#include "sysctl_dflt.h"
 #include "secret.h"
 #include "rgenl.h"
 
@@ -42,7 +43,9 @@ static int job_usage(void)
 {
 	fprintf(stderr, "Usage: rinactl job add FILE [secret PATH]\n"
 		"       rinactl job del ID\n"
-		"       rinactl job show [ID]\n");
+		"       rinactl job show [ID]\n"
+		"       rinactl job gen { --hostfile FILE | --slurm | --nodelist LIST } ...\n"
+		"                       (rinactl job gen --help)\n");
 	return RINACTL_EXIT_USAGE;
 }
 
@@ -62,23 +65,28 @@ static int parse_id(const char *s, unsigned int *id)
 	return 0;
 }
 
-static void put_job(struct nlmsghdr *nlh, const struct rina_job_desc *d)
+/* What the job file left out is left to the module's net.rina.* (given). */
+static void put_job(struct nlmsghdr *nlh, const struct rina_job_desc *d,
+		    unsigned int given)
 {
 	struct nlattr *list, *e;
 	unsigned int i;
 
 	mnl_attr_put_u16(nlh, RINA_A_JOB_ID, d->job_id);
-	mnl_attr_put_u16(nlh, RINA_A_JOB_ELEMS, d->elems);
-	mnl_attr_put_u16(nlh, RINA_A_JOB_WINDOW, d->window);
-	mnl_attr_put_u32(nlh, RINA_A_JOB_TIMEOUT_MS, d->timeout_ms);
-	mnl_attr_put_u32(nlh, RINA_A_JOB_RTO_US, d->rto_us);
+	if (given & RINA_JF_ELEMS)
+		mnl_attr_put_u16(nlh, RINA_A_JOB_ELEMS, d->elems);
+	if (given & RINA_JF_WINDOW)
+		mnl_attr_put_u16(nlh, RINA_A_JOB_WINDOW, d->window);
+	if (given & RINA_JF_TIMEOUT)
+		mnl_attr_put_u32(nlh, RINA_A_JOB_TIMEOUT_MS, d->timeout_ms);
+	if (given & RINA_JF_RTO)
+		mnl_attr_put_u32(nlh, RINA_A_JOB_RTO_US, d->rto_us);
 	if (d->has_secret)
 		mnl_attr_put(nlh, RINA_A_JOB_SECRET, sizeof(d->secret),
 			     d->secret);
 	if (d->auth != RINA_JOB_AUTH_TAG)
 		mnl_attr_put_u8(nlh, RINA_A_JOB_AUTH, (uint8_t)d->auth);
-	/* the job file's default (software) leaves net.rina.fallback to act */
-	if (d->fallback != RINA_FALLBACK_SOFTWARE)
+	if (given & RINA_JF_FALLBACK)
 		mnl_attr_put_u8(nlh, RINA_A_JOB_FALLBACK, (uint8_t)d->fallback);
 	list = mnl_attr_nest_start(nlh, RINA_A_JOB_RACKS);
 	for (i = 0; i < d->n_racks; i++) {
@@ -146,13 +154,16 @@ fail:
 static int job_add(int argc, char **argv)
 {
 	static struct rina_job_desc desc;
+	unsigned int given;
 	char err[256];
 	struct rgenl g;
 	int ret;
 
 	if (argc != 1 && (argc != 3 || strcmp(argv[1], "secret")))
 		return job_usage();
-	if (rina_jobfile_parse(argv[0], &desc, err, sizeof(err))) {
+	/* checked with the defaults the module will apply */
+	if (rina_jobfile_parse_host(argv[0], NULL, &given, &desc, err,
+				    sizeof(err))) {
 		fprintf(stderr, "rinactl: job add: %s\n", err);
 		return RINACTL_EXIT_FAIL;
 	}
@@ -172,7 +183,7 @@ static int job_add(int argc, char **argv)
 	{
 		struct nlmsghdr *nlh = rgenl_msg(&g, RINA_CMD_JOB_ADD, 0);
 
-		put_job(nlh, &desc);
+		put_job(nlh, &desc, given);
 		explicit_bzero(desc.secret, sizeof(desc.secret));
 		ret = rgenl_talk(&g, nlh, NULL, NULL);
 		/* the request held the secret */
@@ -423,6 +434,43 @@ int rinactl_agents_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+const char *rinactl_agent_counter(unsigned int t)
+{
+	return t <= RINA_A_AGENT_MAX ? agent_counters[t] : NULL;
+}
+
+int rinactl_agents_collect_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct rinactl_agents *l = data;
+	const struct nlattr *a;
+	unsigned int job = 0;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == RINA_A_JOB_ID &&
+		    mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
+			job = mnl_attr_get_u16(a);
+	if (!job)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		struct rinactl_agent *r;
+		struct agent_nl ag;
+
+		if (mnl_attr_get_type(a) != RINA_A_JOB_LOCAL_AGENT)
+			continue;
+		if (l->n == RINACTL_MAX_AGENTS)
+			return MNL_CB_ERROR;
+		parse_agent(a, &ag);
+		r = &l->a[l->n++];
+		r->job = job;
+		r->rank = ag.rank;
+		r->rack = ag.rack;
+		r->tor = ag.tor <= RINA_AGENT_TOR_ST_LOST ? tor_states[ag.tor] :
+			 "unknown";
+		memcpy(r->c, ag.c, sizeof(r->c));
+	}
+	return MNL_CB_OK;
+}
+
 static int show_cb(const struct nlmsghdr *nlh, void *data)
 {
 	bool json = rinactl_opts.json;
@@ -571,6 +619,8 @@ static int cmd_job(int argc, char **argv)
 	if (rinactl_matches(argv[1], "show") ||
 	    rinactl_matches(argv[1], "list"))
 		return job_show(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "gen") || rinactl_matches(argv[1], "generate"))
+		return rinactl_job_gen(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "help")) {
 		job_usage();
 		return 0;
@@ -579,4 +629,5 @@ static int cmd_job(int argc, char **argv)
 	return job_usage();
 }
 
-RINACTL_CMD(job, cmd_job, "job { add FILE [secret PATH] | del ID | show [ID] }");
+RINACTL_CMD(job, cmd_job,
+	    "job { add FILE [secret PATH] | del ID | show [ID] | gen OPTIONS }");

@@ -11,7 +11,9 @@
 #define RINACTL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <linux/rina.h>
 
 struct rinactl_opts {
 	bool	json;		/* -j */
@@ -44,6 +46,24 @@ struct nlmsghdr;
  * with the job id first; *(int *)data counts them (rinactl stats).
  */
 int rinactl_agents_cb(const struct nlmsghdr *nlh, void *data);
+
+/* rinactl stats -f prometheus: the local agents, collected (job.c) */
+#define RINACTL_MAX_AGENTS	1024
+struct rinactl_agent {
+	unsigned int	job, rank, rack;
+	const char	*tor;		/* its ToR's state */
+	uint64_t	c[RINA_A_AGENT_MAX + 1];
+};
+struct rinactl_agents {
+	int			n;
+	struct rinactl_agent	a[RINACTL_MAX_AGENTS];
+};
+int rinactl_agents_collect_cb(const struct nlmsghdr *nlh, void *data);
+/* The JSON key of a local agent's counter t, or NULL. */
+const char *rinactl_agent_counter(unsigned int t);
+
+/* rinactl job gen (jobgen.c): argv after "gen". */
+int rinactl_job_gen(int argc, char **argv);
 
 /* True when argv[i] is a prefix of word, iproute2 style ("sh" = "show"). */
 bool rinactl_matches(const char *arg, const char *word);

@@ -405,7 +405,8 @@ struct rina_plan {
 	__u16	window;		/* out: W */
 	__u32	timeout_ms;	/* out */
 	__u32	rto_us;		/* out */
-	__u32	retries;	/* out: net.rina.retries at attach */
+	__u32	rsvd0;		/* out: 0 (was net.rina.retries, which
+				 * nothing used: removed) */
 	__u16	n_ranks;	/* out */
 	__u16	is_agent;	/* out: 1 if this rank is its rack's agent */
 	struct rina_ring_member prev;	/* out: upstream member */
@@ -444,11 +445,10 @@ struct rina_dev_event {
 
 #define RINA_SYSCTL_TIMEOUT_MS		"timeout_ms"	  /* 10..3600000 */
 #define RINA_SYSCTL_RTO_US		"rto_us"	  /* 50..10000000 */
-#define RINA_SYSCTL_RETRIES		"retries"	  /* 0..100 */
 #define RINA_SYSCTL_DEFAULT_WINDOW	"default_window"  /* 2..32768, 2^n */
 #define RINA_SYSCTL_DEFAULT_ELEMS	"default_elems"	  /* 1..1024 */
 #define RINA_SYSCTL_FALLBACK		"fallback"	  /* rina_fallback */
-#define RINA_SYSCTL_DEBUG		"debug"		  /* 0..3 */
+#define RINA_SYSCTL_DEBUG		"debug"		  /* 0..3, log level */
 
 enum rina_fallback {
 	RINA_FALLBACK_ABORT	= 0,	/* ToR cannot aggregate: abort the job */
