@@ -18,6 +18,8 @@ PKGS=(
 	python3-numpy python3-torch python3-setuptools python3-pip
 	libtorch-dev pybind11-dev
 	libns3-dev ns3 python3-matplotlib
+	scdoc mandoc debhelper dh-dkms dh-python dkms lintian dpkg-dev fakeroot
+	chrpath
 )
 # What a plain `make` cannot do without: package -> a file it installs.
 BUILD_NEEDS=(
