@@ -113,6 +113,30 @@ $(BIN)/rina-tor-bmv2: $(TOP)/p4/bmv2/rina-tor-bmv2 $(TOP)/p4/bmv2/rina_bmv2.py \
 
 ALL_TARGETS += $(BIN)/rina-tor-bmv2
 
+# make install: rina-tor-bmv2 reads its Python modules beside it and
+# p4/model/configuration.h, p4/configuration.p4 and core/wire.h from the
+# tree it runs from (counter names), so it is installed as that part of
+# the tree under $(PREFIX)/lib/rina, linked from $(PREFIX)/bin; the
+# compiled program goes to $(PREFIX)/share/rina/p4 (its default there).
+TOR_LIBDIR := $(PREFIX)/lib/rina
+.PHONY: install-tor
+install: install-tor
+install-tor: all
+	install -d $(DESTDIR)$(TOR_LIBDIR)/p4/bmv2 \
+		$(DESTDIR)$(TOR_LIBDIR)/p4/model $(DESTDIR)$(TOR_LIBDIR)/core \
+		$(DESTDIR)$(PREFIX)/share/rina/p4 $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(TOP)/p4/bmv2/rina-tor-bmv2 \
+		$(DESTDIR)$(TOR_LIBDIR)/p4/bmv2/
+	install -m 644 $(TOP)/p4/bmv2/*.py $(DESTDIR)$(TOR_LIBDIR)/p4/bmv2/
+	install -m 644 $(TOP)/p4/model/configuration.h \
+		$(DESTDIR)$(TOR_LIBDIR)/p4/model/
+	install -m 644 $(TOP)/p4/configuration.p4 $(DESTDIR)$(TOR_LIBDIR)/p4/
+	install -m 644 $(TOP)/core/wire.h $(DESTDIR)$(TOR_LIBDIR)/core/
+	ln -sf ../lib/rina/p4/bmv2/rina-tor-bmv2 \
+		$(DESTDIR)$(PREFIX)/bin/rina-tor-bmv2
+	for f in $(P4_JSON) $(P4_INFO); do [ ! -e "$$f" ] || \
+		install -m 644 "$$f" $(DESTDIR)$(PREFIX)/share/rina/p4/; done
+
 # The TNA (Tofino 1) version of the program, p4/tna/, compiled by the open
 # Tofino compiler (../shared/p4tools-tofino: a driver named p4c beside
 # p4c-barefoot). The compiler is $(P4C_TOFINO), else the p4c next to

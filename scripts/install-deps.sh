@@ -19,6 +19,8 @@ PKGS=(
 	libtorch-dev pybind11-dev
 	libns3-dev ns3 python3-matplotlib
 	python3-prometheus-client
+	scdoc mandoc debhelper dh-dkms dh-python dkms lintian dpkg-dev fakeroot
+	chrpath
 )
 # What a plain `make` cannot do without: package -> a file it installs.
 BUILD_NEEDS=(

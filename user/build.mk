@@ -60,6 +60,12 @@ $(LIBRINA_SO): $(LIBRINA_PIC_OBJS) $(TOP)/user/lib/librina.map
 		$(LIBRINA_PIC_OBJS) $(RINA_LDLIBS)
 	$(Q)ln -sf librina.so.1 $(LIBDIR)/librina.so
 
+# rinactl -V prints the release named once, in the top VERSION file
+RINA_RELEASE := $(shell cat $(TOP)/VERSION)
+$(OBJ)/user/rinactl/rinactl.o: $(TOP)/VERSION
+$(OBJ)/user/rinactl/rinactl.o: private LIB_CFLAGS += \
+	-DRINA_RELEASE='"$(RINA_RELEASE)"'
+
 $(BIN)/rinactl: $(RINACTL_OBJS) $(LIBRINA_A)
 	$(call ld-prog,$(RINA_LDLIBS))
 
@@ -69,17 +75,29 @@ $(BIN)/rina-bench: $(OBJ)/user/bench/rina-bench.o $(LIBRINA_A)
 $(BIN)/rina-soak: $(OBJ)/user/bench/rina-soak.o $(LIBRINA_A)
 	$(call ld-prog,$(RINA_LDLIBS))
 
+# LIBINSTDIR: where the library goes (Debian: /usr/lib/<multiarch>);
+# rina.pc is written for PREFIX and LIBINSTDIR at install time
+LIBINSTDIR ?= $(PREFIX)/lib
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBINSTDIR)/pkgconfig \
 		$(DESTDIR)$(PREFIX)/include/linux
-	install -m 755 $(wildcard $(BIN)/*) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(LIBRINA_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIBRINA_SO) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf librina.so.1 $(DESTDIR)$(PREFIX)/lib/librina.so
+	# build/bin as built (a shell glob: make's wildcard would be read
+	# before the build); rina-tor-bmv2 is p4/build.mk's (install-tor)
+	for f in $(BIN)/*; do case $$f in */rina-tor-bmv2) ;; \
+		*) install -m 755 "$$f" $(DESTDIR)$(PREFIX)/bin/ || exit 1 ;; \
+		esac; done
+	install -m 644 $(LIBRINA_A) $(DESTDIR)$(LIBINSTDIR)/
+	install -m 755 $(LIBRINA_SO) $(DESTDIR)$(LIBINSTDIR)/
+	ln -sf librina.so.1 $(DESTDIR)$(LIBINSTDIR)/librina.so
 	install -m 644 $(TOP)/user/include/rina.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(TOP)/include/uapi/linux/rina.h \
 		$(DESTDIR)$(PREFIX)/include/linux/
-	-ldconfig
+	sed -e '/^#/d' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBINSTDIR)|' \
+		-e 's|@VERSION@|$(RINA_RELEASE)|' \
+		-e 's|@LIBS_PRIVATE@|$(RINA_LDLIBS)|' $(TOP)/user/rina.pc.in \
+		>$(DESTDIR)$(LIBINSTDIR)/pkgconfig/rina.pc
+	@# a staged install (DESTDIR, packages) leaves the host's cache alone
+	[ -n "$(DESTDIR)" ] || ldconfig || true
 
 # librina.so's objects too: without theirs, a changed header left the
 # shared library built from stale objects (and Python's bindings, which

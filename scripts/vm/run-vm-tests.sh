@@ -6,6 +6,8 @@
 # A guest that does not print its end marker (panic, hang, timeout) fails.
 # Skips (exit 4) only when qemu cannot run at all.
 #   run-vm-tests.sh [KVER...]
+# RINA_VM_KMOD_DIR=DIR: boot DIR/<kernel>/rina.ko instead of the tree's
+# build/kmod/<kernel>/rina.ko (the deb test: the module DKMS built).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vm=$top/build/vm
@@ -39,7 +41,7 @@ fi
 for kver in "${kvers[@]}"; do
 	d=$vm/$kver
 	mkdir -p "$d"
-	ko=$top/build/kmod/$kver/rina.ko
+	ko=${RINA_VM_KMOD_DIR:-$top/build/kmod}/$kver/rina.ko
 	if [ ! -f "$ko" ] || [ ! -x "$top/build/selftests/vm/rina_kmod_test" ]; then
 		fail "$kver: build" "missing $ko or the test binary (make kmod vm-tests)"
 		continue

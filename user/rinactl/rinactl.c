@@ -25,6 +25,7 @@ static void usage(FILE *f)
 	const struct rinactl_cmd *c;
 
 	fprintf(f, "Usage: rinactl [-j] [-p] [-v] OBJECT COMMAND...\n");
+	fprintf(f, "       rinactl -V\n");
 	for (c = __start_rinactl_cmds; c < __stop_rinactl_cmds; c++)
 		fprintf(f, "       rinactl %s\n", c->help);
 }
@@ -46,6 +47,11 @@ int main(int argc, char **argv)
 		} else if (!strcmp(o, "-h") || !strcmp(o, "-help") ||
 			   !strcmp(o, "--help")) {
 			usage(stdout);
+			return 0;
+		} else if (!strcmp(o, "-V") || !strcmp(o, "-Version") ||
+			   !strcmp(o, "--version")) {
+			/* the release, from the top VERSION file (user/build.mk) */
+			printf("rinactl %s\n", RINA_RELEASE);
 			return 0;
 		} else {
 			fprintf(stderr, "rinactl: unknown option \"%s\"\n", o);
