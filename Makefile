@@ -161,9 +161,11 @@ check: deps
 
 # What a sanitizer run builds (scripts/san_suite.sh, into build-asan/ or
 # build-tsan/): everything but the kernel module, the simulator, the
-# Python extension and the MPI baseline.
+# Python extension, the MPI baseline and the libFuzzer targets (built
+# with their own sanitizers).
 san-build: $$(filter-out $$(KMOD_KOS) $$(SIM_BIN) $$(RINA_C10D_STAMP) \
-	$$(BIN)/mpi-bench,$$(ALL_TARGETS))
+	$$(BIN)/mpi-bench %/fuzz_hdr %/fuzz_rx %/fuzz_tor %/fuzz_tor_ctrl,\
+	$$(ALL_TARGETS))
 
 # make check runs a subset under each sanitizer (selftests/TESTS.asan and
 # TESTS.tsan, listed in selftests/TESTS); this, every test that can run
