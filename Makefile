@@ -161,11 +161,12 @@ check: deps
 
 # What a sanitizer run builds (scripts/san_suite.sh, into build-asan/ or
 # build-tsan/): everything but the kernel module, the simulator, the
-# Python extension, the MPI baseline and the libFuzzer targets (built
-# with their own sanitizers).
+# Python extension, the MPI baseline, the libFuzzer targets (built with
+# their own sanitizers) and the P4 program's bmv2 build (p4c's output,
+# the same under any SANITIZE; minutes of p4c).
 san-build: $$(filter-out $$(KMOD_KOS) $$(SIM_BIN) $$(RINA_C10D_STAMP) \
-	$$(BIN)/mpi-bench %/fuzz_hdr %/fuzz_rx %/fuzz_tor %/fuzz_tor_ctrl,\
-	$$(ALL_TARGETS))
+	$$(BIN)/mpi-bench %/fuzz_hdr %/fuzz_rx %/fuzz_tor %/fuzz_tor_ctrl \
+	$$(P4_JSON),$$(ALL_TARGETS))
 
 # make check runs a subset under each sanitizer (selftests/TESTS.asan and
 # TESTS.tsan, listed in selftests/TESTS); this, every test that can run
