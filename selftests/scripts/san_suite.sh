@@ -45,8 +45,12 @@ mkdir -p "$logs"
 # processes whose output or status no test reads); libbpf and libxdp
 # are not instrumented, the LD_PRELOAD shims of some tests are not either
 export SAN_LOG_DIR=$logs
-export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=66:detect_leaks=1:verify_asan_link_order=0:log_path=$logs/asan:log_exe_name=1"
-export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=67:log_path=$logs/ubsan:log_exe_name=1"
+log="log_exe_name=1:log_path=$logs"
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=66"
+ASAN_OPTIONS+=":detect_leaks=1:verify_asan_link_order=0:$log/asan"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=67"
+UBSAN_OPTIONS+=":$log/ubsan"
 export LSAN_OPTIONS="suppressions=$supp/lsan.supp"
-export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$supp/tsan.supp:log_path=$logs/tsan:log_exe_name=1"
+export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1"
+TSAN_OPTIONS+=":suppressions=$supp/tsan.supp:$log/tsan"
 exec "$top/selftests/run_tests.sh" -b "$build" -l "$run_list" "$@"
