@@ -15,6 +15,12 @@
 #                   (default 120), every result checked (scripts/soak.py,
 #                   Documentation/soak.md; root)
 #   make check-vm   kernel module tests in qemu (part of make check)
+#   make check-san  the whole suite's C tests under ASan+UBSan and TSan
+#                   (make check runs a subset: selftests/TESTS.asan, .tsan)
+#   make fuzz       every libFuzzer target for FUZZ_S seconds (default 600)
+#   make SANITIZE=address,undefined  (or SANITIZE=thread): everything but
+#                   the BPF objects and the kernel module built with those
+#                   sanitizers, into build/ (scripts/sanitize.mk)
 #   make install    binaries, library and header under $(PREFIX)
 #
 # Each part adds its targets from its own build.mk fragment.
@@ -66,7 +72,7 @@ endef
 define ld-prog
 $(call msg,LD,$@)
 $(Q)mkdir -p $(@D)
-$(Q)$(CC) -o $@ $(filter %.o %.a,$^) $(1)
+$(Q)$(CC) $(SAN_CFLAGS) -o $@ $(filter %.o %.a,$^) $(1)
 endef
 
 define ar-lib
@@ -89,13 +95,19 @@ endef
 
 COMMON_CFLAGS := -std=gnu11 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 	-I$(TOP)/include/uapi -I$(TOP)/include -I$(TOP)/core -I$(BUILD)/include
-USER_CFLAGS := -O2 $(COMMON_CFLAGS)
+# SAN_CFLAGS (empty unless SANITIZE=...), SAN_STAMP: scripts/sanitize.mk
+include $(TOP)/scripts/sanitize.mk
+USER_CFLAGS := -O2 $(COMMON_CFLAGS) $(SAN_CFLAGS)
+# for what must stay unsanitized: LD_PRELOAD shims, programs of the
+# qemu guest
+NOSAN_CFLAGS := -O2 $(COMMON_CFLAGS)
 USER_LDLIBS := -lpthread
 
 ALL_TARGETS :=
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-host check-vm demo bench soak install clean
+.PHONY: all deps check check-host check-vm check-san fuzz san-build demo \
+	bench soak install clean
 .DEFAULT_GOAL := all
 
 # A plain build needs no root: it only checks that the tools are there
@@ -138,9 +150,49 @@ include $(sort $(wildcard $(TOP)/*/build.mk)) \
 
 build-all: $(ALL_TARGETS)
 
+# Whatever SANITIZE changes is rebuilt when it changes: every C object's
+# rule names $(SAN_STAMP) too, and so does every program and library
+# here (not the BPF objects, P4 outputs, scripts or the kernel module).
+$(filter-out $(BUILD)/kmod/% $(BUILD)/bpf/% $(BUILD)/include/% \
+	$(BUILD)/tor/% $(BUILD)/p4/% $(BUILD)/python/% $(BIN)/rina-run \
+	$(BIN)/rina-tor-bmv2 $(BIN)/mpi-bench p4-json-skip,$(ALL_TARGETS)): \
+	$(SAN_STAMP)
+
 check: deps
 	$(Q)$(MAKE) --no-print-directory build-all
 	$(Q)$(TOP)/selftests/run_tests.sh
+
+# What a sanitizer run builds (scripts/san_suite.sh, into build-asan/ or
+# build-tsan/): everything but the kernel module, the simulator, the
+# Python extension, the MPI baseline, the libFuzzer targets (built with
+# their own sanitizers) and the P4 program's bmv2 build (p4c's output,
+# the same under any SANITIZE; minutes of p4c).
+san-build: $$(filter-out $$(KMOD_KOS) $$(SIM_BIN) $$(RINA_C10D_STAMP) \
+	$$(BIN)/mpi-bench %/fuzz_hdr %/fuzz_rx %/fuzz_tor %/fuzz_tor_ctrl \
+	$$(P4_JSON),$$(ALL_TARGETS))
+
+# make check runs a subset under each sanitizer (selftests/TESTS.asan and
+# TESTS.tsan, listed in selftests/TESTS); this, every test that can run
+# under one (selftests/san/skip names the rest, with why).
+check-san: deps
+	$(Q)$(TOP)/selftests/scripts/san_suite.sh asan $(TOP)/selftests/TESTS; \
+	a=$$?; $(TOP)/selftests/scripts/san_suite.sh tsan \
+		$(TOP)/selftests/TESTS && exit $$a
+
+# Every libFuzzer target for FUZZ_S seconds each (CI: 20 s, in TESTS).
+FUZZ_S ?= 600
+fuzz:
+	$(Q)$(MAKE) --no-print-directory $(SELFTEST_BIN)/fuzz_hdr \
+		$(SELFTEST_BIN)/fuzz_rx $(TOR_TEST_DIR)/fuzz_tor \
+		$(TOR_TEST_DIR)/fuzz_tor_ctrl
+	$(Q)rc=0; \
+	$(TOP)/selftests/core/fuzz.sh $(FUZZ_S) || rc=1; \
+	$(TOP)/selftests/scripts/fuzz_run.sh $(SELFTEST_BIN)/fuzz_rx \
+		$(TOP)/selftests/core/corpus/fuzz_rx $(FUZZ_S) || rc=1; \
+	$(TOP)/selftests/tor/fuzz.sh $(FUZZ_S) || rc=1; \
+	$(TOP)/selftests/scripts/fuzz_run.sh $(TOR_TEST_DIR)/fuzz_tor_ctrl \
+		$(TOP)/selftests/tor/corpus/fuzz_tor_ctrl $(FUZZ_S) || rc=1; \
+	exit $$rc
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory build-all

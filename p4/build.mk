@@ -13,7 +13,7 @@ TOR_MODEL_OBJS	:= $(patsubst $(TOP)/%.c,$(OBJ)/p4model/%.o,\
 # TOR_MODEL_LIB (build/lib/librina_tor_model.a), TOR_TEST_DIR: top Makefile
 TOR_CFLAGS	:= $(USER_CFLAGS) -I$(TOP)/p4/model
 
-$(OBJ)/p4model/%.o: $(TOP)/%.c $(TOR_MODEL_HDRS)
+$(OBJ)/p4model/%.o: $(TOP)/%.c $(TOR_MODEL_HDRS) $(SAN_STAMP)
 	$(call cc-obj,$(TOR_CFLAGS))
 
 $(TOR_MODEL_LIB): $(TOR_MODEL_OBJS)
@@ -24,7 +24,7 @@ $(TOR_MODEL_LIB): $(TOR_MODEL_OBJS)
 # secret.h: user/common, shared with librina).
 P4CFG_OBJ	:= $(OBJ)/p4/cfg/p4cfg.o
 
-$(OBJ)/p4/cfg/%.o: $(TOP)/p4/cfg/%.c
+$(OBJ)/p4/cfg/%.o: $(TOP)/p4/cfg/%.c $(SAN_STAMP)
 	$(call cc-obj,$(TOR_CFLAGS) -I$(TOP)/user/common -MMD -MP)
 
 -include $(P4CFG_OBJ:.o=.d) $(OBJ)/p4/cfg/rina-p4cfg.d
@@ -53,7 +53,7 @@ RINA_TOR_OBJS	:= $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(wildcard \
 
 # the datapath includes the tc program's skeleton, made first
 $(RINA_TOR_OBJS): $(RINA_TOR_TC_SKEL)
-$(OBJ)/p4/tor/%.o: $(TOP)/p4/tor/%.c
+$(OBJ)/p4/tor/%.o: $(TOP)/p4/tor/%.c $(SAN_STAMP)
 	$(call cc-obj,$(TOR_CFLAGS) -I$(TOP)/p4/cfg -I$(TOP)/user/common \
 		-MMD -MP)
 

@@ -12,8 +12,8 @@ SELFTEST_LIB := $(SELFTEST_BIN)/test_allreduce $(SELFTEST_BIN)/test_async \
 	$(SELFTEST_BIN)/test_sysctl_dflt
 ALL_TARGETS += $(SELFTEST_CORE) $(SELFTEST_LIB) $(SELFTEST_BIN)/fuzz_hdr
 
-TEST_CFLAGS := -O2 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib \
-	-I$(TOP)/user/common
+TEST_CFLAGS := -O2 $(COMMON_CFLAGS) $(SAN_CFLAGS) -I$(TOP)/user/include \
+	-I$(TOP)/user/lib -I$(TOP)/user/common
 
 $(SELFTEST_BIN)/test_%: $(TOP)/selftests/core/test_%.c $(LIBRINA_A) \
 		$(TOP)/selftests/ktap.h
@@ -38,6 +38,16 @@ $(SELFTEST_BIN)/fuzz_hdr: $(TOP)/selftests/core/fuzz_hdr.c \
 		-I$(TOP)/user/common -I$(TOP)/user/include -D_GNU_SOURCE,\
 		$< $(TOP)/user/common/jobfile.c $(TOP)/core/plan.c \
 		$(TOP)/user/common/secret.c $(CORE_LDLIBS))
+
+# libFuzzer target for what librina receives: every payload type into
+# the agent core and a ring member, control messages with and without a
+# valid MAC (selftests/core/fuzz_rx.c); the whole core from source.
+ALL_TARGETS += $(SELFTEST_BIN)/fuzz_rx
+$(SELFTEST_BIN)/fuzz_rx: $(TOP)/selftests/core/fuzz_rx.c $(CORE_SRC_PATHS) \
+		$(wildcard $(TOP)/core/*.h) $(TOP)/user/common/secret.c
+	$(call clang-fuzz,$(COMMON_CFLAGS) -O1 -I$(TOP)/user/common \
+		-fno-sanitize-recover=undefined,$(filter %.c,$^) \
+		$(CORE_LDLIBS))
 
 # An on-path corrupter preloaded into one rank by
 # selftests/net/test_bench_check.sh.

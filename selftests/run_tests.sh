@@ -7,9 +7,29 @@
 # program, which fails if the program ran other than its plan's count.
 # The closing line counts the individual test cases:
 #   N passed, N failed, N skipped
-# Usage: run_tests.sh [-l LIST] [FILTER...]   (FILTER matches test names)
+# Usage: run_tests.sh [-b BUILD] [-l LIST] [FILTER...]
+#   (FILTER matches test names)
+# -b BUILD: the tests run against another build directory (make
+#   BUILD=... SANITIZE=...: scripts/san_suite.sh): from a view of the
+#   tree, BUILD/tree, whose every entry links to the tree's but build/,
+#   which links to BUILD, so that every test and script that names
+#   $top/build finds it. With SAN_LOG_DIR set (ASAN_OPTIONS and the like
+#   log_path under it), a test after which a report file appears there
+#   fails and the report is printed: a sanitizer report fails its test
+#   even in a process whose exit status nobody reads.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = -b ]; then
+	b=$(realpath -m "$2")
+	shift 2
+	mkdir -p "$b/tree"
+	for e in "$top"/* "$top"/.ci; do
+		case "${e##*/}" in build|build-*) continue ;; esac
+		ln -sfn "$e" "$b/tree/${e##*/}"
+	done
+	ln -sfn "$b" "$b/tree/build"
+	exec "$b/tree/selftests/run_tests.sh" "$@"
+fi
 list=$top/selftests/TESTS
 if [ "${1:-}" = -l ]; then list=$2; shift 2; fi
 filters=("$@")
@@ -39,6 +59,16 @@ for i in "${!names[@]}"; do
 		bash -c "${cmds[$i]}") >"$out" 2>&1
 	rc=$?
 	secs=$(( $(date +%s) - start ))
+	san=""
+	if [ -n "${SAN_LOG_DIR:-}" ]; then
+		for r in "$SAN_LOG_DIR"/*; do
+			[ -f "$r" ] || continue
+			cat "$r" >>"$out"
+			mkdir -p "$SAN_LOG_DIR/seen"
+			mv "$r" "$SAN_LOG_DIR/seen/$name.${r##*/}"
+			san=" (sanitizer report)"
+		done
+	fi
 	sed 's/^/# /' "$out"
 	p=$(grep -cE '^[[:space:]]*ok [0-9]+' "$out" | head -1)
 	s=$(grep -cE '^[[:space:]]*ok [0-9]+.*# *SKIP' "$out" | head -1)
@@ -47,7 +77,9 @@ for i in "${!names[@]}"; do
 	# the program's plan: the first "1..N" line (nested ones come later)
 	plan=$(grep -m1 -oE '^[[:space:]]*1\.\.[0-9]+' "$out" | sed 's/.*\.\.//')
 	why=""
-	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	if [ -n "$san" ]; then
+		f=$((f + 1)); why=$san
+	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		f=$((f + 1)); why=" (timed out after ${tmos[$i]})"
 	elif [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$f" -eq 0 ]; then
 		f=$((f + 1)); why=" (exit status $rc)"

@@ -36,21 +36,22 @@ SIM_BIN		:= $(BIN)/rina-sim
 
 ifeq ($(NS3_OK),y)
 
-$(OBJ)/sim/%.o: $(TOP)/%.c $(SIM_CHDRS)
+$(OBJ)/sim/%.o: $(TOP)/%.c $(SIM_CHDRS) $(SAN_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(USER_CFLAGS) $(SIM_DEFS) $(SIM_INC) -c $< -o $@
 
-$(OBJ)/sim/sim/%.o: $(TOP)/sim/%.cc $(TOP)/sim/sim.h $(SIM_CHDRS)
+$(OBJ)/sim/sim/%.o: $(TOP)/sim/%.cc $(TOP)/sim/sim.h $(SIM_CHDRS) \
+		$(SAN_STAMP)
 	$(call msg,CXX,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)g++ -std=c++17 -O2 -g -Wall -Werror -Wno-unused-parameter \
-		$(SIM_DEFS) $(SIM_INC) $(NS3_CFLAGS) -c $< -o $@
+		$(SAN_CFLAGS) $(SIM_DEFS) $(SIM_INC) $(NS3_CFLAGS) -c $< -o $@
 
 $(SIM_BIN): $(SIM_CCOBJS) $(SIM_COBJS)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)g++ -o $@ $^ $(NS3_LIBS)
+	$(Q)g++ $(SAN_CFLAGS) -o $@ $(filter %.o,$^) $(NS3_LIBS)
 
 ALL_TARGETS += $(SIM_BIN)
 

@@ -14,8 +14,8 @@ LIBRINA_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(LIBRINA_SRCS)) \
 LIBRINA_PIC_OBJS := $(LIBRINA_OBJS:.o=.pic.o)
 # LIBRINA_A, LIBRINA_SO, LIBRINA_CORE_A and RINA_LDLIBS: top Makefile
 
-LIB_CFLAGS := -O3 $(COMMON_CFLAGS) -I$(TOP)/user/include -I$(TOP)/user/lib \
-	-I$(TOP)/user/common
+LIB_CFLAGS := -O3 $(COMMON_CFLAGS) $(SAN_CFLAGS) -I$(TOP)/user/include \
+	-I$(TOP)/user/lib -I$(TOP)/user/common
 
 LIBRINA_CORE_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(CORE_SRC_PATHS) \
 	$(USER_COMMON_SRCS))
@@ -26,24 +26,24 @@ RINACTL_OBJS := $(patsubst $(TOP)/%.c,$(OBJ)/%.o,$(RINACTL_SRCS))
 ALL_TARGETS += $(LIBRINA_CORE_A) $(LIBRINA_A) $(LIBRINA_SO) $(BIN)/rinactl $(BIN)/rina-bench \
 	$(BIN)/rina-soak
 
-$(OBJ)/user/%.o: $(TOP)/user/%.c | $(BPF_SKELS)
+$(OBJ)/user/%.o: $(TOP)/user/%.c $(SAN_STAMP) | $(BPF_SKELS)
 	$(call cc-obj,$(LIB_CFLAGS) -MMD -MP)
 
-$(OBJ)/user/%.pic.o: $(TOP)/user/%.c | $(BPF_SKELS)
+$(OBJ)/user/%.pic.o: $(TOP)/user/%.c $(SAN_STAMP) | $(BPF_SKELS)
 	$(call cc-obj,$(LIB_CFLAGS) -fPIC -MMD -MP)
 
-$(OBJ)/core/%.o: $(TOP)/core/%.c
+$(OBJ)/core/%.o: $(TOP)/core/%.c $(SAN_STAMP)
 	$(call cc-obj,$(LIB_CFLAGS) -MMD -MP)
 
-$(OBJ)/core/%.pic.o: $(TOP)/core/%.c
+$(OBJ)/core/%.pic.o: $(TOP)/core/%.c $(SAN_STAMP)
 	$(call cc-obj,$(LIB_CFLAGS) -fPIC -MMD -MP)
 
 # The same reference loops, vectorised for AVX2 (chosen at run time).
 AVX2_FLAGS := -mavx2 '-DRINA_AGG_NAME(x)=x\#\#_avx2'
-$(OBJ)/core/agg_avx2.o: $(TOP)/core/agg.c
+$(OBJ)/core/agg_avx2.o: $(TOP)/core/agg.c $(SAN_STAMP)
 	$(call cc-obj,$(LIB_CFLAGS) $(AVX2_FLAGS) -MMD -MP)
 
-$(OBJ)/core/agg_avx2.pic.o: $(TOP)/core/agg.c
+$(OBJ)/core/agg_avx2.pic.o: $(TOP)/core/agg.c $(SAN_STAMP)
 	$(call cc-obj,$(LIB_CFLAGS) $(AVX2_FLAGS) -fPIC -MMD -MP)
 
 $(LIBRINA_A): $(LIBRINA_OBJS)
@@ -55,7 +55,7 @@ $(LIBRINA_CORE_A): $(LIBRINA_CORE_OBJS)
 $(LIBRINA_SO): $(LIBRINA_PIC_OBJS) $(TOP)/user/lib/librina.map
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) -shared -Wl,-soname,librina.so.1 \
+	$(Q)$(CC) $(SAN_CFLAGS) -shared -Wl,-soname,librina.so.1 \
 		-Wl,--version-script=$(TOP)/user/lib/librina.map -o $@ \
 		$(LIBRINA_PIC_OBJS) $(RINA_LDLIBS)
 	$(Q)ln -sf librina.so.1 $(LIBDIR)/librina.so

@@ -171,6 +171,8 @@ struct rank_ctx {
 	double		fail_ms;	/* until every request completed */
 	uint64_t	calls;
 	bool		tested_all_done;
+	/* the dead rank's communicator, destroyed once the others are done */
+	rina_comm_t	*vanished;
 };
 
 /* Scores 1 per call, 100 if the request did not read as complete. */
@@ -205,8 +207,10 @@ static void *rank_main(void *arg)
 	x->init_rc = rina_comm_init(&comm, &cfg);
 	if (x->init_rc)
 		return NULL;
-	if (x->sc == SC_DEAD && x->rank == N - 1)
+	if (x->sc == SC_DEAD && x->rank == N - 1) {
+		x->vanished = comm;
 		return NULL;	/* vanish without a word, like a killed one */
+	}
 	efd = rina_comm_eventfd(comm);
 	for (k = 0; k < n; k++) {
 		enum rina_dtype dt = x->sc == SC_MANY ? req_dtype(k) :
@@ -319,6 +323,12 @@ static void go(void)
 		pthread_create(&th[r], NULL, rank_main, &X[r]);
 	for (r = 0; r < N; r++)
 		pthread_join(th[r], NULL);
+	/* a killed rank's memory goes with its process: here, now */
+	for (r = 0; r < N; r++)
+		if (X[r].vanished) {
+			rina_comm_destroy(X[r].vanished);
+			X[r].vanished = NULL;
+		}
 }
 
 static void teardown(void)

@@ -23,9 +23,27 @@ $(TOR_TEST_DIR)/fuzz_tor: $(TOP)/selftests/tor/fuzz_tor.c $$(TOR_MODEL_SRCS) \
 
 ALL_TARGETS += $(TOR_TEST_DIR)/fuzz_tor
 
+# libFuzzer target for rina-tor's control protocol (tor_control.c and
+# tor_jobs.c over the model), every part from source like fuzz_tor.
+TOR_CTRL_FUZZ_SRCS := $(TOP)/selftests/tor/fuzz_tor_ctrl.c \
+	$(TOP)/p4/tor/tor_control.c $(TOP)/p4/tor/tor_jobs.c \
+	$(TOP)/p4/cfg/p4cfg.c $(wildcard $(TOP)/p4/model/*.c) \
+	$(addprefix $(TOP)/core/,plan.c agg.c ctrl_auth.c) \
+	$(wildcard $(TOP)/user/common/*.c)
+$(TOR_TEST_DIR)/fuzz_tor_ctrl: $(TOR_CTRL_FUZZ_SRCS) $(TOP)/p4/tor/tor.h \
+		$$(TOR_MODEL_HDRS)
+	$(call clang-fuzz,$(COMMON_CFLAGS) -O1 -I$(TOP)/p4/model \
+		-I$(TOP)/p4/tor -I$(TOP)/p4/cfg -I$(TOP)/user/common \
+		-fno-sanitize-recover=undefined,$(TOR_CTRL_FUZZ_SRCS) \
+		$(CORE_LDLIBS))
+
+ALL_TARGETS += $(TOR_TEST_DIR)/fuzz_tor_ctrl
+
 # rina-tor's control protocol on the model, without a network: its two
-# parts from source under ASan and UBSan, the libraries as built.
-TOR_CTRL_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined
+# parts from source under ASan and UBSan, the libraries as built (in a
+# make SANITIZE=... build, under that build's sanitizers: TOR_CFLAGS).
+TOR_CTRL_SAN	:= $(if $(SAN_CFLAGS),,-fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined)
 $(TOR_TEST_DIR)/tor_control_test: $(TOP)/selftests/tor/tor_control_test.c \
 		$(TOP)/p4/tor/tor_control.c $(TOP)/p4/tor/tor_jobs.c \
 		$(TOP)/p4/tor/tor.h $$(P4CFG_OBJ) $(TOR_MODEL_LIB) \

@@ -213,6 +213,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	list = strdup(argv[1]);
+	if (!list)
+		return 1;
 	for (tok = strtok_r(list, ",", &save); tok && n_if < MAX_IF;
 	     tok = strtok_r(NULL, ",", &save)) {
 		struct sockaddr_ll sll = { .sll_family = AF_PACKET,
@@ -227,10 +229,12 @@ int main(int argc, char **argv)
 		    bind(fds[n_if], (struct sockaddr *)&sll, sizeof(sll))) {
 			fprintf(stderr, "tor_replay: %s: %s\n", tok,
 				strerror(errno));
+			free(list);
 			return 1;
 		}
 		n_if++;
 	}
+	free(list);	/* the names are only needed to open the sockets */
 	ktap_plan(argc - 2);
 	for (i = 2; i < argc; i++) {
 		const char *name = strrchr(argv[i], '/');

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@ struct rina_agent {
 	struct rina_comm c;		/* own endpoint, neighbours, knobs */
 	struct rina_agent_core core;
 	pthread_t	thread;
-	volatile int	stop, abort;
+	/* set by the rank's thread, read by the agent's: atomic, not volatile */
+	atomic_int	stop, abort;
 	/* the ToR aggregates: set by the thread, read by the rank's worker */
 	int		tor_on;
 	int		rank_busy;	/* the rank is in a call */

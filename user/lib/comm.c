@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +178,19 @@ static uint32_t config_rx_drop_ppm(const struct rina_config *cfg)
 	       cfg->rx_drop_ppm : 0;
 }
 
+/*
+ * The reduction kernels, chosen once per process (RINA_REDUCE read at the
+ * first init): rina_reduce is read by every communicator's threads, and
+ * choosing again at each init wrote it while other ranks' threads of the
+ * same process read it (a data race ThreadSanitizer reports).
+ */
+static pthread_once_t reduce_once = PTHREAD_ONCE_INIT;
+
+static void reduce_select_env(void)
+{
+	rina_reduce_select(getenv("RINA_REDUCE"));
+}
+
 int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 {
 	struct rina_comm *c;
@@ -255,7 +269,7 @@ int rina_comm_init(rina_comm_t **out, const struct rina_config *cfg)
 		ret = rina_fail(RINA_ERR_NOMEM, "out of memory");
 		goto err_free;
 	}
-	rina_reduce_select(getenv("RINA_REDUCE"));
+	pthread_once(&reduce_once, reduce_select_env);
 	ret = open_transport(c, cfg->transport);
 	if (ret) {
 		abort_unbound(c, cfg->transport, ret);

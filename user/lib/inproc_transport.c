@@ -132,10 +132,21 @@ static int inproc_recv(struct rina_transport *t, struct rina_msg *msgs,
 	return n;
 }
 
+/*
+ * The counters as their writers keep them: tx under registry_lock (send,
+ * from the agent's or the caller's thread), rx under the endpoint's
+ * lock; taken in send's order.
+ */
 static void inproc_get_stats(struct rina_transport *t,
 			     struct rina_transport_stats *st)
 {
-	*st = ((struct inproc_ep *)t)->st;
+	struct inproc_ep *e = (struct inproc_ep *)t;
+
+	pthread_mutex_lock(&registry_lock);
+	pthread_mutex_lock(&e->lock);
+	*st = e->st;
+	pthread_mutex_unlock(&e->lock);
+	pthread_mutex_unlock(&registry_lock);
 }
 
 static void inproc_destroy(struct rina_transport *t)
