@@ -2,20 +2,28 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # BENCH_DDP=1 make bench (or this script alone, as root): time per PyTorch
 # DDP training step (python/bench/ddp_bench.py) under rina-run, for a ~1M
-# and a ~25M parameter model on 2x2 and 2x4, links unshaped and shaped,
-# every mode in the same run (same model, same batch, modes taking turns):
-# Gloo DDP, DDP over the torch backend "rina" (rina-backend), DDP with
-# rina.torch.allreduce_hook, a manual Rina allreduce after backward, and
-# the step without communication ("local").
+# and a ~25M parameter model on 2x2, 2x4 and 2x4 with every rack INA
+# through its ToR (rina-tor), links unshaped and shaped, every mode in
+# the same run (same model, same batch, modes taking turns): by default
+# the processes start as a user of the backend does,
+# dist.init_process_group("rina"), and time DDP over that default group
+# (rina-backend) against DDP over a Gloo group beside it (gloo) and the
+# step without communication (local). BENCH_DDP_INIT=gloo instead starts
+# Gloo's default group and adds the comm hook (rina-hook) and a manual
+# Rina allreduce after backward (rina-manual), issue 11's comparison;
+# its rina-backend group then sits on ports no ToR knows.
 #
 # Environment knobs (defaults in brackets):
-#   BENCH_DDP_PARAMS ["1M 25M"]   BENCH_DDP_TOPOS ["2x2 2x4"]
+#   BENCH_DDP_PARAMS ["1M 25M"]
+#   BENCH_DDP_TOPOS ["2x2 2x4 2x4-ina"]  KxM, or KxM-ina: every rack INA
+#     with its ToR (rina-run --ina all --tor on)
 #   BENCH_DDP_SHAPES ["none shaped"]  none: unshaped (CPU-bound) links
-#   BENCH_DDP_RATE_<P> [1M: 50mbit, 25M: 250mbit]  the shaped links' rate
-#     (rina-run --rate) per model: at those rates a step's allreduce takes
-#     about 1 s (1M) and 5 s (25M), several times the step's compute (at
-#     500mbit 8 ranks' traffic through the emulation's veths and bridges
-#     already competes with the compute for the 2 cores)
+#   BENCH_DDP_RATE_<P> [1M: 25mbit, 25M: 250mbit]  the shaped links' rate
+#     (rina-run --rate) per model: at those rates a ring allreduce of the
+#     gradients takes about 2 s (1M) and 5 s (25M), several times the
+#     step's compute, so that the links, not the 2 cores, are the limit
+#     (at 500mbit 8 ranks' traffic through the emulation's veths and
+#     bridges already competes with the compute for the cores)
 #   BENCH_DDP_QUEUE [20ms]        rina-run --queue of shaped runs
 #   BENCH_DDP_BATCH_<P> [1M: 32, 25M: 4]  batch (25M: ~0.25 s of compute
 #     per rank and step with Debian's reference BLAS)
@@ -24,25 +32,37 @@
 #     times (steps split among the rounds)
 #   BENCH_DDP_WARMUP [2]  untimed steps per mode and round (DDP rebuilds
 #     its buckets in the second step)
-#   BENCH_DDP_MODES [local,gloo,rina-backend,rina-hook,rina-manual]
-#     (rina-backend only when the rina_c10d extension is built)
+#   BENCH_DDP_INIT [rina]  the default process group's backend (above)
+#   BENCH_DDP_MODES [local,gloo,rina-backend; with BENCH_DDP_INIT=gloo
+#     also rina-hook,rina-manual]  (rina-backend only when the rina_c10d
+#     extension is built)
 #   BENCH_DDP_LAYERS [6]  hidden layers of the MLP
 #   BENCH_DDP_BUCKET_MB [25]  DDP's bucket_cap_mb (its default)
+#   BENCH_DDP_RUN_TIMEOUT [600]  seconds one setting (one rina-run) may
+#     take before rina-run kills it: the bench ends within
+#     settings x this, whatever happens
 #   BENCH_OUT [build/bench]   ddp_rows.jsonl, ddp_summary.txt and
 #     ddp_step_time.png go there
-# The defaults take about 10 minutes on an idle 2-core machine.
+# The defaults (12 settings) take about 15 minutes on an idle 2-core
+# machine.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 RUN=$top/build/bin/rina-run
 PY=/usr/bin/python3
 params_list=${BENCH_DDP_PARAMS:-1M 25M}
-topos=${BENCH_DDP_TOPOS:-2x2 2x4}
+topos=${BENCH_DDP_TOPOS:-2x2 2x4 2x4-ina}
 shapes=${BENCH_DDP_SHAPES:-none shaped}
 queue=${BENCH_DDP_QUEUE:-20ms}
 warmup=${BENCH_DDP_WARMUP:-2}
-def_modes=local,gloo,rina-backend,rina-hook,rina-manual
-[ -e "$top/build/python/rina_c10d.stamp" ] ||
-	def_modes=local,gloo,rina-hook,rina-manual
+init=${BENCH_DDP_INIT:-rina}
+run_timeout=${BENCH_DDP_RUN_TIMEOUT:-600}
+if [ "$init" = gloo ]; then
+	def_modes=local,gloo,rina-backend,rina-hook,rina-manual
+	[ -e "$top/build/python/rina_c10d.stamp" ] ||
+		def_modes=local,gloo,rina-hook,rina-manual
+else
+	def_modes=local,gloo,rina-backend
+fi
 modes=${BENCH_DDP_MODES:-$def_modes}
 layers=${BENCH_DDP_LAYERS:-6}
 bucket=${BENCH_DDP_BUCKET_MB:-25}
@@ -64,6 +84,19 @@ per_model()
 }
 
 [ -x "$RUN" ] || die "no $RUN (run make first)"
+case "$init" in
+gloo) ;;
+rina) [ -e "$top/build/python/rina_c10d.stamp" ] ||
+	die "BENCH_DDP_INIT=rina: the rina_c10d extension is not built" \
+		"(make, with libtorch-dev: make deps)" ;;
+*) die "BENCH_DDP_INIT must be rina or gloo, not '$init'" ;;
+esac
+for topo in $topos; do
+	[[ "$topo" =~ ^[0-9]+x[0-9]+(-ina)?$ ]] ||
+		die "BENCH_DDP_TOPOS: '$topo' is not KxM or KxM-ina"
+done
+[[ "$run_timeout" =~ ^[1-9][0-9]*$ ]] ||
+	die "BENCH_DDP_RUN_TIMEOUT must be a number of seconds"
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
 $PY -c 'import torch.distributed' 2>/dev/null ||
 	die "no python3-torch for $PY"
@@ -73,7 +106,8 @@ log=$out/ddp_last.log
 : >"$raw"
 
 echo "# bench_ddp: $(date -u '+%F %H:%M UTC'), models $params_list," \
-	"topologies $topos, links $shapes (queue $queue), modes $modes," \
+	"topologies $topos, links $shapes (queue $queue), init $init," \
+	"modes $modes, at most ${run_timeout}s per setting," \
 	"$layers hidden layers, bucket_cap_mb $bucket," \
 	"load $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$SECONDS
@@ -86,19 +120,24 @@ for p in $params_list; do
 		rate=none
 		shaping=()
 		if [ "$shape" = shaped ]; then
-			rate=$(per_model RATE "$p" 50mbit 250mbit)
+			rate=$(per_model RATE "$p" 25mbit 250mbit)
 			shaping=(--rate "$rate" --queue "$queue")
 		fi
 		for topo in $topos; do
 			t0=$SECONDS
 			load=$(cut -d' ' -f1 /proc/loadavg)
-			PYTHONPATH=$top/python "$RUN" --topo "$topo" \
-				"${shaping[@]}" --timeout 900 -- \
+			ina=()
+			[ "${topo%-ina}" != "$topo" ] &&
+				ina=(--ina all --tor on)
+			PYTHONPATH=$top/python "$RUN" --topo "${topo%-ina}" \
+				"${ina[@]}" "${shaping[@]}" \
+				--timeout "$run_timeout" -- \
 				$PY "$top/python/bench/ddp_bench.py" \
 				--params "$p" --batch "$batch" \
 				--steps "$steps" --warmup "$warmup" \
 				--rounds "$rounds" --layers "$layers" \
-				--bucket-mb "$bucket" --modes "$modes" --json \
+				--bucket-mb "$bucket" --modes "$modes" \
+				--init "$init" --json \
 				--tag "topo=$topo" --tag "rate=$rate" \
 				--tag "load1=$load" >"$log" 2>&1
 			rc=$?

@@ -4,22 +4,30 @@
 
   bench_ddp_plot.py ROWS.jsonl OUTDIR
 
-ROWS.jsonl: python/bench/ddp_bench.py --json rows tagged with topo, rate
-("none": unshaped) and load1. Prints a Markdown table (median [min..max]
-ms per step, the speed-up over Gloo DDP, the hook's speed-up over the
-manual allreduce) and whether each setting meets issue 11's targets (the
-hook at least as fast as the manual allreduce, and faster than Gloo);
-writes OUTDIR/ddp_step_time.png (Debian's python3-matplotlib; no plot
-without it): one panel per model and link kind, a group of bars per
-topology, one bar per mode, min..max as error bars; on shaped links a
-dashed line marks a ring allreduce of the gradients at the link rate,
-2(n-1)/n * 4 * params * 8 / rate (headers not counted).
+ROWS.jsonl: python/bench/ddp_bench.py --json rows tagged with topo
+(KxM, or KxM-ina: every rack INA through its ToR), rate ("none":
+unshaped) and load1. Prints a Markdown table (median [min..max] ms per
+step, the speed-up over Gloo DDP: Gloo's median over the mode's), then
+the backend "rina" against Gloo per setting with issue 46's targets on
+shaped links (all-INA at least 1.5x Gloo, plain at least 1.0x) and
+whether the INA racks' ToRs aggregated (agent_tor 2 on rank 0, rack 0's
+agent), and when the hook ran, issue 11's targets (the hook at least as
+fast as the manual allreduce, and faster than Gloo). Writes
+OUTDIR/ddp_step_time.png (Debian's python3-matplotlib; no plot without
+it): one panel per model and link kind, a group of bars per topology,
+one bar per mode, min..max as error bars; on shaped links a dashed line
+marks the gradients' allreduce at the link rate (headers not counted):
+a ring's 2(n-1)/n * 4 * params * 8 / rate, and with every rack INA a
+host's 4 * params * 8 / rate (its gradients up to the ToR, the sum
+back, both at once).
 """
 import json
 import re
 import sys
 
-MODE_ORDER = ("local", "gloo", "rina-hook", "rina-manual")
+MODE_ORDER = ("local", "gloo", "rina-backend", "rina-hook", "rina-manual")
+TARGET_INA = 1.5		# issue 46, shaped links, every rack INA
+TARGET_PLAIN = 1.0
 
 
 def settings(rows):
@@ -51,6 +59,7 @@ def table(rows):
           "vs gloo | fwd | bwd | allreduce | buckets |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     verdicts = []
+    backend = []
     for p, rate, topo in settings(rows):
         for m in MODE_ORDER:
             r = by.get((p, rate, topo, m))
@@ -64,6 +73,10 @@ def table(rows):
                       "%.2f" % sp if sp else "-", r["fwd_ms"],
                       r["bwd_ms"], r["allreduce_ms"],
                       r.get("buckets", "")))
+        be = by.get((p, rate, topo, "rina-backend"))
+        gloo = by.get((p, rate, topo, "gloo"))
+        if be and gloo:
+            backend.append((mega(p), topo, rate, be, gloo))
         hook = by.get((p, rate, topo, "rina-hook"))
         man = by.get((p, rate, topo, "rina-manual"))
         gloo = by.get((p, rate, topo, "gloo"))
@@ -71,6 +84,8 @@ def table(rows):
             verdicts.append((mega(p), topo, rate,
                              man["median_ms"] / hook["median_ms"],
                              gloo["median_ms"] / hook["median_ms"]))
+    if backend:
+        backend_table(backend)
     if verdicts:
         print()
         print("| params | topo | links | hook vs manual | hook vs gloo | "
@@ -84,6 +99,35 @@ def table(rows):
                 p, topo, rate, vm, vg, ", ".join(ok)))
         print("(speed-ups: the other's median over the hook's; > 1: the "
               "hook is faster)")
+
+
+def backend_table(backend):
+    """Backend "rina" against Gloo, one line per setting."""
+    print()
+    print("| params | topo | links | rina-backend ms | gloo ms | "
+          "gloo / rina | ToR aggregated | target |")
+    print("|---|---|---|---|---|---|---|---|")
+    for p, topo, rate, be, gloo in backend:
+        ratio = gloo["median_ms"] / be["median_ms"]
+        lo = gloo["min_ms"] / be["max_ms"]
+        hi = gloo["max_ms"] / be["min_ms"]
+        ina = topo.endswith("-ina")
+        tor = be.get("agent_tor")
+        tor_s = "-" if not ina else ("yes" if tor == 2 else
+                                     "NO (agent_tor %s)" % tor)
+        target = "-"
+        if rate != "none":
+            want = TARGET_INA if ina else TARGET_PLAIN
+            target = ">= %.1f: %s" % (want,
+                                      "met" if ratio >= want else "MISSED")
+        print("| %s | %s | %s | %.0f [%.0f..%.0f] | %.0f [%.0f..%.0f] | "
+              "%.2f [%.2f..%.2f] | %s | %s |" % (
+                  p, topo, rate, be["median_ms"], be["min_ms"],
+                  be["max_ms"], gloo["median_ms"], gloo["min_ms"],
+                  gloo["max_ms"], ratio, lo, hi, tor_s, target))
+    print("(gloo / rina: medians, in brackets the extremes, Gloo's "
+          "fastest over rina's slowest and the other way; > 1: the "
+          "backend is faster)")
 
 
 def plot(rows, outdir):
@@ -129,10 +173,12 @@ def plot(rows, outdir):
                 if not bps or not r:
                     continue
                 n = r["ranks"]
-                ideal = 2 * (n - 1) / n * 4 * p * 8 / bps * 1e3
+                share = 1 if topo.endswith("-ina") else 2 * (n - 1) / n
+                ideal = share * 4 * p * 8 / bps * 1e3
                 ax.hlines(ideal, t - 0.45, t + 0.45, colors="k",
                           linestyles="--", linewidth=1,
-                          label="ring at line rate" if t == 0 else None)
+                          label="allreduce at line rate" if t == 0
+                          else None)
             ax.set_xticks(range(len(topos)))
             ax.set_xticklabels(topos)
             ax.set_ylabel("ms per training step")

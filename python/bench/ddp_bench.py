@@ -1,15 +1,24 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 """Time per training step, side by side in one run: Gloo DDP, DDP over
-the torch.distributed backend "rina" (mode "rina-backend": a
-new_group(backend="rina") beside the Gloo default group, on ports from
-RINA_PORT, 21060 unless set, clear of the hook's communicator), DDP with
+the torch.distributed backend "rina" (mode "rina-backend"), DDP with
 rina.torch.allreduce_hook (overlapping backward), a manual Rina
 allreduce of all gradients after backward, and (mode "local") the same
 step without any communication. Run every rank under a launcher, e.g.
 
     rina-run --topo 2x2 -- /usr/bin/python3 python/bench/ddp_bench.py \
         --params 1M --steps 30
+
+--init picks the default process group. "rina" (what a user of the
+backend runs): dist.init_process_group("rina") on the job's own ports,
+so that INA ToRs that know the job file take it, and Gloo a
+new_group(backend="gloo") beside it for mode "gloo"; the hook's and the
+manual modes need a communicator of their own on the same ports and are
+refused. "gloo" (the default): Gloo's default group, the hook's and the
+manual modes' rina.Communicator on the job's ports, and mode
+"rina-backend" a new_group(backend="rina") on ports from RINA_PORT
+(21060 unless set), which ToRs do not know (its INA racks aggregate in
+their agents).
 
 Every mode trains the same model (an MLP of --layers hidden layers of
 equal width, seeded identically) on the same batch; the first --warmup
@@ -30,6 +39,7 @@ cores).
 """
 import argparse
 import json
+import os
 import statistics
 import time
 
@@ -37,6 +47,7 @@ import torch
 import torch.distributed as dist
 
 import rina
+import rina._lib
 import rina.torch
 
 MODES = ("local", "gloo", "rina-backend", "rina-hook", "rina-manual")
@@ -69,18 +80,17 @@ def make_model(params, layers):
     return torch.nn.Sequential(*mods)
 
 
-def step_times(mode, args, comm, steps, rina_group=None):
+def step_times(mode, args, comm, steps, groups):
     """Per timed step: (step, forward, backward, explicit allreduce) ms,
-    and the buckets the hook saw in the last step."""
+    and the buckets the hook saw in the last step. groups: the process
+    group of each DDP mode (None: the default group)."""
     model = make_model(args.params, args.layers)
     net = model
     buckets = [0]
-    if mode in ("gloo", "rina-hook"):
+    if mode in ("gloo", "rina-hook", "rina-backend"):
         net = torch.nn.parallel.DistributedDataParallel(
-            model, bucket_cap_mb=args.bucket_mb)
-    if mode == "rina-backend":
-        net = torch.nn.parallel.DistributedDataParallel(
-            model, bucket_cap_mb=args.bucket_mb, process_group=rina_group)
+            model, bucket_cap_mb=args.bucket_mb,
+            process_group=groups.get(mode))
     if mode == "rina-hook":
         def hook(state, bucket):
             buckets[0] += 1
@@ -137,6 +147,8 @@ def main():
                     help="DDP's bucket_cap_mb (gloo, rina-backend and "
                     "rina-hook)")
     ap.add_argument("--modes", default="gloo,rina-hook,rina-manual")
+    ap.add_argument("--init", choices=("gloo", "rina"), default="gloo",
+                    help="the default process group's backend")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads per rank (ranks share the cores)")
     ap.add_argument("--tag", action="append", default=[],
@@ -149,22 +161,37 @@ def main():
             ap.error("unknown mode %r (modes: %s)" % (m, ", ".join(MODES)))
     if args.steps < args.rounds or args.rounds < 1 or args.layers < 1:
         ap.error("need layers >= 1 and steps >= rounds >= 1")
+    if args.init == "rina" and set(modes) & {"rina-hook", "rina-manual"}:
+        ap.error("modes rina-hook and rina-manual need --init gloo (their "
+                 "communicator would share the backend's ports)")
     tags = dict(t.split("=", 1) for t in args.tag)
     torch.set_num_threads(args.threads)
-    dist.init_process_group("gloo")
-    comm = rina.Communicator.from_env()
-    rina_group = None
-    if "rina-backend" in modes:
-        import os
-        os.environ.setdefault("RINA_PORT", "21060")
-        rina_group = dist.new_group(backend="rina")
+    comm = None
+    groups = {}
+    if args.init == "rina":
+        dist.init_process_group("rina")
+        rina_group = dist.distributed_c10d._get_default_group()
+        groups["gloo"] = dist.new_group(backend="gloo")
+    else:
+        dist.init_process_group("gloo")
+        comm = rina.Communicator.from_env()
+        rina_group = None
+        if "rina-backend" in modes:
+            os.environ.setdefault("RINA_PORT", "21060")
+            rina_group = groups["rina-backend"] = \
+                dist.new_group(backend="rina")
+    ring = comm.ring_len if comm else None
+    if rina_group is not None:
+        ring = rina._lib.rina_comm_ring_len(rina_group._rina_handle())
     times = {m: [] for m in modes}
     buckets = {}
     for r in range(args.rounds):
         n = args.steps // args.rounds + (r < args.steps % args.rounds)
         for mode in modes:
-            t, buckets[mode] = step_times(mode, args, comm, n, rina_group)
+            t, buckets[mode] = step_times(mode, args, comm, n, groups)
             times[mode] += t
+    # whether the backend's INA racks had their ToR aggregate (2: on)
+    tor = rina.torch.stats(rina_group)["agent_tor"] if rina_group else None
     n_params = sum(p.numel() for p in make_model(args.params,
                                                  args.layers).parameters())
     rows = []
@@ -174,13 +201,16 @@ def main():
         row = dict(tags)
         row.update({
             "mode": mode, "params": n_params, "layers": args.layers,
-            "batch": args.batch, "ranks": comm.size, "ring": comm.ring_len,
+            "batch": args.batch, "ranks": dist.get_world_size(),
+            "ring": ring, "init": args.init,
             "bucket_mb": args.bucket_mb, "steps": len(cols[0]),
             "rounds": args.rounds, "median_ms": med[0],
             "min_ms": min(cols[0]), "max_ms": max(cols[0]),
             "fwd_ms": med[1], "bwd_ms": med[2], "allreduce_ms": med[3]})
         if mode == "rina-hook":
             row["buckets"] = buckets[mode]
+        if mode == "rina-backend":
+            row["agent_tor"] = tor
         rows.append(row)
     base = next((r["median_ms"] for r in rows if r["mode"] == "gloo"), None)
     for r in rows:
@@ -200,7 +230,8 @@ def main():
                           r["min_ms"], r["max_ms"],
                           "%.2fx" % r["speedup_vs_gloo"] if base else "-",
                           r["fwd_ms"], r["bwd_ms"], r["allreduce_ms"]))
-    comm.close()
+    if comm:
+        comm.close()
     dist.destroy_process_group()
 
 

@@ -16,6 +16,12 @@
  * int64, PRODUCT, bitwise ops) as an allgather of every rank's tensor
  * and the same local reduction, in rank order, on every rank (exact in
  * the dtype's own arithmetic, N times the bytes).
+ *
+ * A process group's rank (torch's) need not be its rank in the job: a
+ * job file a ToR knows numbers the ranks its own way, and torchrun
+ * numbers them in its rendezvous. ring_of maps the one to the other;
+ * broadcast's root, allgather's and reduce_scatter's blocks are torch's
+ * ranks, librina's are the job's.
  */
 #include <torch/extension.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
@@ -191,13 +197,17 @@ at::Tensor from_keys(at::Tensor k, at::ScalarType t, bool min)
 	}
 }
 
-/* rows of g ([N, n]) reduced in rank order, as every rank does it */
-at::Tensor reduce_rows(const at::Tensor &g, const ReduceOp &op)
+/*
+ * rows of g ([N, n], the job's rank order) reduced in torch's rank order
+ * (row_of[t]: torch rank t's row), as every rank does it
+ */
+at::Tensor reduce_rows(const at::Tensor &g, const ReduceOp &op,
+		       const std::vector<int> &row_of)
 {
-	at::Tensor acc = g[0].clone();
+	at::Tensor acc = g[row_of[0]].clone();
 
 	for (int64_t r = 1; r < g.size(0); r++) {
-		const at::Tensor &x = g[r];
+		const at::Tensor &x = g[row_of[r]];
 
 		switch (op) {
 		case ReduceOp::SUM:
@@ -221,12 +231,15 @@ enum class Path { NATIVE, KEYS, GATHER };
 class ProcessGroupRina : public c10d::ProcessGroup {
 public:
 	ProcessGroupRina(int rank, int size, const std::string &job_text,
-			 const std::string &transport, uint32_t timeout_ms)
-		: c10d::ProcessGroup(rank, size)
+			 const std::string &transport, uint32_t timeout_ms,
+			 const std::vector<int> &ring_of)
+		: c10d::ProcessGroup(rank, size), ring_of_(ring_of),
+		  torch_of_(size)
 	{
 		struct rina_config cfg = RINA_CONFIG_INIT;
 
-		cfg.rank = rank;
+		set_ranks(ring_of);
+		cfg.rank = ring_of_[rank];
 		cfg.job_text = job_text.c_str();
 		cfg.transport = transport.c_str();
 		cfg.timeout_ms = timeout_ms;
@@ -283,11 +296,15 @@ public:
 		Tensors &tensors, const c10d::BroadcastOptions &opts) override
 	{
 		at::Tensor t = one(tensors, "broadcast");
-		int root = (int)opts.rootRank;
 
 		check_any(t, "broadcast");
 		if (opts.rootTensor != 0)
 			fail("broadcast: rootTensor must be 0");
+		if (opts.rootRank < 0 || opts.rootRank >= size_)
+			fail("broadcast: root " +
+			     std::to_string(opts.rootRank) +
+			     " is not a rank of the group");
+		int root = ring_of_[opts.rootRank];
 		at::Tensor buf = t.contiguous();
 		auto w = work(OpType::BROADCAST, {t}, "broadcast");
 		w->keep = {buf};
@@ -344,9 +361,11 @@ public:
 			});
 		}
 		at::Tensor g = at::empty({size_, (int64_t)n}, buf.options());
+		std::vector<int> ring_of = ring_of_;
+
 		w->keep = {buf, g};
-		w->post = [t, g, op]() mutable {
-			t.copy_(reduce_rows(g, op).view(t.sizes()));
+		w->post = [t, g, op, ring_of]() mutable {
+			t.copy_(reduce_rows(g, op, ring_of).view(t.sizes()));
 		};
 		size_t bytes = n * buf.element_size();
 		const void *src = buf.data_ptr();
@@ -379,11 +398,12 @@ public:
 		auto outs = outputs[0];
 		auto w = work(OpType::ALLGATHER, outs, "allgather");
 		int64_t n = t.numel();
+		std::vector<int> ring_of = ring_of_;
 
 		w->keep = {buf, flat};
-		w->post = [outs, flat, n]() mutable {
+		w->post = [outs, flat, n, ring_of]() mutable {
 			for (size_t i = 0; i < outs.size(); i++)
-				outs[i].copy_(flat.narrow(0, i * n, n)
+				outs[i].copy_(flat.narrow(0, ring_of[i] * n, n)
 						      .view(outs[i].sizes()));
 		};
 		return gather(w, buf, flat);
@@ -401,12 +421,22 @@ public:
 			     std::to_string(size_) +
 			     " times the input's elements, of its dtype");
 		at::Tensor buf = in.contiguous();
-		at::Tensor flat = out.is_contiguous() ? out : out.contiguous();
+		at::Tensor flat = out.is_contiguous() && identity_ ? out :
+				  at::empty({out.numel()}, out.options());
 		auto w = work(OpType::_ALLGATHER_BASE, {out}, "allgather");
 
 		w->keep = {buf, flat};
-		if (!flat.is_same(out))
-			w->post = [out, flat]() mutable { out.copy_(flat); };
+		if (!flat.is_same(out)) {
+			at::Tensor o = out.view({-1});
+			int64_t n = in.numel();
+			std::vector<int> ring_of = ring_of_;
+
+			w->post = [o, flat, n, ring_of]() mutable {
+				for (size_t i = 0; i < ring_of.size(); i++)
+					o.narrow(0, i * n, n).copy_(flat.narrow(
+						0, ring_of[i] * n, n));
+			};
+		}
 		return gather(w, buf, flat);
 	}
 
@@ -630,21 +660,23 @@ private:
 			at::Tensor g = at::empty({size_, size_ * (int64_t)n},
 						 buf.options());
 			int64_t off = rank_ * (int64_t)n;
+			std::vector<int> ring_of = ring_of_;
 
 			w->keep = {buf, g};
-			w->post = [out, g, op, off, n]() mutable {
-				out.copy_(reduce_rows(g.narrow(1, off, n), op)
+			w->post = [out, g, op, off, n, ring_of]() mutable {
+				out.copy_(reduce_rows(g.narrow(1, off, n), op,
+						      ring_of)
 						  .view(out.sizes()));
 			};
 			return gather(w, buf, g);
 		}
-		at::Tensor src = buf;
+		at::Tensor src = in_ring_order(buf, n);
 		at::Tensor res;
 		if (path == Path::KEYS) {
 			bool min = op == ReduceOp::MIN;
 			auto st = out.scalar_type();
 
-			src = to_keys(buf, min);
+			src = to_keys(src, min);
 			res = at::empty({(int64_t)n}, src.options());
 			dt = RINA_INT32;
 			rop = RINA_MAX;
@@ -670,8 +702,49 @@ private:
 		});
 	}
 
+	/* ring_of: torch rank -> the job's rank, empty for the same */
+	void set_ranks(const std::vector<int> &ring_of)
+	{
+		std::vector<bool> seen(size_);
+
+		if (ring_of.empty()) {
+			ring_of_.resize(size_);
+			for (int r = 0; r < size_; r++)
+				ring_of_[r] = r;
+		} else if ((int)ring_of.size() != size_) {
+			fail("ring_of maps " + std::to_string(ring_of.size()) +
+			     " ranks, the process group has " +
+			     std::to_string(size_));
+		}
+		for (int r = 0; r < size_; r++) {
+			int j = ring_of_[r];
+
+			if (j < 0 || j >= size_ || seen[j])
+				fail("ring_of is not a permutation of 0.." +
+				     std::to_string(size_ - 1));
+			seen[j] = true;
+			torch_of_[j] = r;
+			identity_ = identity_ && j == r;
+		}
+	}
+
+	/* reduce_scatter's blocks of n, torch's order -> the job's */
+	at::Tensor in_ring_order(const at::Tensor &buf, int64_t n) const
+	{
+		Tensors blocks;
+
+		if (identity_)
+			return buf;
+		for (int j = 0; j < size_; j++)
+			blocks.push_back(buf.narrow(0, torch_of_[j] * n, n));
+		return at::cat(blocks);
+	}
+
 	std::mutex mu_;
 	rina_comm_t *comm_ = nullptr;
+	std::vector<int> ring_of_;
+	std::vector<int> torch_of_;
+	bool identity_ = true;
 };
 
 } // namespace
@@ -683,11 +756,13 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
 			 c10::intrusive_ptr<ProcessGroupRina>>(m,
 							       "ProcessGroupRina")
 		.def(pybind11::init<int, int, const std::string &,
-				    const std::string &, uint32_t>(),
+				    const std::string &, uint32_t,
+				    const std::vector<int> &>(),
 		     pybind11::arg("rank"), pybind11::arg("size"),
 		     pybind11::arg("job_text"),
 		     pybind11::arg("transport") = "auto",
 		     pybind11::arg("timeout_ms") = 0,
+		     pybind11::arg("ring_of") = std::vector<int>(),
 		     pybind11::call_guard<pybind11::gil_scoped_release>())
 		.def("shutdown", &ProcessGroupRina::shutdown,
 		     pybind11::call_guard<pybind11::gil_scoped_release>())

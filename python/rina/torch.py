@@ -113,9 +113,10 @@ def _extension():
 
 
 def _job_lines(path):
-    """A job file's lines, comments and blanks dropped: (settings, ranks)
-    where ranks maps an address to its rack."""
-    settings, racks_of = [], {}
+    """A job file's lines, comments and blanks dropped: (settings,
+    racks_of, ranks) where racks_of maps an address to its rack and
+    ranks lists the rank lines as (rank, address, port, line)."""
+    settings, racks_of, ranks = [], {}, []
     with open(path) as f:
         for line in f:
             line = line.split("#", 1)[0].strip()
@@ -125,9 +126,36 @@ def _job_lines(path):
             if w[0] == "rank":
                 if len(w) >= 5 and w[3] == "rack":
                     racks_of[w[2].rsplit(":", 1)[0]] = int(w[4])
+                addr, _, port = w[2].rpartition(":") if len(w) > 2 \
+                    else ("", "", "")
+                if w[1].isdigit() and port.isdigit():
+                    ranks.append((int(w[1]), addr, int(port), " ".join(w)))
                 continue
             settings.append(" ".join(w))
-    return settings, racks_of
+    return settings, racks_of, ranks
+
+
+def ring_ranks(file_ranks, addrs):
+    """Each torch rank's rank in a job file's rank lines, when they list
+    the world (the same number of ranks on every address): torch's ranks
+    on an address in ascending order take the file's ranks there in
+    order of port. (ring_of, None), or (None, why not)."""
+    if len(file_ranks) != len(addrs):
+        return None, "it lists %d ranks, the world has %d" % (
+            len(file_ranks), len(addrs))
+    if sorted(r for r, _, _, _ in file_ranks) != list(range(len(addrs))):
+        return None, "its ranks are not 0..%d" % (len(addrs) - 1)
+    slots = {}
+    for r, a, port, _ in sorted(file_ranks, key=lambda x: (x[1], x[2])):
+        slots.setdefault(a, []).append(r)
+    ring_of = []
+    for t, a in enumerate(addrs):
+        if not slots.get(a):
+            n = sum(1 for x in addrs if x == a)
+            return None, "it lists %d rank(s) on %s, the world has %d" % (
+                sum(1 for x in file_ranks if x[1] == a), a, n)
+        ring_of.append(slots[a].pop(0))
+    return ring_of, None
 
 
 def _env_settings(env):
@@ -264,9 +292,9 @@ def _create(store, rank, size, timeout, env=None):
     ext = _extension()
     env = os.environ if env is None else env
     job = env.get("RINA_JOB")
-    racks_of = {}
+    racks_of, file_ranks = {}, []
     if job:
-        settings, racks_of = _job_lines(job)
+        settings, racks_of, file_ranks = _job_lines(job)
         src = "RINA_JOB=" + job
     else:
         settings = _env_settings(env)
@@ -275,8 +303,12 @@ def _create(store, rank, size, timeout, env=None):
     addr = _my_addr(env)
     rack, rack_src = _my_rack(env, addr, racks_of)
     # the settings that must match: the secret's file is each rank's own
+    # and the file's rank lines, which the job takes as they are (unless
+    # RINA_PORT says which ports to use) when they list the world
+    use_file = bool(file_ranks) and not env.get("RINA_PORT")
     digest = hashlib.sha256("\n".join(
-        l for l in settings if l.split()[0] != "secret_file")
+        [l for l in settings if l.split()[0] != "secret_file"] +
+        ([l for _, _, _, l in file_ranks] if use_file else []))
         .encode()).hexdigest()[:16]
     port = int(env.get("RINA_PORT", PORT_BASE))
     me = {"addr": addr, "rack": rack, "rack_src": rack_src,
@@ -301,6 +333,14 @@ def _create(store, rank, size, timeout, env=None):
     by_addr = {}
     for r, i in enumerate(infos):
         by_addr.setdefault(i["addr"], []).append(r)
+    ring_of = None
+    if use_file:
+        ring_of, why = ring_ranks(file_ranks, [i["addr"] for i in infos])
+        if why and rank == 0:
+            print("rina backend: %s: %s: the job gets its own rank lines "
+                  "(ports %d.. by rank on each address), which a ToR that "
+                  "knows the file refuses" % (job, why, port),
+                  file=sys.stderr)
     for a, rs in sorted(by_addr.items()):
         if len({infos[r]["rack"] for r in rs}) > 1:
             problems.append("ranks %s share address %s but name racks %s"
@@ -308,7 +348,8 @@ def _create(store, rank, size, timeout, env=None):
                                 "%d (%s)" % (infos[r]["rack"],
                                              infos[r]["rack_src"])
                                 for r in rs)))
-        if port + len(rs) > PORT_BASE + PORTS or port < PORT_BASE:
+        if ring_of is None and (port + len(rs) > PORT_BASE + PORTS or
+                                port < PORT_BASE):
             problems.append("%d ranks on address %s from port %d: Rina's "
                             "ports are %d..%d" % (len(rs), a, port,
                                                  PORT_BASE,
@@ -323,15 +364,19 @@ def _create(store, rank, size, timeout, env=None):
         fd, secret_path = tempfile.mkstemp(prefix="rina-secret.")
         with os.fdopen(fd, "w") as f:	# mkstemp: mode 0600
             f.write(secret)
-    text = build_job_text(settings, infos,
-                          int(store.get("rina/job_id").decode()),
-                          secret_path, port)
+    if ring_of is None:
+        text = build_job_text(settings, infos,
+                              int(store.get("rina/job_id").decode()),
+                              secret_path, port)
+    else:
+        text = build_job_text(settings + [l for _, _, _, l in file_ranks],
+                              [], None, secret_path)
     pg = err = None
     try:
         timeout_ms = int(env.get("RINA_TIMEOUT_MS", "0") or 0)
         pg = ext.ProcessGroupRina(rank, size, text,
                                   env.get("RINA_TRANSPORT", "auto"),
-                                  timeout_ms)
+                                  timeout_ms, ring_of or [])
     except Exception as e:
         err = str(e)
     finally:

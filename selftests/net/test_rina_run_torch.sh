@@ -17,7 +17,7 @@ RUN=$top/build/bin/rina-run
 tmp=$(mktemp -d /tmp/test_rina_run_torch.XXXXXX)
 defer rm -rf "$tmp"
 
-ktap_plan 6
+ktap_plan 7
 host_before=$(hostname)
 hosts_before=$(md5sum </etc/hosts)
 
@@ -80,8 +80,9 @@ if /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null; then
 	# shellcheck disable=SC2016 # expanded by each process's shell
 	RDZV_PORT=29612 "$RUN" --topo 2x1 --timeout 90 --torchrun 2 \
 		--torchrun-args --no_python -- sh -c \
-		'echo "TR $RANK $WORLD_SIZE $LOCAL_RANK ${RINA_RANK:-none} $(hostname)"' \
-		>"$tmp/tr" 2>&1
+		'echo "TR $RANK $WORLD_SIZE $LOCAL_RANK ${RINA_RANK:-none} $(hostname)"
+		 if [ "$RANK" = 0 ]; then grep "^rank " "$RINA_JOB" >"$0"; fi' \
+		"$tmp/tr.job" >"$tmp/tr" 2>&1
 	rc=$?
 	ok=1
 	for r in 0 1 2 3; do
@@ -92,8 +93,17 @@ if /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null; then
 	[ $rc -eq 0 ] && [ $ok -eq 1 ] &&
 		ktap_ok "--torchrun 2 on 2 hosts: ranks 0..3 of 4, two per host, no RINA_RANK" ||
 		ktap_fail "--torchrun" "rc $rc: $(grep -v '^\[rank .\] *\*' "$tmp/tr" | head -c 800)"
+	# the job file lists the processes, two a host (what the torch
+	# backend's job and the ToRs' are)
+	printf 'rank %s\n' "0 198.18.0.1:21056 rack 0" \
+		"1 198.18.0.1:21057 rack 0" "2 198.18.1.1:21056 rack 1" \
+		"3 198.18.1.1:21057 rack 1" >"$tmp/tr.want"
+	cmp -s "$tmp/tr.want" "$tmp/tr.job" &&
+		ktap_ok "--torchrun 2: the job file has two rank lines a host, ports 21056 and 21057" ||
+		ktap_fail "--torchrun job file" "$(cat "$tmp/tr.job")"
 else
 	ktap_skip "--torchrun" "python3-torch not installed"
+	ktap_skip "--torchrun job file" "python3-torch not installed"
 fi
 
 ktap_finish

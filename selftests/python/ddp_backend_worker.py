@@ -7,8 +7,11 @@ process, so that a silent fallback to Gloo fails. Writes OUT/rank<R>.pt
 calls after training got wrong) or, if init or training raised,
 OUT/rank<R>.exc.json.
 
-usage: ddp_backend_worker.py train|disagree OUT  (env: KILL_RANK,
-KILL_STEP; disagree: the last rank reads a job file with one more line)
+usage: ddp_backend_worker.py train|reversed|disagree OUT  (env:
+KILL_RANK, KILL_STEP; reversed: trains with torch's ranks the other way
+round from the job file's, as a launcher that numbers the processes its
+own way does, the rendezvous on the job file's last rank's address;
+disagree: the last rank reads a job file with one more line)
 """
 import datetime
 import json
@@ -82,10 +85,24 @@ def dist_checks(rank, world):
     return bad
 
 
+def reverse_ranks(world):
+    """RANK the other way round; MASTER_ADDR where torch's rank 0 now is
+    (the job file's rank world-1)."""
+    rank = world - 1 - int(os.environ["RANK"])
+    with open(os.environ["RINA_JOB"]) as f:
+        for line in f:
+            w = line.split()
+            if w[:2] == ["rank", str(world - 1)]:
+                os.environ["MASTER_ADDR"] = w[2].rsplit(":", 1)[0]
+    os.environ["RANK"] = str(rank)
+    return rank
+
+
 def main():
     mode, out = sys.argv[1], sys.argv[2]
-    rank = int(os.environ["RANK"])
     world = int(os.environ["WORLD_SIZE"])
+    rank = reverse_ranks(world) if mode == "reversed" else \
+        int(os.environ["RANK"])
     kill_rank = int(os.environ.get("KILL_RANK", "-1"))
     kill_step = int(os.environ.get("KILL_STEP", "-1"))
     no_gloo()

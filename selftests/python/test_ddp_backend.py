@@ -2,76 +2,27 @@
 """DDP over the torch.distributed backend "rina" under rina-run, with
 Gloo made unavailable in every rank (ddp_backend_worker.py): on 2x2 and
 2x4 plain racks, 2x2 INA racks with their ToRs, and torchrun (one per
-emulated host, two processes each, c10d rendezvous); parameters after
-the steps within float32 tolerance of single-process training (the
-bound of test_ddp.py) and bitwise identical on every rank; then plain
-dist.* calls (all_reduce, broadcast, all_gather, the _tensor forms,
-reduce_scatter, barrier, an unsupported reduce) right. Ranks that
-disagree on the job fail at init, every one of them, with a clear
-error; a killed rank makes the others raise within the job's timeout."""
+emulated host, two processes each, c10d rendezvous), plain and with
+every rack INA through its ToR (the job the backend builds is the one
+rina-tor knows: its counters show it aggregated); parameters after the
+steps within ddp_harness.py's bound of single-process training and
+bitwise identical on every rank; then plain dist.* calls (all_reduce,
+broadcast, all_gather, the _tensor forms, reduce_scatter, barrier, an
+unsupported reduce) exact. Ranks that disagree on the job fail at init,
+every one of them, with a clear error; a killed rank makes the others
+raise within the job's timeout."""
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
-RINA_RUN = os.path.join(TOP, "build", "bin", "rina-run")
-sys.path.insert(0, HERE)
-
-try:
-    import torch
-    import ddp_worker as W
-except ImportError:
-    torch = None
-
-FLOAT_NOISE = 1e-6
-TIMEOUT_MS = 2000
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ddp_harness as H  # noqa: E402
 
 
-def why_skip():
-    if torch is None:
-        return "python3-torch not installed"
-    if os.geteuid() != 0:
-        return "rina-run needs root (network namespaces)"
-    if not os.access(RINA_RUN, os.X_OK):
-        return "build/bin/rina-run missing (make)"
-    if not os.path.exists(os.path.join(TOP, "build", "python",
-                                       "rina_c10d.stamp")):
-        return "the rina_c10d extension is not built (libtorch-dev)"
-    return None
-
-
-@unittest.skipIf(why_skip(), why_skip() or "")
-class Backend(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.ref_losses, cls.ref_params, cls.gmax = W.reference()
-        cls.pmax = max(p.abs().max().item() for p in cls.ref_params)
-
-    def run_job(self, topo, mode, *args, env=None):
-        out = tempfile.mkdtemp(prefix="rina-ddp-backend.")
-        self.addCleanup(shutil.rmtree, out, True)
-        # no PYTHONPATH: rina-run puts the tree's python/ and build/python
-        e = dict(os.environ, **(env or {}))
-        e.pop("PYTHONPATH", None)
-        worker = os.path.join(HERE, "ddp_backend_worker.py")
-        cmd = [RINA_RUN, "--topo", topo, "--timeout", "150",
-               "--job-opt", "timeout_ms %d" % TIMEOUT_MS, *args, "--"]
-        cmd += [worker, mode, out] if "--torchrun" in args else \
-            [sys.executable, worker, mode, out]
-        p = subprocess.run(cmd, env=e, capture_output=True, text=True,
-                           timeout=200, cwd=HERE)
-        return p, out
-
-    def trained(self, topo, n, *args):
-        p, out = self.run_job(topo, "train", *args)
-        self.assertEqual(p.returncode, 0, (p.stdout + p.stderr)[-3000:])
-        return [torch.load(os.path.join(out, "rank%d.pt" % r))
-                for r in range(n)]
+@unittest.skipIf(H.why_skip(True), H.why_skip(True) or "")
+class Backend(H.DdpCase):
+    WORKER = "ddp_backend_worker.py"
 
     def check(self, R):
         n = len(R)
@@ -81,34 +32,38 @@ class Backend(unittest.TestCase):
             self.assertEqual(R[r]["dist_bad"], [], "rank %d" % r)
             # DDP's set-up (allgather, broadcasts) and one call a bucket
             self.assertGreaterEqual(R[r]["stats"]["calls"],
-                                    3 + W.STEPS * 2)
-        for r in range(1, n):
-            for a, b in zip(R[0]["params"], R[r]["params"]):
-                self.assertTrue(torch.equal(a, b), "rank %d differs" % r)
-        bound = (W.STEPS * W.LR * (n * self.gmax * 2 ** -31 +
-                                   self.gmax * 2 ** -24) +
-                 FLOAT_NOISE * self.pmax)
-        dp = max((a - b).abs().max().item()
-                 for a, b in zip(R[0]["params"], self.ref_params))
-        print("# %d ranks: max |param - single-process| %.3g (bound %.3g),"
-              " %d calls" % (n, dp, bound, R[0]["stats"]["calls"]))
-        self.assertLessEqual(dp, bound)
-        for s in range(W.STEPS):
-            loss = sum(R[r]["losses"][s] for r in range(n)) / n
-            self.assertAlmostEqual(loss, self.ref_losses[s],
-                                   delta=abs(self.ref_losses[s]) *
-                                   FLOAT_NOISE)
+                                    3 + H.W.STEPS * 2)
+        print("# %d calls" % R[0]["stats"]["calls"])
+        self.check_run(R, self.rina_bound(n))
+
+    def tor_aggregated(self, racks, calls):
+        """Each INA rack's ToR (rina-tor --stats, rina-run --tor-stats)
+        took the job (no request with another hash) and aggregated its
+        workers' packets: at least one slot per call."""
+        for k in range(racks):
+            with open(os.path.join(self.out, "tor%d.json" % k)) as f:
+                tor = json.load(f)
+            self.assertEqual(len(tor["jobs"]), 1, "rack %d" % k)
+            job = tor["jobs"][0]
+            c = job["counters"]
+            print("# ToR %d: contrib_in %d slot_done %d, control %s" % (
+                k, c["contrib_in"], c["slot_done"], job["control"]))
+            self.assertEqual(job["control"]["bad_hash"], 0, "rack %d" % k)
+            self.assertGreater(job["control"]["ok"], 0, "rack %d" % k)
+            self.assertGreaterEqual(c["slot_done"], calls, "rack %d" % k)
+            self.assertGreater(c["contrib_in"], c["slot_done"],
+                               "rack %d" % k)
 
     def test_ddp_2x2(self):
-        R = self.trained("2x2", 4)
+        R = self.trained("2x2", 4, "train")
         self.check(R)
         self.assertEqual(R[0]["stats"]["agent_tor"], 0)
 
     def test_ddp_2x4(self):
-        self.check(self.trained("2x4", 8))
+        self.check(self.trained("2x4", 8, "train"))
 
     def test_ddp_2x2_ina_tor(self):
-        R = self.trained("2x2", 4, "--ina", "all", "--tor", "on")
+        R = self.trained("2x2", 4, "train", "--ina", "all", "--tor", "on")
         self.check(R)
         # rank 0 is rack 0's agent and its ToR aggregated
         self.assertEqual(R[0]["stats"]["agent_tor"], 2)	# RINA_TOR_ON
@@ -117,7 +72,34 @@ class Backend(unittest.TestCase):
         """torchrun --nnodes 2 --nproc_per_node 2 --rdzv_backend c10d,
         one per emulated host: ranks assigned by torchrun, two per
         address (ports 21056 and 21057)."""
-        self.check(self.trained("2x1", 4, "--torchrun", "2"))
+        self.check(self.trained("2x1", 4, "train", "--torchrun", "2"))
+
+    def check_tor_run(self, R, racks):
+        self.check(R)
+        n = len(R)
+        # each rack's agent learnt that its ToR took the job
+        # (RINA_TOR_ON), and no agent added its rack in software
+        self.assertEqual([R[r]["stats"]["agent_tor"]
+                          for r in range(n)].count(2), racks)
+        self.assertEqual(sum(R[r]["stats"]["agent_contrib_in"]
+                             for r in range(n)), 0)
+        self.tor_aggregated(racks, R[0]["stats"]["calls"])
+
+    def test_ddp_ina_tor_ranks_reversed(self):
+        """torch's ranks the other way round from the job file's (as
+        mpirun or srun may number them), every rack INA through
+        rina-tor: the backend's job is the job file the ToRs know, its
+        ranks mapped onto torch's; the ToRs take it and aggregate."""
+        self.check_tor_run(self.trained(
+            "2x2", 4, "reversed", "--ina", "all", "--tor", "on",
+            "--tor-stats", "{OUT}"), 2)
+
+    def test_ddp_torchrun_ina_tor(self):
+        """torchrun with the c10d rendezvous on every host of 2x2, every
+        rack INA through rina-tor: the ToRs take the job and aggregate."""
+        self.check_tor_run(self.trained(
+            "2x2", 4, "train", "--torchrun", "1", "--ina", "all",
+            "--tor", "on", "--tor-stats", "{OUT}"), 2)
 
     def test_disagree_at_init(self):
         p, out = self.run_job("2x2", "disagree")
@@ -137,21 +119,7 @@ class Backend(unittest.TestCase):
     def test_killed_rank_raises(self):
         p, out = self.run_job("2x2", "train", env={"KILL_RANK": "3",
                                                    "KILL_STEP": "2"})
-        self.assertNotEqual(p.returncode, 0)
-        for r in range(3):
-            path = os.path.join(out, "rank%d.exc.json" % r)
-            self.assertTrue(os.path.exists(path),
-                            "rank %d raised nothing\n%s" % (r, p.stderr))
-            with open(path) as f:
-                exc = json.load(f)
-            print("# rank %d: %s after %.2f s: %s" % (
-                r, exc["type"], exc["seconds"],
-                exc["msg"].splitlines()[0][:150]))
-            self.assertIn("rina backend", exc["msg"])
-            self.assertTrue("timed out" in exc["msg"] or
-                            "aborted" in exc["msg"], exc["msg"])
-            self.assertLess(exc["seconds"], 2 * TIMEOUT_MS / 1000)
-        self.assertFalse(os.path.exists(os.path.join(out, "rank3.pt")))
+        self.check_killed(p, out, 3, "rina backend")
 
 
 if __name__ == "__main__":

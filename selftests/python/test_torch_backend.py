@@ -53,16 +53,18 @@ DTYPES = [] if torch is None else [torch.float32, torch.bfloat16,
 COUNTS = (1, 3, 7, 1037)	# below the rank count, odd, not divisible
 
 
-def run_pgs(n, fn, timeout_ms=3000, ranks=None):
+def run_pgs(n, fn, timeout_ms=3000, ranks=None, ring_of=None):
     """fn(pg, rank) on a ProcessGroupRina per rank, each in a thread; their
-    return values (or exceptions)."""
+    return values (or exceptions). ring_of: each torch rank's rank in the
+    job (the job's ranks in another order), None for the same."""
     job = job_text(n, timeout_ms)
     out = [None] * n
 
     def main(r):
         pg = None
         try:
-            pg = EXT.ProcessGroupRina(r, n, job, "inproc", 0)
+            pg = EXT.ProcessGroupRina(r, n, job, "inproc", 0,
+                                      ring_of or [])
             out[r] = fn(pg, r)
         except Exception as e:
             out[r] = e
@@ -164,7 +166,7 @@ class Collectives(unittest.TestCase):
                 self.assertTrue(torch.equal(a, b),
                                 "%s: rank %d differs from rank 0" % (what, r))
 
-    def check_allreduce(self, n, asynchronous):
+    def check_allreduce(self, n, asynchronous, ring_of=None):
         cases = [(dt, op, small, c) for dt, op, small in allreduce_cases()
                  for c in COUNTS]
 
@@ -186,7 +188,7 @@ class Collectives(unittest.TestCase):
                 assert fut[0] is t or torch.equal(fut[0], t)
             return [t.clone() for t in ts]
 
-        outs = run_pgs(n, body)
+        outs = run_pgs(n, body, ring_of=ring_of)
         for o in outs:
             if isinstance(o, Exception):
                 raise o
@@ -214,9 +216,9 @@ class Collectives(unittest.TestCase):
         for n in (2, 3, 5, 8):
             self.check_allreduce(n, True)
 
-    def check_moves(self, n, asynchronous):
+    def check_moves(self, n, asynchronous, ring_of=None):
         """broadcast, allgather, _allgather_base, reduce_scatter,
-        _reduce_scatter_base, barrier."""
+        _reduce_scatter_base, barrier; ring_of as run_pgs takes it."""
         dts = DTYPES + [torch.uint8, torch.bool]
 
         def body(pg, r):
@@ -257,7 +259,7 @@ class Collectives(unittest.TestCase):
                 w.wait()
             return [[t.clone() for t in ts] for ts in res]
 
-        outs = run_pgs(n, body)
+        outs = run_pgs(n, body, ring_of=ring_of)
         for o in outs:
             if isinstance(o, Exception):
                 raise o
@@ -317,6 +319,21 @@ class Collectives(unittest.TestCase):
     def test_moves_async(self):
         for n in (3, 8):
             self.check_moves(n, True)
+
+    def test_moves_ranks_permuted(self):
+        """torch's ranks are not the job's (a job file a ToR knows):
+        roots, blocks and results are still torch's ranks', reductions
+        of gathered tensors still in torch's rank order."""
+        self.check_allreduce(4, False, [2, 3, 0, 1])
+        self.check_moves(4, False, [2, 3, 0, 1])
+        self.check_moves(5, True, [4, 0, 3, 1, 2])
+
+    def test_not_a_permutation(self):
+        for bad in ([0, 0, 1], [0, 1], [0, 1, 3]):
+            with self.assertRaisesRegex(RuntimeError,
+                                        "ring_of (is not a permutation|"
+                                        "maps 2 ranks)"):
+                EXT.ProcessGroupRina(0, 3, job_text(3), "inproc", 0, bad)
 
 
 # what every rank's error says when ranks call differently: the rank that
@@ -464,9 +481,16 @@ class BadInput(unittest.TestCase):
             self.assertIsNone(o, "rank %d" % r)
 
 
-def create_all(n, envs, ranks=None, timeout=5):
+def sum_of_ranks(pg, r):
+    x = torch.full((3,), float(r + 1))
+    pg.allreduce([x], dist.AllreduceOptions()).wait()
+    return x
+
+
+def create_all(n, envs, ranks=None, timeout=5, body=sum_of_ranks):
     """rina.torch._create on n ranks through one HashStore (what
-    init_process_group does), each with its own environment."""
+    init_process_group does), each with its own environment; body(pg,
+    rank)'s values (by default an allreduce of rank + 1)."""
     store = dist.HashStore()
     out = [None] * n
 
@@ -474,9 +498,7 @@ def create_all(n, envs, ranks=None, timeout=5):
         try:
             pg = rt._create(store, r, n, datetime.timedelta(seconds=timeout),
                             env=envs[r])
-            x = torch.full((3,), float(r + 1))
-            pg.allreduce([x], dist.AllreduceOptions()).wait()
-            out[r] = x
+            out[r] = body(pg, r)
             pg.shutdown()
         except Exception as e:
             out[r] = e
@@ -542,6 +564,74 @@ class Rendezvous(unittest.TestCase):
                           timeout=2)
         self.assertLess(time.monotonic() - t0, 10)
         all_fail(self, outs[:2], "rank(s) 2 did not join within")
+
+    def test_job_file_rank_lines(self):
+        """RINA_JOB with rank lines that list the world: the job is the
+        file's (a ToR that knows it takes it), every torch rank the
+        file's rank of its address and port, in whatever order the file
+        lists them; collectives still in torch's rank order."""
+        n = 4
+        lines = ["job 77", "elements 64", "timeout_ms 1500",
+                 "rack 0 plain", "rack 1 plain"]
+        # torch ranks 0, 1 on 198.19.0.1, 2, 3 on 198.19.1.1 (env_for)
+        lines += ["rank 0 198.19.1.1:21056 rack 1",
+                  "rank 1 198.19.1.1:21057 rack 1",
+                  "rank 2 198.19.0.1:21057 rack 0",
+                  "rank 3 198.19.0.1:21056 rack 0"]
+        path = os.path.join(self.tmp(), "job")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        envs = [{"RINA_TRANSPORT": "inproc", "RINA_JOB": path,
+                 "RINA_ADDR": "198.19.%d.1" % (r // 2)} for r in range(n)]
+
+        def body(pg, r):
+            from rina import _lib
+            h = pg._rina_handle()
+            outs = [torch.empty(2, dtype=torch.int32) for _ in range(n)]
+            pg.allgather([outs], [torch.tensor([r, -r],
+                                               dtype=torch.int32)]).wait()
+            b = torch.tensor([r], dtype=torch.int64)
+            o = dist.BroadcastOptions()
+            o.rootRank = 1
+            pg.broadcast([b], o).wait()
+            rs = torch.empty(1, dtype=torch.int32)
+            pg._reduce_scatter_base(rs, torch.arange(
+                n, dtype=torch.int32) * (r + 1),
+                dist.ReduceScatterOptions()).wait()
+            return (_lib.rina_comm_rank(h), torch.stack(outs).tolist(),
+                    b.item(), rs.item())
+        outs = create_all(n, envs, body=body)
+        for r, o in enumerate(outs):
+            if isinstance(o, Exception):
+                raise o
+            ring, gathered, b, rs = o
+            self.assertEqual(ring, [3, 2, 0, 1][r], "rank %d" % r)
+            self.assertEqual(gathered, [[q, -q] for q in range(n)])
+            self.assertEqual(b, 1)
+            self.assertEqual(rs, r * n * (n + 1) // 2)
+
+    def test_job_file_other_world(self):
+        """Rank lines that do not list the world (one rank an address,
+        two processes on it): the backend's own rank lines, ports from
+        21056 by rank on each address."""
+        n = 2
+        path = os.path.join(self.tmp(), "job")
+        with open(path, "w") as f:
+            f.write("job 78\nelements 64\ntimeout_ms 1500\n"
+                    "rank 0 198.19.0.1:21056 rack 0\n")
+        envs = [{"RINA_TRANSPORT": "inproc", "RINA_JOB": path,
+                 "RINA_ADDR": "198.19.0.1"} for r in range(n)]
+        for r, o in enumerate(create_all(n, envs)):
+            if isinstance(o, Exception):
+                raise o
+            self.assertTrue(torch.equal(o, torch.full((3,), 3.0)))
+
+    def tmp(self):
+        import shutil
+        import tempfile
+        d = tempfile.mkdtemp(prefix="rina-torch-backend.")
+        self.addCleanup(shutil.rmtree, d, True)
+        return d
 
     def test_init_fails_everywhere(self):
         """One rank's communicator cannot start: all ranks say so."""
