@@ -124,16 +124,18 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 	 * port the contribution came in on). rem, the slot registers'
 	 * operand: full ^ up_bit for a partial, full ^ (cbit | up_bit) for
 	 * the member's own first chunk (no upstream partial), full ^ cbit
-	 * for any other contribution; st_in: the input OVERFLOW flag and a
+	 * for any other contribution; cbit, the contributor's own bit: the
+	 * worker's, up_bit for a partial (v1model's meta.bit; slot_bits
+	 * tells a duplicate by it); st_in: the input OVERFLOW flag and a
 	 * CE mark (ST_UP_CE for a partial, ST_CE for a contribution).
 	 */
-	action to_pass2(bit<32> rem, bit<8> st_in)
+	action to_pass2(bit<32> rem, bit<32> cbit, bit<8> st_in)
 	{
 		hdr.recirc.setValid();
 		hdr.recirc.key = meta.key;
 		hdr.recirc.epoch32 = meta.epoch32;
 		hdr.recirc.rem = rem;
-		hdr.recirc.cbit = meta.cbit;
+		hdr.recirc.cbit = cbit;
 		hdr.recirc.ag_off = meta.ag_off;
 		hdr.recirc.mgrp = meta.j_mgrp;
 		hdr.recirc.src_id = meta.j_src_id;
@@ -162,17 +164,17 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 
 	action to_pass2_contrib(bit<8> st_in)
 	{
-		to_pass2(meta.rem, st_in);
+		to_pass2(meta.rem, meta.cbit, st_in);
 	}
 
 	action to_pass2_first(bit<8> st_in)
 	{
-		to_pass2(meta.claim, st_in);
+		to_pass2(meta.claim, meta.cbit, st_in);
 	}
 
 	action to_pass2_partial(bit<8> st_in)
 	{
-		to_pass2(rem_up, st_in);
+		to_pass2(rem_up, meta.up_bit, st_in);
 	}
 
 #define ST_IN(OVF, CE)	((OVF) * 0x02 | (CE))
