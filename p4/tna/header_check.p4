@@ -14,7 +14,6 @@
 control HeaderCheck(in headers_t hdr, inout metadata_t meta)
 {
 	bit<16> w4;		/* n_elem * 4 */
-	bit<16> over;		/* n_elem beyond RINA_MAX_ELEMS */
 	bit<16> ip_udp;		/* IPv4 total length - UDP length */
 	bit<16> rest;		/* UDP length - n_elem * 4 */
 	/* one flag per test, each written once: a field written twice
@@ -39,7 +38,6 @@ control HeaderCheck(in headers_t hdr, inout metadata_t meta)
 
 	COMPUTE(hc_pre,
 		w4 = hdr.rina.n_elem << 2;
-		over = hdr.rina.n_elem |-| RINA_MAX_ELEMS;
 		ip_udp = hdr.ipv4.total_len - hdr.udp.length;)
 	COMPUTE(hc_rest, rest = hdr.udp.length - w4;)
 
@@ -134,7 +132,7 @@ control HeaderCheck(in headers_t hdr, inout metadata_t meta)
 			f_op_lo = 1;
 		if (hdr.rina.ver_op[3:0] > RINA_OP_CTRL)
 			f_op_hi = 1;
-		if (over != 0)
+		if (hdr.rina.n_elem > RINA_MAX_ELEMS)
 			f_over = 1;
 		if (hdr.rina.rsvd == RINA_X_TAG)
 			f_tag = 1;

@@ -391,8 +391,6 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 				meta.ring_gt1 = 1;
 			if (ag == 1) {
 				allgather.apply(hdr, meta, hops_left);
-				if (meta.emit == 0)
-					meta.fwd = 1;
 			} else if (go == 1) {
 				pass2.apply();
 			}
