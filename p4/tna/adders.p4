@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * Adders on Tofino (../adders.p4; arithmetic core/agg.c): one 32-bit
- * register and stateful ALU per payload word, RINA_TNA_ELEMS of them,
- * each word's running value written back into the packet:
+ * Adders on Tofino, in the second ingress pass (../adders.p4; arithmetic
+ * core/agg.c): one 32-bit register and stateful ALU per payload word,
+ * RINA_TNA_ELEMS of them, the RegisterAction chosen by a table keyed on
+ * the slot verdict, each word's running value written into the packet:
  *   FRESH     store the word;
  *   ADD       SUM: add (FIXED32 only: ../adders.p4's wrap-around test
  *             needs the old value, the word and the sum at once, more
@@ -15,81 +16,92 @@
 #ifndef _RINA_TNA_ADDERS_P4_
 #define _RINA_TNA_ADDERS_P4_
 
-#define ADD_NONE	0
-#define ADD_STORE	1
-#define ADD_SUM		2
-#define ADD_MAX		3
-#define ADD_READ	4
-
-control Adder(inout bit<32> word, in bool valid, in bit<8> mode,
-	      in slot_idx_t idx)
+control Adder(inout bit<32> word, in bool valid, in bit<8> verdict,
+	      in bit<1> is_max, in slot_idx_t idx)
 {
 	Register<bit<32>, slot_idx_t>(RINA_TOR_SLOTS, 0) slot_val;
 
 	RegisterAction<bit<32>, slot_idx_t, bit<32>>(slot_val) vstore = {
-		void apply(inout bit<32> v, out bit<32> r)
+		void apply(inout bit<32> v, out bit<32> o)
 		{
 			v = word;
-			r = v;
+			o = v;
 		}
 	};
 	RegisterAction<bit<32>, slot_idx_t, bit<32>>(slot_val) vsum = {
-		void apply(inout bit<32> v, out bit<32> r)
+		void apply(inout bit<32> v, out bit<32> o)
 		{
 			v = v + word;
-			r = v;
+			o = v;
 		}
 	};
 	RegisterAction<bit<32>, slot_idx_t, bit<32>>(slot_val) vmax = {
-		void apply(inout bit<32> v, out bit<32> r)
+		void apply(inout bit<32> v, out bit<32> o)
 		{
 			if ((int<32>)word > (int<32>)v)
 				v = word;
-			r = v;
+			o = v;
 		}
 	};
 	RegisterAction<bit<32>, slot_idx_t, bit<32>>(slot_val) vread = {
-		void apply(inout bit<32> v, out bit<32> r)
+		void apply(inout bit<32> v, out bit<32> o)
 		{
-			r = v;
+			o = v;
 		}
 	};
 
-	apply {
-		if (valid) {
-			if (mode == ADD_STORE)
-				word = vstore.execute(idx);
-			else if (mode == ADD_SUM)
-				word = vsum.execute(idx);
-			else if (mode == ADD_MAX)
-				word = vmax.execute(idx);
-			else if (mode == ADD_READ)
-				word = vread.execute(idx);
+	action a_store()
+	{
+		word = vstore.execute(idx);
+	}
+	action a_sum()
+	{
+		word = vsum.execute(idx);
+	}
+	action a_max()
+	{
+		word = vmax.execute(idx);
+	}
+	action a_read()
+	{
+		word = vread.execute(idx);
+	}
+
+	/* the RegisterAction by the verdict, as SwitchML's tables do */
+	table op {
+		key = {
+			verdict : exact;
+			is_max : exact;
 		}
+		actions = { a_store; a_sum; a_max; a_read; NoAction; }
+		size = 8;
+		const entries = {
+			(RINA_SLOT_FRESH, 0) : a_store();
+			(RINA_SLOT_FRESH, 1) : a_store();
+			(RINA_SLOT_ADD, 0) : a_sum();
+			(RINA_SLOT_ADD, 1) : a_max();
+			(RINA_SLOT_DUP_DONE, 0) : a_read();
+			(RINA_SLOT_DUP_DONE, 1) : a_read();
+		}
+		default_action = NoAction();
+	}
+
+	apply {
+		if (valid)
+			op.apply();
 	}
 }
 
 #define ADDER_DECL(J)	Adder() add_##J;
 #define ADDER_APPLY(J)	add_##J.apply(hdr.elems[J].v,			\
-				      hdr.elems[J].isValid(), mode,	\
-				      meta.reg_idx);
+				      hdr.elems[J].isValid(),		\
+				      meta.verdict, r.is_max, r.reg_idx);
 
-control Adders(inout headers_t hdr, in metadata_t meta)
+control Adders(inout headers_t hdr, in recirc_t r, in metadata_t meta)
 {
-	bit<8> mode;
-
 	RINA_TNA_REPEAT(ADDER_DECL)
 
 	apply {
-		mode = ADD_NONE;
-		if (meta.verdict == RINA_SLOT_FRESH)
-			mode = ADD_STORE;
-		else if (meta.verdict == RINA_SLOT_ADD && meta.is_max == 1)
-			mode = ADD_MAX;
-		else if (meta.verdict == RINA_SLOT_ADD)
-			mode = ADD_SUM;
-		else if (meta.verdict == RINA_SLOT_DUP_DONE)
-			mode = ADD_READ;
 		RINA_TNA_REPEAT(ADDER_APPLY)
 	}
 }

@@ -8,31 +8,24 @@
 #ifndef _RINA_TNA_ALLGATHER_P4_
 #define _RINA_TNA_ALLGATHER_P4_
 
-control AllGather(inout headers_t hdr, inout metadata_t meta)
+control AllGather(inout headers_t hdr, inout metadata_t meta,
+		  in bit<16> hops_left)
 {
-	bit<16> hop16;
-	bit<16> hops_left;
-
-	COMPUTE(ag_hop, hop16 = (bit<16>)hdr.rina.hop;)
-	COMPUTE(ag_left, hops_left = meta.j_ring_len |-| hop16;)
-
 	apply {
-		ag_hop.apply();
-		ag_left.apply();
+		/* emit and fwd written once each: a stage per write */
 		if (hdr.rina.ver_op[3:0] == RINA_OP_AG_DATA) {
-			meta.ev = 1 << RINA_TC_AG_IN;
-			meta.emit = RINA_EMIT_LOCAL | RINA_EMIT_AGENT;
 			if (hops_left > 1)
 				meta.emit = RINA_EMIT_LOCAL | RINA_EMIT_AGENT |
 					    RINA_EMIT_NEXT;
+			else
+				meta.emit = RINA_EMIT_LOCAL | RINA_EMIT_AGENT;
 			hdr.rina.flags[6:6] = 1;	/* FROM_SWITCH */
 			meta.out_ecn = (bit<8>)hdr.ipv4.diffserv[1:0];
+		} else if (hdr.rina.flags[7:7] == 0) {	/* no AG_PHASE */
+			meta.emit = RINA_EMIT_LOCAL;
+			hdr.rina.flags[6:6] = 1;
 		} else {
-			meta.ev = 1 << RINA_TC_ACK_IN;
-			if (hdr.rina.flags[7:7] == 0) {	/* no AG_PHASE */
-				meta.emit = RINA_EMIT_LOCAL;
-				hdr.rina.flags[6:6] = 1;
-			}
+			meta.fwd = 1;		/* nothing to replicate */
 		}
 	}
 }

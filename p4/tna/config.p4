@@ -26,6 +26,16 @@
 /* words the parser reads: the payload of data, ACK and NACK up to this */
 #define RINA_TNA_PARSE_WORDS	RINA_TNA_ELEMS
 
+/*
+ * The recirculation port of pipe 0 on Tofino 1 (as SwitchML's): every
+ * contribution's second pass comes in here, so that one pipe's ingress
+ * holds the slot registers whatever port the frame came in on. Tofino 2
+ * numbers its ports differently: -DRINA_TNA_RECIRC_PORT= (untested).
+ */
+#ifndef RINA_TNA_RECIRC_PORT
+#define RINA_TNA_RECIRC_PORT	68
+#endif
+
 /* slots: 2 shadow sets of RINA_TOR_POOL_SIZE, as on v1model */
 #define RINA_TNA_SLOT_BITS	13	/* log2(RINA_TOR_SLOTS) */
 typedef bit<RINA_TNA_SLOT_BITS> slot_idx_t;

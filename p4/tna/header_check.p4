@@ -14,10 +14,8 @@
 control HeaderCheck(in headers_t hdr, inout metadata_t meta)
 {
 	bit<16> w4;		/* n_elem * 4 */
-	bit<16> over;		/* n_elem beyond RINA_MAX_ELEMS */
 	bit<16> ip_udp;		/* IPv4 total length - UDP length */
 	bit<16> rest;		/* UDP length - n_elem * 4 */
-	bit<16> short;		/* what UDP lacks of a Rina header */
 	/* one flag per test, each written once: a field written twice
 	 * takes a stage per write */
 	bit<1> f_inval;
@@ -40,9 +38,7 @@ control HeaderCheck(in headers_t hdr, inout metadata_t meta)
 
 	COMPUTE(hc_pre,
 		w4 = hdr.rina.n_elem << 2;
-		over = hdr.rina.n_elem |-| RINA_MAX_ELEMS;
-		ip_udp = hdr.ipv4.total_len - hdr.udp.length;
-		short = (8 + RINA_HDR_LEN) |-| hdr.udp.length;)
+		ip_udp = hdr.ipv4.total_len - hdr.udp.length;)
 	COMPUTE(hc_rest, rest = hdr.udp.length - w4;)
 
 	action set_err(bit<8> err)
@@ -128,7 +124,7 @@ control HeaderCheck(in headers_t hdr, inout metadata_t meta)
 		f_ctrl4 = 0; f_ctrl8 = 0; f_ip = 0;
 		if (!hdr.rina.isValid())
 			f_inval = 1;
-		if (short != 0)
+		if (hdr.udp.length < 8 + RINA_HDR_LEN)
 			f_short = 1;
 		if (hdr.rina.ver_op[7:4] != RINA_VERSION)
 			f_ver = 1;
@@ -136,7 +132,7 @@ control HeaderCheck(in headers_t hdr, inout metadata_t meta)
 			f_op_lo = 1;
 		if (hdr.rina.ver_op[3:0] > RINA_OP_CTRL)
 			f_op_hi = 1;
-		if (over != 0)
+		if (hdr.rina.n_elem > RINA_MAX_ELEMS)
 			f_over = 1;
 		if (hdr.rina.rsvd == RINA_X_TAG)
 			f_tag = 1;

@@ -19,6 +19,15 @@ parser RinaIngressParser(packet_in pkt, out headers_t hdr,
 		pkt.extract(ig_md);
 		pkt.advance(PORT_METADATA_SIZE);
 		meta.is_rina = 0;
+		transition select(ig_md.ingress_port) {
+			RINA_TNA_RECIRC_PORT: parse_recirc;
+			default: parse_ethernet;
+		}
+	}
+
+	/* a contribution's second pass: what the first pass found */
+	state parse_recirc {
+		pkt.extract(hdr.recirc);
 		transition parse_ethernet;
 	}
 
@@ -75,6 +84,7 @@ control RinaIngressDeparser(packet_out pkt, inout headers_t hdr,
 {
 	apply {
 		pkt.emit(hdr.bridge);
+		pkt.emit(hdr.recirc);
 		pkt.emit(hdr.ethernet);
 		pkt.emit(hdr.ipv4);
 		pkt.emit(hdr.udp);

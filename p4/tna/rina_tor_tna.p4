@@ -2,12 +2,15 @@
 /*
  * Rina INA ToR for the Tofino Native Architecture (Tofino 1; T2NA with
  * -DRINA_T2NA, untested). The same wire protocol and switch behaviour as
- * the v1model program (../rina_tor.p4), control by control, as far as
- * one pass of a Tofino pipeline allows: RINA_TNA_ELEMS int32 words per
- * packet (one stateful ALU each, no recirculation), the slot rules over
- * three two-condition stateful ALUs, raw int32 SUM (whose wrap-around a
- * pass cannot detect) to the agent. What differs and why, the pass
- * structure and its resource report: Documentation/tofino.md.
+ * the v1model program (../rina_tor.p4), control by control, in two
+ * ingress passes for a contribution: the first checks, classifies and
+ * hands what it found to the second in a recirculation header; the
+ * second, on pipe 0 through its recirculation port, holds every slot
+ * register: the slot rules over three two-condition stateful ALUs,
+ * RINA_TNA_ELEMS int32 adders (one stateful ALU each), the next step.
+ * Raw int32 SUM (whose wrap-around a stateful ALU cannot detect) goes to
+ * the agent. What differs and why, the pass structure, its cost and the
+ * resource report: Documentation/tofino.md.
  *
  * Built by make tofino (p4/build.mk) into build/p4/tna/:
  *   p4c --target tofino --arch tna -g -o build/p4/tna p4/tna/rina_tor_tna.p4
@@ -53,13 +56,6 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 	AllGather() allgather;
 	Counters() counters;
 
-	/* window violated, too long, raw int32 SUM: the agent aggregates */
-	action bypass()
-	{
-		hdr.rina.flags = hdr.rina.flags | RINA_F_SW_BYPASS;
-		hdr.udp.checksum = 0;
-	}
-
 	/*
 	 * Both shadow sets of the job's pool: 2 * win entries from
 	 * 2 * pool_base (v1model: pool_base + (slot & (win - 1)), plus
@@ -96,7 +92,6 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 	bit<16> x_member;	/* chunk ^ member: 0 for the member's chunk */
 	bit<16> x_own;		/* chunk ^ own_chunk */
 	bit<1> job_ok;
-	bit<1> fwd;
 	bit<1> go;
 	bit<1> ag;
 	bit<32> claim_up;	/* cbit | up_bit */
@@ -115,21 +110,127 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 		meta.rem = meta.full ^ meta.cbit;
 		meta.claim = meta.full ^ claim_up;
 		rem_up = meta.full ^ meta.up_bit;)
-	/* meta.claim holds full ^ (cbit | up_bit): the own first chunk's */
-	COMPUTE(rem_first, meta.rem = meta.claim;)
+	bit<16> hop16;
+	bit<16> hops_left;	/* L - hop, saturated (AllGather) */
+
+	COMPUTE(ag_hop, hop16 = (bit<16>)hdr.rina.hop;)
+	COMPUTE(ag_left, hops_left = meta.j_ring_len |-| hop16;)
+
+	/*
+	 * A contribution's second pass (Documentation/tofino.md, "Pass
+	 * structure"): the recirculation header carries what the checks
+	 * found, the frame goes to the recirculation port of pipe 0, whose
+	 * ingress holds every slot register (one pipe's registers, whatever
+	 * port the contribution came in on). rem, the slot registers'
+	 * operand: full ^ up_bit for a partial, full ^ (cbit | up_bit) for
+	 * the member's own first chunk (no upstream partial), full ^ cbit
+	 * for any other contribution; cbit, the contributor's own bit: the
+	 * worker's, up_bit for a partial (v1model's meta.bit; slot_bits
+	 * tells a duplicate by it); st_in: the input OVERFLOW flag and a
+	 * CE mark (ST_UP_CE for a partial, ST_CE for a contribution).
+	 */
+	action to_pass2(bit<32> rem, bit<32> cbit, bit<8> st_in)
+	{
+		hdr.recirc.setValid();
+		hdr.recirc.key = meta.key;
+		hdr.recirc.epoch32 = meta.epoch32;
+		hdr.recirc.rem = rem;
+		hdr.recirc.cbit = cbit;
+		hdr.recirc.ag_off = meta.ag_off;
+		hdr.recirc.mgrp = meta.j_mgrp;
+		hdr.recirc.src_id = meta.j_src_id;
+		hdr.recirc.job_idx = meta.j_job_idx[7:0];
+		hdr.recirc.one_bit = meta.one_bit;
+		hdr.recirc.st_in = st_in;
+		hdr.recirc.own = meta.own;
+		hdr.recirc.own_first = meta.own_first;
+		hdr.recirc.is_partial = meta.is_partial;
+		hdr.recirc.is_max = meta.is_max;
+		hdr.recirc.tagged = meta.j_tagged;
+		hdr.recirc.ring_gt1 = meta.ring_gt1;
+		hdr.recirc.pad_own = 0;
+		hdr.recirc.pad_first = 0;
+		hdr.recirc.pad_partial = 0;
+		hdr.recirc.pad_max = 0;
+		hdr.recirc.pad_tagged = 0;
+		hdr.recirc.pad_ring = 0;
+		hdr.recirc.pad1 = 0;
+		hdr.recirc.reg_idx = meta.reg_idx;
+		hdr.recirc.pad2 = 0;
+		hdr.recirc.ingress_port = ig_md.ingress_port;
+		tm.ucast_egress_port = RINA_TNA_RECIRC_PORT;
+		meta.recirc = 1;
+	}
+
+	action to_pass2_contrib(bit<8> st_in)
+	{
+		to_pass2(meta.rem, meta.cbit, st_in);
+	}
+
+	action to_pass2_first(bit<8> st_in)
+	{
+		to_pass2(meta.claim, meta.cbit, st_in);
+	}
+
+	action to_pass2_partial(bit<8> st_in)
+	{
+		to_pass2(rem_up, meta.up_bit, st_in);
+	}
+
+#define ST_IN(OVF, CE)	((OVF) * 0x02 | (CE))
+	table pass2 {
+		key = {
+			meta.is_partial : exact;
+			x_member : ternary;
+			hdr.rina.flags[4:4] : exact @name("overflow");
+			hdr.ipv4.diffserv[1:0] : ternary @name("ecn");
+		}
+		actions = { to_pass2_contrib; to_pass2_first;
+			    to_pass2_partial; }
+		size = 16;
+		const entries = {
+			(1, _, 0, RINA_ECN_CE) :
+				to_pass2_partial(ST_IN(0, RINA_SLOT_ST_UP_CE));
+			(1, _, 1, RINA_ECN_CE) :
+				to_pass2_partial(ST_IN(1, RINA_SLOT_ST_UP_CE));
+			(1, _, 0, _) : to_pass2_partial(ST_IN(0, 0));
+			(1, _, 1, _) : to_pass2_partial(ST_IN(1, 0));
+			(0, 0, 0, RINA_ECN_CE) :
+				to_pass2_first(ST_IN(0, RINA_SLOT_ST_CE));
+			(0, 0, 1, RINA_ECN_CE) :
+				to_pass2_first(ST_IN(1, RINA_SLOT_ST_CE));
+			(0, 0, 0, _) : to_pass2_first(ST_IN(0, 0));
+			(0, 0, 1, _) : to_pass2_first(ST_IN(1, 0));
+			(0, _, 0, RINA_ECN_CE) :
+				to_pass2_contrib(ST_IN(0, RINA_SLOT_ST_CE));
+			(0, _, 1, RINA_ECN_CE) :
+				to_pass2_contrib(ST_IN(1, RINA_SLOT_ST_CE));
+			(0, _, 0, _) : to_pass2_contrib(ST_IN(0, 0));
+			(0, _, 1, _) : to_pass2_contrib(ST_IN(1, 0));
+		}
+		default_action = to_pass2_contrib(0);
+	}
+
+	/* the second pass: the job's fields where the tail expects them */
+	COMPUTE(from_pass1,
+		meta.j_mgrp = hdr.recirc.mgrp;
+		meta.j_job_idx = (bit<16>)hdr.recirc.job_idx;
+		meta.j_tagged = hdr.recirc.tagged;
+		meta.one_bit = hdr.recirc.one_bit;
+		meta.in_port = hdr.recirc.ingress_port;)
 
 	/* which packet this is for the switch (tor_ctr) */
 	action tor_class(bit<8> id, bit<1> f, bit<1> ok)
 	{
 		meta.tor_id = id;
-		fwd = f;
+		meta.fwd = f;
 		job_ok = ok;
 	}
 
 	action tor_parse_err()
 	{
 		meta.tor_id = meta.parse_err;
-		fwd = 0;
+		meta.fwd = 0;
 		job_ok = 0;
 	}
 
@@ -154,13 +255,13 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 	action job_ev(bit<32> ev, bit<1> f)
 	{
 		meta.ev = ev;
-		fwd = f;
+		meta.fwd = f;
 	}
 
 	action job_bypass(bit<32> ev)
 	{
 		meta.ev = ev;
-		fwd = 1;
+		meta.fwd = 1;
 		hdr.rina.flags[3:3] = 1;	/* SW_BYPASS */
 		hdr.udp.checksum = 0;
 	}
@@ -180,8 +281,9 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 		meta.rem = rem_up;
 	}
 
-	action job_ag()
+	action job_ag(bit<32> ev)
 	{
+		meta.ev = ev;
 		ag = 1;
 	}
 
@@ -236,9 +338,9 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 			(1, 0, 0, 0, RINA_OP_SR_PARTIAL, _, _, _, _, _, _, _) :
 				job_partial();
 			(1, 0, 0, 0, RINA_OP_AG_DATA, _, _, _, _, _, _, _) :
-				job_ag();
+				job_ag(32w1 << RINA_TC_AG_IN);
 			(1, 0, 0, 0, RINA_OP_ACK, _, _, _, _, _, _, _) :
-				job_ag();
+				job_ag(32w1 << RINA_TC_ACK_IN);
 			(1, 0, 0, 0, RINA_OP_NACK, _, _, _, _, _, _, _) :
 				job_ev(32w1 << RINA_TC_NACK_IN, 1);
 			(1, 0, 0, 0, _, _, _, _, _, _, _, _) :
@@ -251,74 +353,61 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 		meta.tor_ev = 0;
 		meta.ev = 0;
 		meta.emit = 0;
-		meta.verdict = 0xff;
-		meta.done_now = 0;
-		meta.overflow = 0;
-		meta.own = 0;
-		meta.own_first = 0;
-		meta.is_partial = 0;
-		meta.is_max = 0;
-		meta.st_in = 0;
-		meta.s_state = 0;
 		meta.out_ecn = 0;
-		fwd = 0;
+		meta.fwd = 0;
+		meta.recirc = 0;
 		go = 0;
 		ag = 0;
 		job_ok = 0;
 
-		/* lookups first, side by side; their verdicts after */
-		header_check.apply(hdr, meta);
-		job_classify.apply(hdr, meta);
-		tag_check.apply(hdr, meta);
-		drop_sim.apply(hdr, meta.drop);
-		contrib_pre.apply();
-		rem_pre.apply();
-		slot_index.apply();
-		tor_verdict.apply();
-		job_verdict.apply();
-		slot_base.apply();
-		/* one or the other: the compiler may then overlap them */
-		if (ag == 1) {
-			allgather.apply(hdr, meta);
-			if (meta.emit == 0)
-				fwd = 1;
-		} else if (go == 1) {
+		if (!hdr.recirc.isValid()) {
+			/* first pass: checks, lookups, AG/ACK, the rest
+			 * forwarded; a contribution recirculates */
+			meta.own = 0;
+			meta.own_first = 0;
+			meta.is_partial = 0;
+			meta.is_max = 0;
+			meta.ring_gt1 = 0;
+			meta.in_port = ig_md.ingress_port;
+			header_check.apply(hdr, meta);
+			job_classify.apply(hdr, meta);
+			tag_check.apply(hdr, meta);
+			drop_sim.apply(hdr, meta.drop);
+			contrib_pre.apply();
+			rem_pre.apply();
+			ag_hop.apply();
+			ag_left.apply();
+			slot_index.apply();
+			tor_verdict.apply();
+			job_verdict.apply();
+			slot_base.apply();
 			if (x_own == 0)
 				meta.own = 1;
-			if (x_member == 0) {
+			if (x_member == 0)
 				meta.own_first = 1;
-				rem_first.apply();
-			}
 			if (hdr.rina.dtype_op[3:0] == RINA_WIRE_MAX)
 				meta.is_max = 1;
-			if (hdr.rina.flags[4:4] == 1)		/* OVERFLOW */
-				meta.st_in[1:1] = 1;		/* ST_OVF */
-			if (hdr.ipv4.diffserv[1:0] == RINA_ECN_CE) {
-				if (meta.is_partial == 1)
-					meta.st_in[3:3] = 1;	/* ST_UP_CE */
-				else
-					meta.st_in[2:2] = 1;	/* ST_CE */
+			if (meta.j_ring_len > 1)
+				meta.ring_gt1 = 1;
+			if (ag == 1) {
+				allgather.apply(hdr, meta, hops_left);
+			} else if (go == 1) {
+				pass2.apply();
 			}
-			slot_tag.apply(meta);
-			slot_meta.apply(hdr, meta);
-			if (meta.verdict == RINA_SLOT_STALE) {
-				meta.ev[RINA_TC_STALE:RINA_TC_STALE] = 1;
-				next_step.apply(hdr, meta);
-			} else if (meta.verdict == RINA_SLOT_COLLISION) {
-				meta.ev[RINA_TC_COLLISION:RINA_TC_COLLISION] = 1;
-				bypass();
-				fwd = 1;
-			} else if (meta.verdict == RINA_SLOT_DUP) {
-				meta.ev[RINA_TC_DUP:RINA_TC_DUP] = 1;
-			} else {
-				adders.apply(hdr, meta);
-				next_step.apply(hdr, meta);
-			}
+		} else {
+			/* second pass, on pipe 0: the slot and its result */
+			meta.tor_id = 0xff;
+			from_pass1.apply();
+			slot_tag.apply(hdr.recirc, meta);
+			slot_meta.apply(hdr, hdr.recirc, meta);
+			adders.apply(hdr, hdr.recirc, meta);
+			next_step.apply(hdr, hdr.recirc, meta);
+			hdr.recirc.setInvalid();
 		}
 
 		hdr.bridge.setValid();
 		hdr.bridge.emit = meta.emit;
-		hdr.bridge.ingress_port = ig_md.ingress_port;
+		hdr.bridge.ingress_port = meta.in_port;
 		if (meta.emit != 0) {
 			tm.mcast_grp_a = meta.j_mgrp;
 			hdr.bridge.one_bit = meta.one_bit;
@@ -332,9 +421,9 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 			hdr.bridge.words = 0;
 			if (meta.emit[3:3] == 1 && hdr.elems[0].isValid())
 				hdr.bridge.words = 1;	/* UP: cut an ACK */
-		} else if (fwd == 1) {
+		} else if (meta.fwd == 1) {
 			l2_fwd.apply(hdr, meta, tm);
-		} else {
+		} else if (meta.recirc == 0) {
 			dp.drop_ctl = 1;
 		}
 		counters.apply(meta);

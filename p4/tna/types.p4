@@ -33,8 +33,47 @@ header bridge_t {
 	bit<32>	ack_seq;
 }
 
+/*
+ * What the first ingress pass hands to the second (Documentation/
+ * tofino.md, "Pass structure"): ahead of the frame on the recirculation
+ * port only, never on the wire. The job's fields the second pass needs
+ * (it does not look the job up again) and the contribution's operands of
+ * the slot registers, all computed by the checks of the first pass.
+ */
+header recirc_t {
+	bit<32>	key;		/* wire slot << 16 */
+	bit<32>	epoch32;
+	bit<32>	rem;		/* full & ~claim */
+	bit<32>	cbit;
+	bit<32>	ag_off;
+	bit<16>	mgrp;
+	bit<16>	src_id;
+	bit<8>	job_idx;
+	bit<8>	one_bit;
+	bit<8>	st_in;
+	/* one flag a byte, as in bridge_t: one action writes them all, and
+	 * a container takes at most two sources in one action */
+	bit<7>	pad_own;
+	bit<1>	own;
+	bit<7>	pad_first;
+	bit<1>	own_first;
+	bit<7>	pad_partial;
+	bit<1>	is_partial;
+	bit<7>	pad_max;
+	bit<1>	is_max;
+	bit<7>	pad_tagged;
+	bit<1>	tagged;
+	bit<7>	pad_ring;
+	bit<1>	ring_gt1;	/* ring_len > 1 */
+	bit<3>	pad1;
+	slot_idx_t reg_idx;
+	bit<7>	pad2;
+	bit<9>	ingress_port;	/* where the frame came in */
+}
+
 struct headers_t {
 	bridge_t	bridge;
+	recirc_t	recirc;
 	ethernet_t	ethernet;
 	ipv4_t		ipv4;
 	udp_t		udp;
@@ -90,6 +129,13 @@ struct metadata_t {
 	bit<4>	p_tag;
 	bit<32>	old_bitmap;	/* missing before this packet */
 	bit<32>	seen;		/* old_bitmap & cbit: 0 for a duplicate */
+	bit<32>	now_left;	/* old_bitmap & rem: 0 when this completes */
+	bit<8>	emit_done;	/* what a completing packet emits */
+	bit<8>	emit_dd;	/* what a DUP_DONE contribution emits */
+	bit<1>	fwd;		/* plain forwarding (l2_fwd) */
+	bit<1>	recirc;		/* to the second pass */
+	bit<1>	ring_gt1;	/* ring_len > 1 */
+	bit<9>	in_port;	/* where the frame came in (first pass) */
 	bit<8>	verdict;
 	bit<1>	done_now;
 	bit<1>	overflow;
