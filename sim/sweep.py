@@ -509,22 +509,30 @@ def line_rate():
             if k == 16 and up == "100gbit":
                 continue
             cases.append((k, m, size, up))
+    # Past 4 MiB only Rina and (1:1) ATP: RAR's and the fixed window's
+    # runs there take the most wall time, and RAR's time is bounded below
+    # by its own link bound, which the table then uses.
     args = []
     for k, m, size, up in cases:
         base = ["--topo", "%dx%d" % (k, m), "--size", str(size),
                 "--link-rate", "100gbit", "--uplink-rate", up,
                 "--delay", "1", "--elems", str(E), "--no-verify"]
+        small = size <= 4 * MiB
         args.append(base + ["--scheme", "rina", "--ina", "all"])
         args.append(base + ["--scheme", "rina", "--ina", "all",
-                            "--cc", "fixed"])
-        args.append(base + ["--scheme", "rar"])
+                            "--cc", "fixed"] if small else None)
+        args.append(base + ["--scheme", "rar"] if small else None)
         args.append(base + ["--scheme", "atp", "--ina", "all",
-                            "--two-level"])
-    res = runs(args)
+                            "--two-level"]
+                    if small or up != "100gbit" else None)
+    res = runs([a for a in args if a])
+    it = iter(res)
+    res = [next(it) if a else None for a in args]
     out = ["| topo | size | fabric | bound (us) | Rina all-INA (us) | "
            "of bound | fixed window | RAR (us) | Rina / RAR speed-up "
            "(model) | ATP two-level (us) | Rina / ATP throughput |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    # "> r": RAR not run; r is RAR's link bound over Rina's time
     for i, (k, m, size, up) in enumerate(cases):
         rina, fixed, rar, atp = res[4 * i:4 * i + 4]
         if not rina:
@@ -538,7 +546,8 @@ def line_rate():
                        k, m, size // MiB,
                        "1:1" if up != "100gbit" else "%d:1" % m,
                        bound, t, bound / t, cell(fixed), cell(rar),
-                       "%.2f" % (rar["time_us"] / t) if rar else "-",
+                       "%.2f" % (rar["time_us"] / t) if rar else
+                       "> %.2f" % (rb / t),
                        rb / bound, cell(atp),
                        "%.2f" % (atp["time_us"] / t) if atp else "-"))
     with open(os.path.join(OUT, "line-rate.md"), "w") as f:
