@@ -10,6 +10,8 @@ writes OUT/validation.md, and draws the PNG figures into OUT/.
   sweep.py OUT [--quick] [--jobs N] [--latency]
     --quick: the small topologies only
     --latency: only the latency-bound time check (OUT/latency.md)
+    --line-rate: only issue 45's table, every rack INA at 100 Gbit/s
+                 against its link bound, RAR and ATP (OUT/line-rate.md)
     --jobs N: N simulations at a time (1 on a machine shared with
               benchmarks; simulated results do not depend on it)
 """
@@ -472,6 +474,87 @@ def plot_all():
                 f.write("| %s | %.3f |\n" % (nme, v))
 
 
+def link_bound_us(k, m, size, elems, rate, uplink):
+    """Issue 45's bound for Rina with every rack INA, in microseconds:
+    each worker sends S and receives S over its host link, each rack
+    uplink carries 2(L-1)/L S each way (L = k racks), both with 72 bytes
+    of headers a packet of 4E:
+        max(S (1 + h) / B, 2 (k - 1) / k * S (1 + h) / U),  h = 72 / 4E.
+    Rina's host downlink also carries an ACK per contribution (the
+    downstream rack's, fanned out): reported beside it, not in it."""
+    B = gbit(rate) / 8 / 1e6
+    U = gbit(uplink) / 8 / 1e6
+    S = size * (1 + 72.0 / (4 * elems))
+    return max(S / B, 2 * (k - 1) / k * S / U)
+
+
+def rar_bound_us(k, m, size, elems, rate):
+    B = gbit(rate) / 8 / 1e6
+    N = k * m
+    return 2 * (N - 1) / N * size * (1 + 72.0 / (4 * elems)) / B
+
+
+def line_rate():
+    """Issue 45: every rack INA at 100 Gbit/s with congestion control on
+    (rina-sim's defaults), against its link bound, the fixed window, RAR
+    and ATP two-level, on 1:1 (U = m B) and m:1 (U = B) fabrics."""
+    E = 256
+    topos = [(4, 4, 4 * MiB), (8, 8, 4 * MiB), (4, 4, 64 * MiB),
+             (8, 8, 64 * MiB), (16, 16, 16 * MiB)]
+    if QUICK:
+        topos = topos[:2]
+    cases = []
+    for k, m, size in topos:
+        for up in ("%dgbit" % (100 * m), "100gbit"):
+            if k == 16 and up == "100gbit":
+                continue
+            cases.append((k, m, size, up))
+    # Past 4 MiB only Rina and (1:1) ATP: RAR's and the fixed window's
+    # runs there take the most wall time, and RAR's time is bounded below
+    # by its own link bound, which the table then uses.
+    args = []
+    for k, m, size, up in cases:
+        base = ["--topo", "%dx%d" % (k, m), "--size", str(size),
+                "--link-rate", "100gbit", "--uplink-rate", up,
+                "--delay", "1", "--elems", str(E), "--no-verify"]
+        small = size <= 4 * MiB
+        args.append(base + ["--scheme", "rina", "--ina", "all"])
+        args.append(base + ["--scheme", "rina", "--ina", "all",
+                            "--cc", "fixed"] if small else None)
+        args.append(base + ["--scheme", "rar"] if small else None)
+        args.append(base + ["--scheme", "atp", "--ina", "all",
+                            "--two-level"]
+                    if small or up != "100gbit" else None)
+    res = runs([a for a in args if a])
+    it = iter(res)
+    res = [next(it) if a else None for a in args]
+    out = ["| topo | size | fabric | bound (us) | Rina all-INA (us) | "
+           "of bound | fixed window | RAR (us) | Rina / RAR speed-up "
+           "(model) | ATP two-level (us) | Rina / ATP throughput |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    # "> r": RAR not run; r is RAR's link bound over Rina's time
+    for i, (k, m, size, up) in enumerate(cases):
+        rina, fixed, rar, atp = res[4 * i:4 * i + 4]
+        if not rina:
+            continue
+        bound = link_bound_us(k, m, size, E, "100gbit", up)
+        rb = rar_bound_us(k, m, size, E, "100gbit")
+        t = rina["time_us"]
+        cell = (lambda d: "%.0f" % d["time_us"] if d else "-")
+        out.append("| %dx%d | %d MiB | %s | %.0f | %.0f | %.2f | %s | %s | "
+                   "%s (%.2f) | %s | %s |" % (
+                       k, m, size // MiB,
+                       "1:1" if up != "100gbit" else "%d:1" % m,
+                       bound, t, bound / t, cell(fixed), cell(rar),
+                       "%.2f" % (rar["time_us"] / t) if rar else
+                       "> %.2f" % (rb / t),
+                       rb / bound, cell(atp),
+                       "%.2f" % (atp["time_us"] / t) if atp else "-"))
+    with open(os.path.join(OUT, "line-rate.md"), "w") as f:
+        f.write("\n".join(out) + "\n")
+    print("\n".join(out))
+
+
 def emulation_predictions():
     """The shaped emulated cluster's runs (issue 13), predicted."""
     out = ["| topo | rate | size | scheme | E | shaped | sim time (s) |",
@@ -508,7 +591,11 @@ if __name__ == "__main__":
             f.write("\n".join(lat) + "\n")
         print("\n".join(lat))
         sys.exit(0)
+    if "--line-rate" in sys.argv:
+        line_rate()
+        sys.exit(0)
     validation()
+    line_rate()
     emulation_predictions()
     plot_all()
     print("figures and tables in", OUT)
