@@ -142,7 +142,7 @@ int hosts_all_done(struct world *w);
 /* End the call at every rank, its result in h->out. */
 void hosts_finish(struct world *w);
 /* A frame for h. */
-void hosts_rx(struct host *h, const __u8 *d, unsigned int len);
+void hosts_rx(struct host *h, const __u8 *frame, unsigned int len);
 /* After the frames of an instant: what came, and the timers due. */
 void hosts_batch_end(struct host *h);
 void hosts_totals(struct world *w, struct engine_totals *t);

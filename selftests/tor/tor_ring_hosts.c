@@ -530,12 +530,23 @@ static __u8 peer_of(struct host *h, const __u8 *d)
 	return from;
 }
 
-void hosts_rx(struct host *h, const __u8 *d, unsigned int len)
+void hosts_rx(struct host *h, const __u8 *frame, unsigned int len)
 {
+	/*
+	 * Where a NIC driver puts a frame (NET_IP_ALIGN): 2 bytes in, so
+	 * that the IP header and the Rina datagram are 4-byte aligned, as
+	 * the engines read its words (core/agg.c). The network's frames
+	 * carry no such offset: UBSan found the misaligned loads.
+	 */
+	__u8 buf[RINA_TOR_FRAME_MAX + 2] __attribute__((aligned(8)));
+	const __u8 *d = buf + 2;
 	const struct rina_hdr *r = (const struct rina_hdr *)(d + 42);
 	__u8 from;
 	int rc;
 
+	if (len > RINA_TOR_FRAME_MAX)
+		return world_error(h->w, "a frame longer than the ToR's");
+	memcpy(buf + 2, frame, len);
 	if (memcmp(d, h->mac, 6))
 		return;		/* not ours: an L2 flood copy */
 	if (len < 70 || rina_hdr_check(r, len - 42)) {
