@@ -192,43 +192,11 @@ int iw_pump(struct iw_call *k)
  * process), doubled on every probe pass that brought no delivery, within
  * the contribution timer's cap.
  */
-/*
- * RACK found a loss in the last 8 SRTT: the path loses, timers hurry.
- * Kept on the path, not the call: the next call's first probe comes as
- * early (after a 1 MiB float32 call at 10% loss, 2x3, the exponents'
- * call of 4 contributions took 36-40 ms a rank against 20-26, and the
- * pair 125 ms against 103, medians of 15 runs).
- */
-static int lossy(const struct iw_call *k, __u64 now)
-{
-	const struct rina_path *p = k->w->cfg.path;
-
-	return p->last_loss_us && now - p->last_loss_us < 8 * p->rtt.srtt_us;
-}
-
-/*
- * A timer of t, at least RINA_PTO_MIN_US, doubled for each of n tries
- * that brought nothing (up to 2^8), at most cap: the probe's and the
- * last NACKs' back-off.
- */
-static __u64 backoff(__u64 t, __u32 n, __u64 cap)
-{
-	if (t < RINA_PTO_MIN_US)
-		t = RINA_PTO_MIN_US;
-	t <<= n < 8 ? n : 8;
-	return t > cap ? cap : t;
-}
-
 static __u64 pto(const struct iw_call *k, __u64 now)
 {
-	const struct rina_rtt *rtt = &k->w->cfg.path->rtt;
-	__u64 t = 2 * rtt->srtt_us;
-
-	if (!t)		/* no sample yet: the job's timer (RFC 8985: 1 s) */
-		t = k->w->cfg.rto_us;
-	else if (lossy(k, now))
-		t = 2 * rtt->base_us;
-	return backoff(t, k->probes, RINA_RTO_SLOT_MAX_US);
+	/* no sample yet: the job's timer (RFC 8985: 1 s) */
+	return rina_path_pto(k->w->cfg.path, k->w->cfg.rto_us, k->probes,
+			     RINA_RTO_SLOT_MAX_US, now);
 }
 
 /*
@@ -240,13 +208,13 @@ static __u64 pto(const struct iw_call *k, __u64 now)
  * workers of a mixed 2x4 ring at 25 Mbit/s resent one contribution in
  * eight, nearly all held by the ToR already, and halved their windows
  * for it. A loss among them is RACK's to find, from the deliveries
- * after it. Not while RACK finds losses (lossy()): there the timer is
- * what ends a stall (at 10% loss the restart cost 13%).
+ * after it. Not while RACK finds losses (rina_path_lossy()): there the
+ * timer is what ends a stall (at 10% loss the restart cost 13%).
  */
 static __u64 due(const struct iw_call *k, const struct iw_contrib *x,
 		 __u64 now)
 {
-	return lossy(k, now) ? x->deadline :
+	return rina_path_lossy(k->w->cfg.path, now) ? x->deadline :
 	       rina_rto_due(x->deadline, k->last_done, x->rto);
 }
 
@@ -482,7 +450,8 @@ static __u64 nack_at(const struct iw_call *k)
 		at = k->last_progress + RINA_NACK_STALL * slot;
 		wait = slot;
 	} else {
-		wait = backoff(2 * cfg->path->rtt.base_us, k->nacks, slot);
+		wait = rina_backoff_us(2 * cfg->path->rtt.base_us, k->nacks,
+				       slot);
 		at = k->last_progress + wait;
 	}
 	return at > k->last_nack + wait ? at : k->last_nack + wait;

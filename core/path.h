@@ -97,6 +97,46 @@ static inline __u64 rina_path_rto_slot(const struct rina_path *p,
 }
 
 /* Packets this sender may have in flight on the path now. */
+/*
+ * RACK found a loss on the path in the last 8 SRTT: its timers hurry
+ * (kept on the path, not the call, so the next call's probes do too).
+ */
+static inline int rina_path_lossy(const struct rina_path *p, __u64 now)
+{
+	return p->last_loss_us && now - p->last_loss_us < 8 * p->rtt.srtt_us;
+}
+
+/*
+ * A timer of t, at least RINA_PTO_MIN_US (a descheduled process),
+ * doubled for each of n tries that brought nothing (up to 2^8), at most
+ * cap: the probes' and NACKs' back-off.
+ */
+static inline __u64 rina_backoff_us(__u64 t, __u32 n, __u64 cap)
+{
+	if (t < RINA_PTO_MIN_US)
+		t = RINA_PTO_MIN_US;
+	t <<= n < 8 ? n : 8;
+	return t > cap ? cap : t;
+}
+
+/*
+ * The probe timeout of a tail loss probe (RFC 8985 7.2): twice the
+ * smoothed round trip; twice the base one while the path loses (the SRTT
+ * then grows with the very stalls the probe ends); none_us before any
+ * sample; backed off for each of n probes that brought nothing.
+ */
+static inline __u64 rina_path_pto(const struct rina_path *p, __u64 none_us,
+				  __u32 n, __u64 cap, __u64 now)
+{
+	__u64 t = 2 * p->rtt.srtt_us;
+
+	if (!t)
+		t = none_us;
+	else if (rina_path_lossy(p, now))
+		t = 2 * p->rtt.base_us;
+	return rina_backoff_us(t, n, cap);
+}
+
 static inline __u32 rina_path_window(const struct rina_path *p)
 {
 	return rina_cc_window(&p->cc);

@@ -403,27 +403,6 @@ static int resend(struct rm_call *k, struct rm_out *e, __u64 now)
 	return 0;
 }
 
-/*
- * The probe timeout: twice the smoothed round trip (RFC 8985 7.2), twice
- * the base one while RACK finds losses (a loss in the last 8 SRTT: the
- * SRTT then grows with the very stalls the probe ends), the job's timer
- * before any sample; at least RINA_PTO_MIN_US (a descheduled process),
- * doubled for each probe that brought no ACK, at most the packet timer.
- */
-static __u64 pto(const struct rm_call *k, __u64 now, __u64 cap)
-{
-	const struct rina_path *p = k->m->cfg.path;
-	__u64 t = 2 * p->rtt.srtt_us;
-
-	if (!t)
-		t = k->m->cfg.rto_us;
-	else if (p->last_loss_us && now - p->last_loss_us < 8 * p->rtt.srtt_us)
-		t = 2 * p->rtt.base_us;
-	if (t < RINA_PTO_MIN_US)
-		t = RINA_PTO_MIN_US;
-	t <<= k->probes < 8 ? k->probes : 8;
-	return t < cap ? t : cap;
-}
 
 /*
  * A tail loss probe (RFC 8985 7): nothing acknowledged for a PTO while
@@ -451,7 +430,8 @@ static int probe(struct rm_call *k, __u64 now, __u64 *next)
 	since = k->last_ack > k->last_probe ? k->last_ack : k->last_probe;
 	if (newest->t_sent > since)
 		since = newest->t_sent;
-	at = since + pto(k, now, newest->rto);
+	at = since + rina_path_pto(k->m->cfg.path, k->m->cfg.rto_us,
+				   k->probes, newest->rto, now);
 	if (now < at) {
 		if (at < *next)
 			*next = at;
