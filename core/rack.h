@@ -26,19 +26,6 @@ static inline void rina_rack_acked(struct rina_rack *r, __u64 t_sent)
 		r->ts = t_sent;
 }
 
-/*
- * An ACK, at now, of a packet resent at t_resent that came sooner than
- * the resend could have crossed the path: the first copy's, which came
- * late. Taking the resend's time for it judges lost every packet sent
- * between the two copies and still in flight (RFC 8985 6.2: ignore such
- * an ACK). Sooner here is under half the smoothed RTT.
- */
-static inline int rina_rack_first_copy(__u64 t_resent, __u64 now,
-				       const struct rina_rtt *rtt)
-{
-	return now - t_resent < rtt->srtt_us / 2;
-}
-
 /* The reordering allowance: a quarter of the smoothed RTT (RFC 8985). */
 static inline __u64 rina_rack_reo(const struct rina_rtt *rtt)
 {

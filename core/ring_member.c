@@ -169,29 +169,29 @@ static int rx_data(struct rm_call *k, const struct rina_hdr *h, __u8 from,
 }
 
 /*
- * Whether an ACK of e, at now, moves RACK to e's send time. A packet sent
- * once, always. A resent one's ACK may be its first copy's, late:
- * - towards an INA member, where ACKs wait for the slots, never (Karn);
- * - after one, not sooner than the resend could have crossed the path:
- *   our next member's ACKs reach us behind the rack's output in our
- *   downlink's queue (rx_ack()), so a timer resends a packet whose first
- *   copy's ACK is on its way; taking the resend's time for it, a member
- *   after a rack resent some 200 packets a call, all of them duplicates
- *   at the next member (a shaped 4x2 ring with racks 0-2 INA, 10
- *   timeouts a call; performance-notes.md, "A late ACK of a resent packet");
+ * Whether an ACK of e moves RACK to e's send time. A packet sent once,
+ * always. A resent one's ACK may be its first copy's, late, and taking
+ * the resend's time for it judges lost every packet sent between the two
+ * copies and still in flight:
+ * - towards an INA member, where ACKs wait for the slots, and right after
+ *   one, never (Karn): there our next member's ACKs reach us behind the
+ *   rack's output in our downlink's queue (rx_ack()), so a timer resends
+ *   a packet whose first copy's ACK is on its way. Taking the resend's
+ *   time for it, a member after a rack resent some 200 packets a call,
+ *   all of them duplicates at the next member (a shaped 4x2 ring with
+ *   racks 0-2 INA, 10 timeouts a call); taking it only from half an RTT
+ *   after the resend (RFC 8985 6.2) still let 0-43 through a call on a
+ *   mixed 4x2 ring (performance-notes.md, "A late ACK of a resent
+ *   packet");
  * - elsewhere, always: a full window of resent packets has no other ACK
- *   to find a lost resend by (plain RAR at 1% loss: 59 ms a call with
- *   the rule above, 32 without).
+ *   to find a lost resend by (plain RAR at 1% loss: 240 ms a call with
+ *   Karn's rule, 59 with the half-RTT one, 32 without).
  */
-static int rack_takes(const struct rm_call *k, const struct rm_out *e,
-		      __u64 now)
+static int rack_takes(const struct rm_call *k, const struct rm_out *e)
 {
 	if (!e->tries)
 		return 1;
-	if (k->ordwin)
-		return 0;
-	return !k->after_ina ||
-	       !rina_rack_first_copy(e->t_sent, now, &k->m->cfg.path->rtt);
+	return !k->ordwin && !k->after_ina;
 }
 
 static void rx_ack(struct rm_call *k, const struct rina_hdr *h, __u8 from)
@@ -229,7 +229,7 @@ static void rx_ack(struct rm_call *k, const struct rina_hdr *h, __u8 from)
 			if (!sample || rtt < sample)
 				sample = rtt;
 		}
-		if (rack_takes(k, e, now))
+		if (rack_takes(k, e))
 			rina_rack_acked(rm_rack_of(k, e), e->t_sent);
 		rm_out_remove(k, seq);
 		rina_bit_test_and_set(k->ackmap, seq);

@@ -599,7 +599,9 @@ report plain_members_send_own_block_before_forwarding_it "$rc" \
 # ACK is on its way, and taking the resend's time judged every packet
 # sent since lost. What RACK resent that rank 3 had got (rank 3's
 # duplicates beyond rank 2's timer resends) was 107-212 a run before, all
-# of rank 2's fast retransmissions; now at most 20
+# of rank 2's fast retransmissions; 0-43 when it took such an ACK from
+# half an RTT after the resend (2 of 5 runs over 20, CI one at 31); with
+# Karn's rule 0 in 6 runs, 0-11 in 4 beside two busy loops; at most 20
 python3 - <(bench_rows "$tmp/mixed_ring_4x2_windowed_workers_exact") \
 	<<'EOF' >"$tmp/late_acks" 2>&1
 import json, sys
