@@ -34,6 +34,10 @@ struct rina_iw *rina_iw_create(const struct rina_iw_cfg *cfg,
 
 static void call_free(struct rina_iw *w, struct iw_call *k)
 {
+	__u32 j;
+
+	for (j = 0; k->ct && j < k->nct; j++)
+		iw_free(w, k->ct[j].kept);
 	iw_free(w, k->ct);
 	iw_free(w, k->ct_of_seq);
 	iw_free(w, k->agmap);
@@ -61,6 +65,33 @@ static void ag_done(struct iw_call *k, const struct rina_pkt_id *id, int ce)
 
 	if (k->ct_of_seq[sr])
 		iw_contrib_done(k, k->ct_of_seq[sr] - 1, ce);
+}
+
+/*
+ * Our own chunk's result from the ToR does not complete our contribution
+ * (rx_ag()): it may go again, and acc, which the result overwrites, held
+ * it. Keep a copy for that. Resent with the result in its place, it was
+ * added as a contribution into a slot built anew: the agent's, after the
+ * ToR went (rina_iw_tor_lost() resends everything not delivered), whose
+ * result a rank that lacked the ToR's then took (issue 49's soak: one
+ * rank, 15 packets of an int32 call wrong). 0, or -1 without memory.
+ */
+static int keep_contrib(struct iw_call *k, const struct rina_pkt_id *id,
+			__u64 off, __u32 len)
+{
+	__u32 sr = rina_seq(&k->s, id->block, id->chunk, id->pkt, 0);
+	struct iw_contrib *x;
+
+	if (!k->ct_of_seq[sr])
+		return 0;
+	x = &k->ct[k->ct_of_seq[sr] - 1];
+	if (x->done || x->kept)
+		return 0;
+	x->kept = iw_zalloc(k->w, (__u64)len * 4);
+	if (!x->kept)
+		return -1;
+	rina_memcpy(x->kept, k->acc + off, (__u64)len * 4);
+	return 0;
 }
 
 static int rx_ag(struct iw_call *k, const struct rina_hdr *h, __u8 ecn)
@@ -93,6 +124,9 @@ static int rx_ag(struct iw_call *k, const struct rina_hdr *h, __u8 ecn)
 		return 0;
 	}
 	off = rina_pkt_off(s, id.block, id.chunk, id.pkt);
+	if (id.chunk == own && (h->flags & RINA_F_FROM_SWITCH) &&
+	    keep_contrib(k, &id, off, len))
+		return RINA_IW_E_NOMEM;
 	w->cfg.agg->load_be(k->acc + off, (const __be32 *)(h + 1), len);
 	if ((h->flags & RINA_F_OVERFLOW) && len)
 		rina_bit_test_and_set(k->ovfmap, (__u32)(off / s->E));
@@ -203,7 +237,8 @@ void rina_iw_agg_changed(struct rina_iw *w)
  * holds done, and takes what it lacks; the agent adds it into a slot it
  * builds anew. acc holds the contribution until the chunk's final result
  * overwrites it: never after that, which would add the result as a
- * contribution.
+ * contribution (the own chunk's, which the ToR's result does not
+ * complete, resends from the copy keep_contrib() made).
  */
 static int rx_resend(struct iw_call *k, const struct rina_hdr *h)
 {

@@ -21,6 +21,11 @@ struct iw_contrib {
 	__u32	step;		/* of the member's schedule */
 	__u8	sent, done;
 	__u8	orphaned;	/* its ToR went away: resend (iw_restart()) */
+	/*
+	 * Our contribution, kept while acc holds its result and it may
+	 * still go again (rx_ag(), keep_contrib())
+	 */
+	__s32	*kept;
 };
 
 struct iw_call {

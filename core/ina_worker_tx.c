@@ -69,7 +69,8 @@ int iw_send_contrib(struct iw_call *k, struct iw_contrib *x, int retx)
 		h->flags |= RINA_F_LAST;
 	if (retx)
 		h->flags |= RINA_F_RETX;
-	cfg->agg->store_be((__be32 *)(h + 1), k->acc + off, len);
+	cfg->agg->store_be((__be32 *)(h + 1), x->kept ? x->kept : k->acc + off,
+			   len);
 	if (!len)	/* padding: one zero word */
 		*(__be32 *)(h + 1) = 0;
 	k->tx[k->ntx].buf = h;
@@ -104,6 +105,8 @@ void iw_contrib_done(struct iw_call *k, __u32 idx, int ce)
 	if (x->done)
 		return;
 	x->done = 1;
+	rina_engine_free(k->w->ops, k->w->ctx, x->kept);
+	x->kept = NULL;
 	k->got_done++;
 	k->last_progress = iw_now(k->w);
 	k->last_done = k->last_progress;

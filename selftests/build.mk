@@ -7,7 +7,8 @@
 SELFTEST_CORE := $(SELFTEST_BIN)/test_core $(SELFTEST_BIN)/test_jobfile \
 	$(SELFTEST_BIN)/test_agent $(SELFTEST_BIN)/test_cc \
 	$(SELFTEST_BIN)/test_ctrl_auth $(SELFTEST_BIN)/test_ring_member \
-	$(SELFTEST_BIN)/test_engine_cfg $(SELFTEST_BIN)/test_nodelist
+	$(SELFTEST_BIN)/test_engine_cfg $(SELFTEST_BIN)/test_nodelist \
+	$(SELFTEST_BIN)/test_ina_worker
 SELFTEST_LIB := $(SELFTEST_BIN)/test_allreduce $(SELFTEST_BIN)/test_async \
 	$(SELFTEST_BIN)/test_sysctl_dflt
 ALL_TARGETS += $(SELFTEST_CORE) $(SELFTEST_LIB) $(SELFTEST_BIN)/fuzz_hdr
