@@ -161,9 +161,15 @@ static int call_loop(struct rina_comm *c)
 		/*
 		 * Ours is no dead neighbour's stall: the rank that has one
 		 * times out about now and its ABORT names it (describe_
-		 * stall()), a grace of a quarter timeout, at most 1 s.
+		 * stall()), a grace of a quarter timeout, at most 1 s. The
+		 * same when the next member acknowledged nothing of this
+		 * call: it may be alive and a call behind, stalled by its
+		 * own dead next member, keeping ours for its next call
+		 * unacknowledged (rina_stash()). In a 2x2 ring with rank 2
+		 * stopped, rank 0, a call ahead, timed out a few ms before
+		 * rank 1 and named rank 1.
 		 */
-		if (dead_next(c, &p, now) < 0 &&
+		if ((dead_next(c, &p, now) < 0 || !p.got_ack) &&
 		    now - p.last_us <= limit + (limit / 4 < 1000000 ?
 						limit / 4 : 1000000))
 			continue;
