@@ -225,7 +225,8 @@ ctrl_cases_cycles()
 		ktap_ok "cycles: $n installs and removals of job 7, all ok"
 	else
 		ktap_fail "cycles: $n installs and removals of job 7, all ok" \
-			"$fail"
+			"$fail $(grep -m1 'forgetting the jobs' "$tmp/tor.err" \
+				2>/dev/null)"
 	fi
 	ctl "cycles: then install job 7" 0 unsigned install
 	aggregates "cycles: installed, job 7 aggregates" yes
