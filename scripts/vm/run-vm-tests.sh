@@ -9,7 +9,7 @@
 # RINA_VM_KMOD_DIR=DIR: boot DIR/<kernel>/rina.ko instead of the tree's
 # build/kmod/<kernel>/rina.ko (the deb test: the module DKMS built).
 # RINA_VM_NL_FUZZ="SEED COUNT SECONDS": guest.sh's netlink fuzzing with
-# this seed and bounds instead of its CI default (seed 1, 100000 messages or
+# this seed and bounds instead of its CI default (seed 1, 150000 messages or
 # 25 s); the boot timeout grows by SECONDS.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -12,7 +12,7 @@
  * working, rmmod); this program fails only when it could not talk to the
  * family at all or its seed corpus never got past the module's checks.
  * Deterministic from the seed; stops after COUNT messages or SECONDS.
- *   rina_nl_fuzz [-s SEED] [-n COUNT] [-t SECONDS]   (1, 100000, 25 s)
+ *   rina_nl_fuzz [-s SEED] [-n COUNT] [-t SECONDS]   (1, 150000, 25 s)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -860,7 +860,7 @@ static void print_summary(unsigned long long seed, unsigned long count,
 int main(int argc, char **argv)
 {
 	unsigned long long seed = 1;
-	unsigned long count = 100000;
+	unsigned long count = 150000;
 	unsigned int secs = 25;
 	static uint8_t buf[MSG_MAX + 64], rx[RX_MAX];
 	double start, took;
