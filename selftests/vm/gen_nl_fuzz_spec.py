@@ -22,7 +22,7 @@ def main():
     spec = yaml.safe_load(open(sys.argv[1]))
     sets = spec["attribute-sets"]
     index = {s["name"]: i for i, s in enumerate(sets)}
-    full = {}	# set name -> {attr name: (value, attr)}
+    full = {}  # set name -> {attr name: (value, attr)}
     for s in sets:
         if "subset-of" in s:
             continue
@@ -32,12 +32,13 @@ def main():
             attrs[a["name"]] = (v, a)
             v += 1
         full[s["name"]] = attrs
-    out = ["/* Generated from %s by selftests/vm/gen_nl_fuzz_spec.py: do not edit. */"
-           % "Documentation/netlink/rina.yaml",
+    out = ["/* Generated from Documentation/netlink/rina.yaml by",
+           " * selftests/vm/gen_nl_fuzz_spec.py: do not edit. */",
            "#ifndef RINA_NL_FUZZ_SPEC_H", "#define RINA_NL_FUZZ_SPEC_H", ""]
     for d in spec.get("definitions", []):
         if d["type"] == "const":
-            out.append("#define FZ_CONST_%s\t%d" % (cname(d["name"]), d["value"]))
+            out.append("#define FZ_CONST_%s\t%d"
+                       % (cname(d["name"]), d["value"]))
     out.append("")
     for s in sets:
         parent = full[s.get("subset-of", s["name"])]
@@ -53,7 +54,8 @@ def main():
                            index[nest] if nest else -1,
                            int(bool(a.get("multi-attr")))))
             top = max(top, v)
-        out.append("static const struct fz_attr fz_set_%s[] = {" % cname(s["name"]).lower())
+        out.append("static const struct fz_attr fz_set_%s[] = {"
+                   % cname(s["name"]).lower())
         out += rows
         out.append("};")
         s["_top"] = top
@@ -71,12 +73,13 @@ def main():
         v = op.get("value", v)
         op["_cmd"] = v
         v += 1
-        attrs = full[op["attribute-set"]]
+        # request attributes as indexes into the op's set's table
+        names = [a["name"] for a in sets[index[op["attribute-set"]]]
+                 ["attributes"]]
         for kind in ("do", "dump"):
-            req = (op.get(kind) or {}).get("request", {}).get("attributes", [])
-            names = [a["name"] for a in next(
-                s for s in sets if s["name"] == op["attribute-set"])["attributes"]]
-            idx = [str(names.index(r)) for r in req if r in attrs]
+            req = (op.get(kind) or {}).get("request", {}).get("attributes",
+                                                              [])
+            idx = [str(names.index(r)) for r in req]
             out.append("static const int fz_req_%s_%s[] = { %s };"
                        % (cname(op["name"]).lower(), kind,
                           ", ".join(idx + ["-1"])))
@@ -84,7 +87,8 @@ def main():
     out.append("static const struct fz_op fz_ops[] = {")
     for op in ops["list"]:
         n = cname(op["name"]).lower()
-        out.append('\t{ "%s", %d, %d, %d, %d, %d, %d, fz_req_%s_do, fz_req_%s_dump },'
+        out.append('\t{ "%s", %d, %d, %d, %d, %d, %d, fz_req_%s_do, '
+                   'fz_req_%s_dump },'
                    % (op["name"], op["_cmd"], index[op["attribute-set"]],
                       int("admin-perm" in op.get("flags", [])),
                       int("do" in op), int("dump" in op),
