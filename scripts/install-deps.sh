@@ -18,7 +18,7 @@ PKGS=(
 	python3-numpy python3-torch python3-setuptools python3-pip
 	libtorch-dev pybind11-dev
 	libns3-dev ns3 python3-matplotlib
-	python3-prometheus-client
+	python3-prometheus-client python3-yaml
 	scdoc mandoc debhelper dh-dkms dh-python dkms lintian dpkg-dev fakeroot
 	chrpath
 )
@@ -31,6 +31,7 @@ BUILD_NEEDS=(
 	libsodium-dev:/usr/include/sodium.h
 	libjansson-dev:/usr/include/jansson.h
 	libopenmpi-dev:/usr/bin/mpicc
+	python3-yaml:/usr/lib/python3/dist-packages/yaml/__init__.py
 )
 
 if [ "${1:-}" = --check ]; then

@@ -48,6 +48,8 @@ copy_bin() {
 copy_bin "$top/build/selftests/vm/rina_kmod_test" tests/rina_kmod_test
 [ -x "$top/build/selftests/vm/rina_forge" ] &&
 	copy_bin "$top/build/selftests/vm/rina_forge" tests/rina_forge
+[ -x "$top/build/selftests/vm/rina_nl_fuzz" ] &&
+	copy_bin "$top/build/selftests/vm/rina_nl_fuzz" tests/rina_nl_fuzz
 copy_bin "$(command -v ip)" usr/bin/ip
 copy_bin "$(command -v tc)" usr/bin/tc
 [ -x "$top/build/bin/rinactl" ] && copy_bin "$top/build/bin/rinactl" usr/bin/rinactl

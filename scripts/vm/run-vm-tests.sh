@@ -8,10 +8,26 @@
 #   run-vm-tests.sh [KVER...]
 # RINA_VM_KMOD_DIR=DIR: boot DIR/<kernel>/rina.ko instead of the tree's
 # build/kmod/<kernel>/rina.ko (the deb test: the module DKMS built).
+# RINA_VM_NL_FUZZ="SEED COUNT SECONDS": guest.sh's netlink fuzzing with
+# this seed and bounds instead of its CI default (seed 1, 150000 messages or
+# 25 s); the boot timeout grows by SECONDS.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vm=$top/build/vm
 boot_timeout=${RINA_VM_TIMEOUT:-240}
+fuzz_append=
+if [ -n "${RINA_VM_NL_FUZZ:-}" ]; then
+	read -r fz_seed fz_count fz_secs fz_more <<<"$RINA_VM_NL_FUZZ"
+	if ! [[ "${fz_seed:-}/${fz_count:-}/${fz_secs:-}" =~ ^[0-9]+/[0-9]+/[0-9]+$ &&
+		-z "${fz_more:-}" ]]; then
+		echo "run-vm-tests.sh: RINA_VM_NL_FUZZ=\"$RINA_VM_NL_FUZZ\":" \
+			"want SEED COUNT SECONDS" >&2
+		exit 2
+	fi
+	fuzz_append=" rina_fuzz_seed=$fz_seed rina_fuzz_count=$fz_count"
+	fuzz_append+=" rina_fuzz_secs=$fz_secs"
+	boot_timeout=$((boot_timeout + fz_secs))
+fi
 
 n=0 nfail=0
 ok() { n=$((n + 1)); echo "ok $n $1"; }
@@ -68,7 +84,7 @@ for kver in "${kvers[@]}"; do
 			-accel tcg,thread=single -m 1024 -smp 2 -nographic \
 			-no-reboot -nic none -kernel "$d/root/boot/vmlinuz-$kver" \
 			-initrd "$d/initrd.cpio.gz" \
-			-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 rdinit=/init quiet loglevel=3" \
+			-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 rdinit=/init quiet loglevel=3$fuzz_append" \
 			</dev/null >"$d/console.log" 2>&1
 		rc=$?
 		secs=$(( $(date +%s) - start ))

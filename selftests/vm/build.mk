@@ -23,3 +23,22 @@ $(VMTEST_BIN): $(TOP)/selftests/vm/rina_kmod_test.c \
 		$(TOP)/include/uapi/linux/rina.h $(TOP)/selftests/ktap.h
 	$(call cc-prog,$(USER_CFLAGS) -I$(TOP)/user/rinactl,\
 		$< $(OBJ)/user/rinactl/rgenl.o,-lmnl)
+
+# The netlink fuzzer (guest.sh's nl_fuzz) and its attribute tables,
+# generated from the YNL spec
+VMFUZZ_BIN := $(BUILD)/selftests/vm/rina_nl_fuzz
+VMFUZZ_SPEC := $(BUILD)/selftests/vm/rina_nl_fuzz_spec.h
+ALL_TARGETS += $(VMFUZZ_BIN)
+vm-tests: $(VMFUZZ_BIN)
+
+$(VMFUZZ_SPEC): $(TOP)/selftests/vm/gen_nl_fuzz_spec.py \
+		$(TOP)/Documentation/netlink/rina.yaml
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)python3 $^ $@
+
+$(VMFUZZ_BIN): $(TOP)/selftests/vm/rina_nl_fuzz.c $(VMFUZZ_SPEC) \
+		$(OBJ)/user/rinactl/rgenl.o $(TOP)/user/rinactl/rgenl.h \
+		$(TOP)/include/uapi/linux/rina.h
+	$(call cc-prog,$(USER_CFLAGS) -I$(BUILD)/selftests/vm \
+		-I$(TOP)/user/rinactl,$< $(OBJ)/user/rinactl/rgenl.o,-lmnl)
