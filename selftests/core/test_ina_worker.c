@@ -226,10 +226,27 @@ static int run_for(struct rina_iw *w, __u64 ms)
 	return 0;
 }
 
+/*
+ * Run the engine for ms and report whether it resent contribution seq
+ * with the contribution of elements off.. in it (not the result).
+ */
+static void resent_is_contrib(struct rina_iw *w, __u64 ms, __u32 seq,
+			      __u64 off, __u32 len, const char *name)
+{
+	__u32 mark = t.nsent;
+	const struct sent *again;
+	int ok = !run_for(w, ms);
+
+	again = own_contrib(mark, seq);
+	ktap_result(ok && again && carries(again, off, len, 0), "%s # %s",
+		    name, !again ? "not resent" :
+		    carries(again, off, len, 1) ? "the result" : "checked");
+}
+
 int main(void)
 {
 	const struct rina_sched *s;
-	const struct sent *first, *again;
+	const struct sent *first;
 	struct rina_iw *w;
 	__u32 seq, len, mark, j;
 	__u64 off;
@@ -261,23 +278,13 @@ int main(void)
 		    seq, len, (unsigned long long)off);
 
 	/* its timer: the contribution again, not the result */
-	mark = t.nsent;
-	ok = !run_for(w, 5000);
-	again = own_contrib(mark, seq);
-	ktap_result(ok && again && carries(again, off, len, 0),
-		    "timer_resend_carries_the_contribution_not_the_result # %s",
-		    !again ? "not resent" :
-		    carries(again, off, len, 1) ? "the result" : "checked");
+	resent_is_contrib(w, 5000, seq, off, len,
+			  "timer_resend_carries_the_contribution_not_the_result");
 
 	/* the ToR is lost: everything undelivered goes to the agent's slot */
 	rina_iw_tor_lost(w);
-	mark = t.nsent;
-	ok = !run_for(w, 100);
-	again = own_contrib(mark, seq);
-	ktap_result(ok && again && carries(again, off, len, 0),
-		    "after_tor_lost_resend_carries_the_contribution # %s",
-		    !again ? "not resent" :
-		    carries(again, off, len, 1) ? "the result" : "checked");
+	resent_is_contrib(w, 100, seq, off, len,
+			  "after_tor_lost_resend_carries_the_contribution");
 
 	/* the agent holds it: never again, and the buffer keeps the result */
 	ok = !agent_holds(w, rina_seq_ag_of(s->L, s->P, seq));
