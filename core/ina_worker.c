@@ -207,6 +207,12 @@ void rina_iw_tor_lost(struct rina_iw *w)
 	if (!k)
 		return;
 	k->probes = 0;
+	/*
+	 * the probe timeout too: due from the silence, a probe pass went
+	 * first and took the credit, one contribution a step, out of order
+	 * (6 probes beside 13 orphans, core_ina_worker)
+	 */
+	k->last_probe = iw_now(w);
 	k->retx_pos = k->first_open;
 	for (j = k->first_open; j < k->next_send; j++) {
 		struct iw_contrib *x = &k->ct[j];

@@ -8,7 +8,8 @@
  * lost, into a slot the agent builds anew, and on a timer. Each resend
  * must carry the contribution, never the result: the result added as a
  * contribution made a wrong sum, which a rank that lacked the ToR's copy
- * took (issue 49's soak).
+ * took (issue 49's soak). And after a ToR loss the orphans go at once,
+ * before the probe the silence had made due.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,12 +212,14 @@ static int agent_holds(struct rina_iw *w, __u32 ag_seq)
 	return rina_iw_rx(w, h, RINA_PEER_NEXT, 0, 0);
 }
 
-/* Pump the engine for ms milliseconds of virtual time. */
+/* Pump the engine for ms milliseconds of virtual time (0: once). */
 static int run_for(struct rina_iw *w, __u64 ms)
 {
 	__u64 end = t.now + ms * 1000, wait;
 	int ret;
 
+	if (!ms)
+		return rina_iw_pump(w, &wait);
 	while (t.now < end) {
 		ret = rina_iw_pump(w, &wait);
 		if (ret)
@@ -245,6 +248,7 @@ static void resent_is_contrib(struct rina_iw *w, __u64 ms, __u32 seq,
 
 int main(void)
 {
+	struct rina_engine_stats st;
 	const struct rina_sched *s;
 	const struct sent *first;
 	struct rina_iw *w;
@@ -252,7 +256,7 @@ int main(void)
 	__u64 off;
 	int ok;
 
-	ktap_plan(5);
+	ktap_plan(6);
 	t.sent = calloc(MAX_SENT, sizeof(*t.sent));
 	w = t.sent ? worker() : NULL;
 	for (j = 0; j < COUNT; j++)
@@ -282,7 +286,18 @@ int main(void)
 			  "timer_resend_carries_the_contribution_not_the_result");
 
 	/* the ToR is lost: everything undelivered goes to the agent's slot */
+	rina_iw_take_stats(w, &st);
 	rina_iw_tor_lost(w);
+	/*
+	 * at once, as orphans, not one a step by the probe that the silence
+	 * had made due (its timeout starts over with the news)
+	 */
+	ok = !run_for(w, 0);
+	rina_iw_take_stats(w, &st);
+	ktap_result(ok && st.resent_orphaned >= 1 && !st.probes,
+		    "after_tor_lost_orphans_go_before_any_probe # %llu orphans, %llu probes",
+		    (unsigned long long)st.resent_orphaned,
+		    (unsigned long long)st.probes);
 	resent_is_contrib(w, 100, seq, off, len,
 			  "after_tor_lost_resend_carries_the_contribution");
 
