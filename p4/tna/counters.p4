@@ -114,7 +114,7 @@ control CountersOut(in headers_t hdr, inout egress_metadata_t em)
 	apply {
 		if (em.ev_out != 0xff) {
 			/* job_idx * 32 + id, by slices */
-			em.ctr[15:5] = (bit<11>)hdr.bridge.job_idx;
+			em.ctr[15:5] = (bit<11>)hdr.bridge.md.job_idx;
 			em.ctr[4:0] = em.ev_out[4:0];
 			job_out.count(em.ctr);
 		}
