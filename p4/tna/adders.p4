@@ -95,7 +95,7 @@ control Adder(inout bit<32> word, in bool valid, in bit<8> verdict,
 #define ADDER_DECL(J)	Adder() add_##J;
 #define ADDER_APPLY(J)	add_##J.apply(hdr.elems[J].v,			\
 				      hdr.elems[J].isValid(),		\
-				      meta.verdict, r.is_max, SLOT_IDX(r.reg_idx));
+				      meta.verdict, r.is_max, r.reg_idx);
 
 control Adders(inout headers_t hdr, in recirc_t r, in metadata_t meta)
 {

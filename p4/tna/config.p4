@@ -39,9 +39,6 @@
 /* slots: 2 shadow sets of RINA_TOR_POOL_SIZE, as on v1model */
 #define RINA_TNA_SLOT_BITS	13	/* log2(RINA_TOR_SLOTS) */
 typedef bit<RINA_TNA_SLOT_BITS> slot_idx_t;
-/* the register index in a 16-bit field (recirc_t.reg_idx: computed by
- * one add of whole containers) */
-#define SLOT_IDX(F)	F[RINA_TNA_SLOT_BITS - 1:0]
 
 #define RINA_TNA_AG_SEQ_SIZE	4096	/* (job, p_chunk) -> L * p_chunk */
 #define RINA_TNA_CTR_STRIDE	32	/* counters: job_idx * 32 + id */

@@ -61,14 +61,14 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 	 * 2 * pool_base (v1model: pool_base + (slot & (win - 1)), plus
 	 * RINA_TOR_POOL_SIZE for the other set; the same slots, laid out
 	 * so that one mask and one add find them, with set_job's pool_mask
-	 * = 2 * win - 1 and pool_base2 = 2 * pool_base, both below
-	 * RINA_TOR_SLOTS, so 16-bit sums have v1model's 13 low bits). In
-	 * tables of their own: a register index must be a field, not an
-	 * expression.
+	 * = 2 * win - 1 and pool_base2 = 2 * pool_base). In tables of their
+	 * own: a register index must be a field, not an expression; and
+	 * the copy into the recirculation header is one more (the add's
+	 * two sources and the pad beside the index would be three).
 	 */
 	action set_index()
 	{
-		meta.reg_idx = hdr.rina.slot & meta.win_mask;
+		meta.reg_idx = hdr.rina.slot[12:0] & meta.win_mask[12:0];
 	}
 
 	table slot_index {
@@ -79,7 +79,7 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 
 	action add_base()
 	{
-		hdr.recirc.reg_idx = meta.reg_idx + meta.base2;
+		meta.reg_idx = meta.reg_idx + meta.base2[12:0];
 	}
 
 	table slot_base {
@@ -87,6 +87,8 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 		default_action = add_base();
 		size = 1;
 	}
+
+	COMPUTE(recirc_idx, hdr.recirc.reg_idx = meta.reg_idx;)
 
 	/* the contribution's checks as fields a table matches 0 against */
 	bit<16> d_ring;		/* L - chunk, saturated: 0 when chunk >= L */
@@ -364,6 +366,7 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 			hdr.recirc.pad_ring = 0;
 			hdr.recirc.ring_gt1 = 0;
 			hdr.recirc.pad_port = 0;
+			hdr.recirc.pad_idx = 0;
 			meta.is_partial = 0;
 			meta.in_port = ig_md.ingress_port;
 			header_check.apply(hdr, meta);
@@ -379,6 +382,7 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 			tor_verdict.apply();
 			job_verdict.apply();
 			slot_base.apply();
+			recirc_idx.apply();
 			if (x_own == 0)
 				hdr.recirc.own = 1;
 			if (x_member == 0)

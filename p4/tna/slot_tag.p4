@@ -121,43 +121,46 @@ control SlotTag(in recirc_t r, inout metadata_t meta)
 	 */
 	action tag_claim()
 	{
-		claim.execute(SLOT_IDX(r.reg_idx));
+		claim.execute(r.reg_idx);
 		meta.p_tag = 0;
 	}
 
 	action tag_reclaim()
 	{
-		meta.p_tag = reclaim.execute(SLOT_IDX(r.reg_idx));
+		meta.p_tag = reclaim.execute(r.reg_idx);
 	}
 
 	action tag_join()
 	{
-		meta.p_tag = join.execute(SLOT_IDX(r.reg_idx));
+		meta.p_tag = join.execute(r.reg_idx);
 	}
 
 	table tag_op {
 		key = { meta.p_age : exact; }
-		actions = { tag_claim; tag_reclaim; tag_join; }
+		actions = { tag_claim; tag_reclaim; tag_join; NoAction; }
 		size = 4;
+		/* every predicate value has its entry: a miss cannot run a
+		 * RegisterAction (its index comes through the hash
+		 * distribution unit, which only a hit reaches) */
 		const entries = {
 			P_LO : tag_claim();
 			P_BOTH : tag_claim();
 			P_HI : tag_reclaim();
 			P_NONE : tag_join();
 		}
-		default_action = tag_join();
+		default_action = NoAction();
 	}
 
 	action v_fresh()
 	{
 		meta.verdict = RINA_SLOT_FRESH;
-		bits_claim.execute(SLOT_IDX(r.reg_idx));
+		bits_claim.execute(r.reg_idx);
 	}
 
 	action v_add()
 	{
 		meta.verdict = RINA_SLOT_ADD;
-		meta.old_bitmap = bits_join.execute(SLOT_IDX(r.reg_idx));
+		meta.old_bitmap = bits_join.execute(r.reg_idx);
 	}
 
 	action v_is(bit<8> verdict)
@@ -217,7 +220,7 @@ control SlotTag(in recirc_t r, inout metadata_t meta)
 	apply {
 		meta.done_now = 0;
 		meta.old_bitmap = 0;
-		meta.p_age = age.execute(SLOT_IDX(r.reg_idx));
+		meta.p_age = age.execute(r.reg_idx);
 		tag_op.apply();
 		tag_verdict.apply();
 		join_a.apply();
@@ -305,39 +308,39 @@ control SlotMeta(in headers_t hdr, in recirc_t r, inout metadata_t meta)
 
 	action m_set()
 	{
-		meta.s_exp = exp_set.execute(SLOT_IDX(r.reg_idx));
+		meta.s_exp = exp_set.execute(r.reg_idx);
 	}
 	action m_max()
 	{
-		meta.s_exp = exp_max.execute(SLOT_IDX(r.reg_idx));
+		meta.s_exp = exp_max.execute(r.reg_idx);
 	}
 	action m_get()
 	{
-		meta.s_exp = exp_get.execute(SLOT_IDX(r.reg_idx));
+		meta.s_exp = exp_get.execute(r.reg_idx);
 	}
 	action n_set()
 	{
-		meta.s_ncontrib = nc_set.execute(SLOT_IDX(r.reg_idx));
+		meta.s_ncontrib = nc_set.execute(r.reg_idx);
 	}
 	action n_add()
 	{
-		meta.s_ncontrib = nc_add.execute(SLOT_IDX(r.reg_idx));
+		meta.s_ncontrib = nc_add.execute(r.reg_idx);
 	}
 	action n_get()
 	{
-		meta.s_ncontrib = nc_get.execute(SLOT_IDX(r.reg_idx));
+		meta.s_ncontrib = nc_get.execute(r.reg_idx);
 	}
 	action s_set()
 	{
-		meta.s_state = st_set.execute(SLOT_IDX(r.reg_idx));
+		meta.s_state = st_set.execute(r.reg_idx);
 	}
 	action s_or()
 	{
-		meta.s_state = st_or.execute(SLOT_IDX(r.reg_idx));
+		meta.s_state = st_or.execute(r.reg_idx);
 	}
 	action s_get()
 	{
-		meta.s_state = st_get.execute(SLOT_IDX(r.reg_idx));
+		meta.s_state = st_get.execute(r.reg_idx);
 	}
 
 	/* stored on FRESH, joined on ADD, read on DUP_DONE: a table each */

@@ -60,7 +60,8 @@ header recirc_t {
 	bit<16>	mgrp;
 	bit<16>	src_id;
 	bit<16>	job_idx;
-	bit<16>	reg_idx;	/* slot_idx_t in the low bits: one add */
+	bit<3>	pad_idx;
+	slot_idx_t reg_idx;
 	bit<8>	one_bit;
 	bit<8>	st_in;
 	bit<7>	pad_own;
@@ -124,7 +125,7 @@ struct metadata_t {
 	bit<32>	cbit;
 	bit<8>	one_bit;
 	bit<1>	is_partial;
-	bit<16>	reg_idx;	/* before the pool base is added */
+	slot_idx_t reg_idx;
 	bit<4>	p_age;		/* SlotTag's stateful predicates */
 	bit<4>	p_tag;
 	bit<32>	old_bitmap;	/* missing before this packet */
