@@ -155,6 +155,9 @@ struct metadata_t {
 	bit<16>	ctr_a;
 	bit<16>	ctr_b;
 	bit<16>	ctr_c;
+	bit<1>	cnt_a;		/* ctr_a holds an event to count */
+	bit<1>	cnt_b;
+	bit<1>	cnt_c;
 	bit<8>	tor_id;
 }
 
