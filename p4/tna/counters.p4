@@ -108,8 +108,10 @@ control Counters(inout metadata_t meta)
 	}
 
 	apply {
-		/* flags, not hits: tables branching on a hit are laid out
-		 * one after another on Tofino 1 (3 stages more measured) */
+		/* counted on flags, not on the tables' hits: with a count
+		 * behind each hit (and all under ev != 0) the placer put the
+		 * three tables and counts one after another, the last in
+		 * stage 12 of 0-12; on flags they share stages (0-11) */
 		meta.ctr_base = meta.j_job_idx << RINA_TNA_CTR_SHIFT;
 		ev_in.apply();
 		ev_verdict.apply();

@@ -31,7 +31,6 @@ control JobClassify(inout headers_t hdr, inout metadata_t meta)
 		meta.j_up_bit_idx = up_bit_idx;
 		meta.j_local_mask = local_mask;
 		meta.j_mgrp = mgrp;
-		meta.j_src_id = src_id;
 		meta.j_agent_mac = agent_mac;
 		meta.agent_ip = agent_ip;
 		meta.agent_port = agent_port;

@@ -115,7 +115,8 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 
 	COMPUTE(ag_hop, hop16 = (bit<16>)hdr.rina.hop;)
 	COMPUTE(ag_left, hops_left = meta.j_ring_len |-| hop16;)
-	/* alone: the port's pad is not written here (two sources) */
+	/* in an action of its own: the pad beside the port (written at
+	 * the pass's start) is its container's second source already */
 	COMPUTE(recirc_port, hdr.recirc.ingress_port = ig_md.ingress_port;)
 
 	/*

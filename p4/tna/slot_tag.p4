@@ -139,9 +139,9 @@ control SlotTag(in recirc_t r, inout metadata_t meta)
 		key = { meta.p_age : exact; }
 		actions = { tag_claim; tag_reclaim; tag_join; NoAction; }
 		size = 4;
-		/* every predicate value has its entry: a miss cannot run a
-		 * RegisterAction (its index comes through the hash
-		 * distribution unit, which only a hit reaches) */
+		/* every predicate value has its entry, and no default runs
+		 * a RegisterAction: the compiler refuses a default action
+		 * that needs the hash distribution unit (the index) */
 		const entries = {
 			P_LO : tag_claim();
 			P_BOTH : tag_claim();

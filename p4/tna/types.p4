@@ -45,11 +45,13 @@ header bridge_t {
  * (it does not look the job up again) and the contribution's operands of
  * the slot registers. The first pass writes each field where it is
  * computed, not by one copy at the end: an action may give a container
- * two sources at most (or one and a constant), and one copy of 20
- * fields packed in this header needs far more. So every field starts on
- * a byte and is written whole, or beside a pad no action writes but the
- * first (pads and flags are constants there), and the second pass reads
- * the fields in place (job fields: copied by its parser, at no cost).
+ * two sources at most (or one and a constant, not shifted), and one copy
+ * of 20 fields packed in this header needed far more. So the fields
+ * start on a byte, except the flags, the index and the port beside
+ * their pads; the pass's first action writes every constant (pads,
+ * flags, the key's low half), so that a later action finds at most the
+ * field it writes and one pad in a container. The second pass reads the
+ * fields in place, the job's through its parser (no action).
  */
 header recirc_t {
 	bit<32>	key;		/* wire slot << 16 */
@@ -109,7 +111,6 @@ struct metadata_t {
 	bit<8>	j_up_bit_idx;
 	bit<32>	j_local_mask;
 	bit<16>	j_mgrp;
-	bit<16>	j_src_id;
 	bit<48>	j_agent_mac;
 	bit<32>	agent_ip;
 	bit<16>	agent_port;
