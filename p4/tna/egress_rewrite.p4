@@ -123,9 +123,9 @@ control EgressRewrite(inout headers_t hdr, inout egress_metadata_t em,
 			if (em.rw_cls == RINA_RW_LOCAL ||
 			    (em.rw_cls == RINA_RW_HOST &&
 			     hdr.rina.ver_op[3:0] != RINA_OP_AG_DATA)) {
-				if (hdr.bridge.md.emit[0:0] == 1)	/* LOCAL */
+				if (hdr.bridge.md.emit[0:0] == 1) /* LOCAL */
 					em.keep = 1;
-				if (hdr.bridge.md.emit[1:1] == 1 &&	/* ONE */
+				if (hdr.bridge.md.emit[1:1] == 1 && /* ONE */
 				    em.rw_bit == hdr.bridge.md.one_bit)
 					em.keep = 1;
 				if (em.keep == 1) {
@@ -135,7 +135,7 @@ control EgressRewrite(inout headers_t hdr, inout egress_metadata_t em,
 						em.ev_out = RINA_TO_AG_MCAST;
 				}
 			} else if (em.rw_cls == RINA_RW_NEXT) {
-				if (hdr.bridge.md.emit[2:2] == 1) {	/* NEXT */
+				if (hdr.bridge.md.emit[2:2] == 1) { /* NEXT */
 					em.keep = 1;
 					if (hdr.rina.ver_op[3:0] ==
 					    RINA_OP_AG_DATA) {
@@ -146,7 +146,7 @@ control EgressRewrite(inout headers_t hdr, inout egress_metadata_t em,
 					}
 				}
 			} else if (em.rw_cls == RINA_RW_UP) {
-				if (hdr.bridge.md.emit[3:3] == 1) {	/* UP */
+				if (hdr.bridge.md.emit[3:3] == 1) { /* UP */
 					em.keep = 1;
 					to_ack();
 					if (hdr.bridge.md.tagged == 1)
@@ -157,7 +157,7 @@ control EgressRewrite(inout headers_t hdr, inout egress_metadata_t em,
 					em.ev_out = RINA_TO_ACK_OUT;
 				}
 			} else if (em.rw_cls == RINA_RW_AGENT) {
-				if (hdr.bridge.md.emit[4:4] == 1) {	/* AGENT */
+				if (hdr.bridge.md.emit[4:4] == 1) { /* AGENT */
 					em.keep = 1;
 					em.ev_out = RINA_TO_AG_AGENT;
 				}

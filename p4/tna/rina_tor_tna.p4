@@ -198,8 +198,10 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 				to_pass2_partial(ST_IN(1, RINA_SLOT_ST_UP_CE));
 			(1, 0, _) : to_pass2_partial(ST_IN(0, 0));
 			(1, 1, _) : to_pass2_partial(ST_IN(1, 0));
-			(0, 0, RINA_ECN_CE) : to_pass2(ST_IN(0, RINA_SLOT_ST_CE));
-			(0, 1, RINA_ECN_CE) : to_pass2(ST_IN(1, RINA_SLOT_ST_CE));
+			(0, 0, RINA_ECN_CE) :
+				to_pass2(ST_IN(0, RINA_SLOT_ST_CE));
+			(0, 1, RINA_ECN_CE) :
+				to_pass2(ST_IN(1, RINA_SLOT_ST_CE));
 			(0, 0, _) : to_pass2(ST_IN(0, 0));
 			(0, 1, _) : to_pass2(ST_IN(1, 0));
 		}
@@ -425,7 +427,7 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 			hdr.bridge.md.tagged = meta.j_tagged;
 			hdr.bridge.md.words = 0;
 			if (meta.emit[3:3] == 1 && hdr.elems[0].isValid())
-				hdr.bridge.md.words = 1;	/* UP: cut an ACK */
+				hdr.bridge.md.words = 1; /* UP: cut an ACK */
 		} else if (meta.fwd == 1) {
 			l2_fwd.apply(hdr, meta, tm);
 		} else if (meta.recirc == 0) {
