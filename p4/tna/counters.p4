@@ -30,21 +30,39 @@ control Counters(inout metadata_t meta)
 	action set_a(bit<16> id)
 	{
 		meta.ctr_a = meta.ctr_base | id;
+		meta.cnt_a = 1;
+	}
+
+	action no_a()
+	{
+		meta.cnt_a = 0;
 	}
 
 	action set_b(bit<16> id)
 	{
 		meta.ctr_b = meta.ctr_base | id;
+		meta.cnt_b = 1;
+	}
+
+	action no_b()
+	{
+		meta.cnt_b = 0;
 	}
 
 	action set_c(bit<16> id)
 	{
 		meta.ctr_c = meta.ctr_base | id;
+		meta.cnt_c = 1;
+	}
+
+	action no_c()
+	{
+		meta.cnt_c = 0;
 	}
 
 	table ev_in {
 		key = { meta.ev : ternary; }
-		actions = { set_a; NoAction; }
+		actions = { set_a; no_a; }
 		size = 16;
 		const entries = {
 			EV(RINA_TC_CONTRIB_IN) : set_a(RINA_TC_CONTRIB_IN);
@@ -57,12 +75,12 @@ control Counters(inout metadata_t meta)
 			EV(RINA_TC_DROP_SIM) : set_a(RINA_TC_DROP_SIM);
 			EV(RINA_TC_BAD_TAG) : set_a(RINA_TC_BAD_TAG);
 		}
-		default_action = NoAction();
+		default_action = no_a();
 	}
 
 	table ev_verdict {
 		key = { meta.ev : ternary; }
-		actions = { set_b; NoAction; }
+		actions = { set_b; no_b; }
 		size = 16;
 		const entries = {
 			EV(RINA_TC_SLOT_DONE) : set_b(RINA_TC_SLOT_DONE);
@@ -75,30 +93,35 @@ control Counters(inout metadata_t meta)
 			EV(RINA_TNA_TC_INT32_SUM) :
 				set_b(RINA_TNA_TC_INT32_SUM);
 		}
-		default_action = NoAction();
+		default_action = no_b();
 	}
 
 	table ev_extra {
 		key = { meta.ev : ternary; }
-		actions = { set_c; NoAction; }
+		actions = { set_c; no_c; }
 		size = 4;
 		const entries = {
 			EV(RINA_TC_REEMIT) : set_c(RINA_TC_REEMIT);
 			EV(RINA_TC_OVERFLOW) : set_c(RINA_TC_OVERFLOW);
 		}
-		default_action = NoAction();
+		default_action = no_c();
 	}
 
 	apply {
+		/* counted on flags, not on the tables' hits: with a count
+		 * behind each hit (and all under ev != 0) the placer put the
+		 * three tables and counts one after another, the last in
+		 * stage 12 of 0-12; on flags they share stages (0-11) */
 		meta.ctr_base = meta.j_job_idx << RINA_TNA_CTR_SHIFT;
-		if (meta.ev != 0) {
-			if (ev_in.apply().hit)
-				job_ctr.count(meta.ctr_a);
-			if (ev_verdict.apply().hit)
-				job_verdict.count(meta.ctr_b);
-			if (ev_extra.apply().hit)
-				job_extra.count(meta.ctr_c);
-		}
+		ev_in.apply();
+		ev_verdict.apply();
+		ev_extra.apply();
+		if (meta.cnt_a == 1)
+			job_ctr.count(meta.ctr_a);
+		if (meta.cnt_b == 1)
+			job_verdict.count(meta.ctr_b);
+		if (meta.cnt_c == 1)
+			job_extra.count(meta.ctr_c);
 		if (meta.tor_id != 0xff)
 			tor_ctr.count(meta.tor_id);
 		if (meta.tor_ev[RINA_TS_L2_FLOOD:RINA_TS_L2_FLOOD] == 1)
@@ -114,7 +137,7 @@ control CountersOut(in headers_t hdr, inout egress_metadata_t em)
 	apply {
 		if (em.ev_out != 0xff) {
 			/* job_idx * 32 + id, by slices */
-			em.ctr[15:5] = (bit<11>)hdr.bridge.job_idx;
+			em.ctr[15:5] = (bit<11>)hdr.bridge.md.job_idx;
 			em.ctr[4:0] = em.ev_out[4:0];
 			job_out.count(em.ctr);
 		}

@@ -76,7 +76,7 @@ control EgressRewrite(inout headers_t hdr, inout egress_metadata_t em,
 	}
 
 	table job_src {
-		key = { hdr.bridge.job_idx : exact; }
+		key = { hdr.bridge.md.job_idx : exact; }
 		actions = { set_src; NoAction; }
 		size = RINA_TOR_MAX_JOBS;
 		default_action = NoAction();
@@ -87,16 +87,16 @@ control EgressRewrite(inout headers_t hdr, inout egress_metadata_t em,
 	action to_ack()
 	{
 		hdr.rina.ver_op = (RINA_VERSION << 4) | RINA_OP_ACK;
-		hdr.rina.flags = hdr.bridge.ack_flags;
-		hdr.rina.step = hdr.bridge.ack_step;
-		hdr.rina.seq = hdr.bridge.ack_seq;
+		hdr.rina.flags = hdr.bridge.md.ack_flags;
+		hdr.rina.step = hdr.bridge.md.ack_step;
+		hdr.rina.seq = hdr.bridge.md.ack_seq;
 		hdr.rina.src_id = em.src_id;
-		hdr.rina.slot = hdr.bridge.ack_slot;
+		hdr.rina.slot = hdr.bridge.md.ack_slot;
 		hdr.rina.n_elem = 1;
 		hdr.rina.num_contrib = 0;
 		hdr.rina.exp = RINA_EXP_NONE;
 		hdr.elems[0].setValid();
-		hdr.elems[0].v = hdr.bridge.ack_seq;
+		hdr.elems[0].v = hdr.bridge.md.ack_seq;
 		RINA_TNA_REPEAT(DROP_WORD)
 	}
 
@@ -114,8 +114,8 @@ control EgressRewrite(inout headers_t hdr, inout egress_metadata_t em,
 		em.keep = 0;
 		em.csum = 0;
 		em.ev_out = 0xff;
-		if (hdr.bridge.emit == 0) {
-			if (eg_md.egress_port == hdr.bridge.ingress_port)
+		if (hdr.bridge.md.emit == 0) {
+			if (eg_md.egress_port == hdr.bridge.md.ingress_port)
 				dp.drop_ctl = 1;
 		} else {
 			replica.apply();
@@ -123,10 +123,10 @@ control EgressRewrite(inout headers_t hdr, inout egress_metadata_t em,
 			if (em.rw_cls == RINA_RW_LOCAL ||
 			    (em.rw_cls == RINA_RW_HOST &&
 			     hdr.rina.ver_op[3:0] != RINA_OP_AG_DATA)) {
-				if (hdr.bridge.emit[0:0] == 1)	/* LOCAL */
+				if (hdr.bridge.md.emit[0:0] == 1) /* LOCAL */
 					em.keep = 1;
-				if (hdr.bridge.emit[1:1] == 1 &&	/* ONE */
-				    em.rw_bit == hdr.bridge.one_bit)
+				if (hdr.bridge.md.emit[1:1] == 1 && /* ONE */
+				    em.rw_bit == hdr.bridge.md.one_bit)
 					em.keep = 1;
 				if (em.keep == 1) {
 					if (hdr.rina.ver_op[3:0] == RINA_OP_ACK)
@@ -135,7 +135,7 @@ control EgressRewrite(inout headers_t hdr, inout egress_metadata_t em,
 						em.ev_out = RINA_TO_AG_MCAST;
 				}
 			} else if (em.rw_cls == RINA_RW_NEXT) {
-				if (hdr.bridge.emit[2:2] == 1) {	/* NEXT */
+				if (hdr.bridge.md.emit[2:2] == 1) { /* NEXT */
 					em.keep = 1;
 					if (hdr.rina.ver_op[3:0] ==
 					    RINA_OP_AG_DATA) {
@@ -146,10 +146,10 @@ control EgressRewrite(inout headers_t hdr, inout egress_metadata_t em,
 					}
 				}
 			} else if (em.rw_cls == RINA_RW_UP) {
-				if (hdr.bridge.emit[3:3] == 1) {	/* UP */
+				if (hdr.bridge.md.emit[3:3] == 1) { /* UP */
 					em.keep = 1;
 					to_ack();
-					if (hdr.bridge.tagged == 1)
+					if (hdr.bridge.md.tagged == 1)
 						ack_len(8 + RINA_HDR_LEN + 4 +
 							RINA_TAG_LEN);
 					else
@@ -157,7 +157,7 @@ control EgressRewrite(inout headers_t hdr, inout egress_metadata_t em,
 					em.ev_out = RINA_TO_ACK_OUT;
 				}
 			} else if (em.rw_cls == RINA_RW_AGENT) {
-				if (hdr.bridge.emit[4:4] == 1) {	/* AGENT */
+				if (hdr.bridge.md.emit[4:4] == 1) { /* AGENT */
 					em.keep = 1;
 					em.ev_out = RINA_TO_AG_AGENT;
 				}
@@ -167,7 +167,7 @@ control EgressRewrite(inout headers_t hdr, inout egress_metadata_t em,
 			} else {
 				hdr.ethernet.dst_addr = em.rw_mac;
 				hdr.ethernet.src_addr = em.agent_mac;
-				hdr.ipv4.diffserv = hdr.bridge.out_ecn;
+				hdr.ipv4.diffserv = hdr.bridge.md.out_ecn;
 				if (hdr.rina.ver_op[3:0] == RINA_OP_ACK)
 					hdr.ipv4.diffserv = 0;
 				hdr.ipv4.identification = 0;

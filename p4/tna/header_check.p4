@@ -11,6 +11,11 @@
 #ifndef _RINA_TNA_HEADER_CHECK_P4_
 #define _RINA_TNA_HEADER_CHECK_P4_
 
+/* the bit patterns of HeaderCheck's two bounds (apply, below) */
+#if 8 + RINA_HDR_LEN != 36 || RINA_MAX_ELEMS != 1024
+#error "HeaderCheck: f_short and f_over test 36 and 1024 by their bits"
+#endif
+
 control HeaderCheck(in headers_t hdr, inout metadata_t meta)
 {
 	bit<16> w4;		/* n_elem * 4 */
@@ -124,7 +129,11 @@ control HeaderCheck(in headers_t hdr, inout metadata_t meta)
 		f_ctrl4 = 0; f_ctrl8 = 0; f_ip = 0;
 		if (!hdr.rina.isValid())
 			f_inval = 1;
-		if (hdr.udp.length < 8 + RINA_HDR_LEN)
+		/* the two comparisons below by their bits: a gateway
+		 * compares at most 12 bits of a field by range, and 16-bit
+		 * bounds other than 2^k cost a stage more computed */
+		if (hdr.udp.length[15:6] == 0 &&	/* < 8 + HDR_LEN */
+		    (hdr.udp.length[5:5] == 0 || hdr.udp.length[4:2] == 0))
 			f_short = 1;
 		if (hdr.rina.ver_op[7:4] != RINA_VERSION)
 			f_ver = 1;
@@ -132,7 +141,8 @@ control HeaderCheck(in headers_t hdr, inout metadata_t meta)
 			f_op_lo = 1;
 		if (hdr.rina.ver_op[3:0] > RINA_OP_CTRL)
 			f_op_hi = 1;
-		if (hdr.rina.n_elem > RINA_MAX_ELEMS)
+		if (hdr.rina.n_elem[15:11] != 0 ||	/* > MAX_ELEMS */
+		    (hdr.rina.n_elem[10:10] == 1 && hdr.rina.n_elem[9:0] != 0))
 			f_over = 1;
 		if (hdr.rina.rsvd == RINA_X_TAG)
 			f_tag = 1;

@@ -11,7 +11,7 @@
 #ifndef _RINA_TNA_JOB_CLASSIFY_P4_
 #define _RINA_TNA_JOB_CLASSIFY_P4_
 
-control JobClassify(in headers_t hdr, inout metadata_t meta)
+control JobClassify(inout headers_t hdr, inout metadata_t meta)
 {
 	action set_job(bit<16> job_idx, bit<16> epoch, bit<16> pool_base,
 		       bit<16> win, bit<16> member, bit<16> ring_len,
@@ -23,7 +23,6 @@ control JobClassify(in headers_t hdr, inout metadata_t meta)
 	{
 		meta.job_hit = 1;
 		meta.j_job_idx = job_idx;
-		meta.j_epoch = epoch;
 		meta.j_pool_base = pool_base;
 		meta.j_win = win;
 		meta.j_member = member;
@@ -32,7 +31,6 @@ control JobClassify(in headers_t hdr, inout metadata_t meta)
 		meta.j_up_bit_idx = up_bit_idx;
 		meta.j_local_mask = local_mask;
 		meta.j_mgrp = mgrp;
-		meta.j_src_id = src_id;
 		meta.j_agent_mac = agent_mac;
 		meta.agent_ip = agent_ip;
 		meta.agent_port = agent_port;
@@ -40,6 +38,12 @@ control JobClassify(in headers_t hdr, inout metadata_t meta)
 		meta.j_tag = tag;
 		meta.win_mask = pool_mask;
 		meta.base2 = pool_base2;
+		/* the second pass's copies, where they are known */
+		hdr.recirc.epoch32 = (bit<32>)epoch;
+		hdr.recirc.mgrp = mgrp;
+		hdr.recirc.src_id = src_id;
+		hdr.recirc.job_idx = job_idx;
+		hdr.recirc.tagged = tagged;
 	}
 
 	table rina_job {
@@ -59,6 +63,7 @@ control JobClassify(in headers_t hdr, inout metadata_t meta)
 		meta.worker_hit = 1;
 		meta.one_bit = bit_idx;
 		meta.cbit = cbit;
+		hdr.recirc.one_bit = bit_idx;
 	}
 
 	table rina_worker {
@@ -94,7 +99,7 @@ control JobClassify(in headers_t hdr, inout metadata_t meta)
 	 * one entry per (job, P) the job uses (Documentation/tofino.md) */
 	action set_ag_off(bit<32> off)
 	{
-		meta.ag_off = off;
+		hdr.recirc.ag_off = off;
 	}
 
 	table ag_seq {
@@ -111,7 +116,6 @@ control JobClassify(in headers_t hdr, inout metadata_t meta)
 		meta.job_hit = 0;
 		meta.worker_hit = 0;
 		meta.up_bit = 0;
-		meta.ag_off = 0;
 		meta.cbit = 0;
 		meta.one_bit = 0;
 		rina_job.apply();

@@ -25,9 +25,16 @@ parser RinaIngressParser(packet_in pkt, out headers_t hdr,
 		}
 	}
 
-	/* a contribution's second pass: what the first pass found */
+	/* a contribution's second pass: what the first pass found; the
+	 * job's fields where the tail of the pass reads them (an action
+	 * copying them would need a source each) */
 	state parse_recirc {
 		pkt.extract(hdr.recirc);
+		meta.j_mgrp = hdr.recirc.mgrp;
+		meta.j_job_idx = hdr.recirc.job_idx;
+		meta.j_tagged = hdr.recirc.tagged;
+		meta.one_bit = hdr.recirc.one_bit;
+		meta.in_port = hdr.recirc.ingress_port;
 		transition parse_ethernet;
 	}
 
@@ -101,7 +108,7 @@ parser RinaEgressParser(packet_in pkt, out headers_t hdr,
 	state start {
 		pkt.extract(eg_md);
 		pkt.extract(hdr.bridge);
-		transition select(hdr.bridge.emit) {
+		transition select(hdr.bridge.md.emit) {
 			0: accept;
 			default: parse_ethernet;
 		}
@@ -113,7 +120,7 @@ parser RinaEgressParser(packet_in pkt, out headers_t hdr,
 		pkt.extract(hdr.ipv4);
 		pkt.extract(hdr.udp);
 		pkt.extract(hdr.rina);
-		transition select(hdr.bridge.words, hdr.rina.n_elem) {
+		transition select(hdr.bridge.md.words, hdr.rina.n_elem) {
 			(1, 1 .. RINA_TNA_ELEMS): word_0;
 			default: accept;
 		}

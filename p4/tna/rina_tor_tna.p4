@@ -62,7 +62,9 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 	 * RINA_TOR_POOL_SIZE for the other set; the same slots, laid out
 	 * so that one mask and one add find them, with set_job's pool_mask
 	 * = 2 * win - 1 and pool_base2 = 2 * pool_base). In tables of their
-	 * own: a register index must be a field, not an expression.
+	 * own: a register index must be a field, not an expression; and
+	 * the copy into the recirculation header is one more (the add's
+	 * two sources and the pad beside the index would be three).
 	 */
 	action set_index()
 	{
@@ -86,6 +88,8 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 		size = 1;
 	}
 
+	COMPUTE(recirc_idx, hdr.recirc.reg_idx = meta.reg_idx;)
+
 	/* the contribution's checks as fields a table matches 0 against */
 	bit<16> d_ring;		/* L - chunk, saturated: 0 when chunk >= L */
 	bit<16> d_win;		/* W_t - p_chunk, saturated */
@@ -95,7 +99,6 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 	bit<1> go;
 	bit<1> ag;
 	bit<32> claim_up;	/* cbit | up_bit */
-	bit<32> rem_up;		/* full ^ up_bit: the upstream partial's */
 
 	COMPUTE(contrib_pre,
 		d_ring = meta.j_ring_len |-| hdr.rina.chunk;
@@ -104,120 +107,106 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 		x_own = hdr.rina.chunk ^ meta.j_own_chunk;
 		meta.full = meta.j_local_mask | meta.up_bit;
 		claim_up = meta.cbit | meta.up_bit;
-		meta.key = hdr.rina.slot ++ 16w0;
-		meta.epoch32 = (bit<32>)meta.j_epoch;)
-	COMPUTE(rem_pre,
-		meta.rem = meta.full ^ meta.cbit;
-		meta.claim = meta.full ^ claim_up;
-		rem_up = meta.full ^ meta.up_bit;)
+		/* the key's low half is 0 from the first pass's start:
+		 * a constant beside a moved field is one source too many */
+		hdr.recirc.key[31:16] = hdr.rina.slot;)
 	bit<16> hop16;
 	bit<16> hops_left;	/* L - hop, saturated (AllGather) */
 
 	COMPUTE(ag_hop, hop16 = (bit<16>)hdr.rina.hop;)
 	COMPUTE(ag_left, hops_left = meta.j_ring_len |-| hop16;)
+	/* in an action of its own: the pad beside the port (written at
+	 * the pass's start) is its container's second source already */
+	COMPUTE(recirc_port, hdr.recirc.ingress_port = ig_md.ingress_port;)
+
+	/*
+	 * The slot registers' operands. rem: full ^ up_bit for a partial,
+	 * full ^ (cbit | up_bit) for the member's own first chunk (no
+	 * upstream partial), full ^ cbit for any other contribution; cbit,
+	 * the contributor's own bit: the worker's, up_bit for a partial
+	 * (v1model's meta.bit; slot_bits tells a duplicate by it). Keyed on
+	 * the opcode, not job_verdict's outcome, so that it does not wait
+	 * for it; only a contribution that passed recirculates.
+	 */
+	action ops_contrib()
+	{
+		hdr.recirc.rem = meta.full ^ meta.cbit;
+		hdr.recirc.cbit = meta.cbit;
+	}
+
+	action ops_first()
+	{
+		hdr.recirc.rem = meta.full ^ claim_up;
+		hdr.recirc.cbit = meta.cbit;
+	}
+
+	action ops_partial()
+	{
+		hdr.recirc.rem = meta.full ^ meta.up_bit;
+		hdr.recirc.cbit = meta.up_bit;
+	}
+
+	table operands {
+		key = {
+			hdr.rina.ver_op[3:0] : ternary @name("op");
+			x_member : ternary;
+		}
+		actions = { ops_contrib; ops_first; ops_partial; }
+		size = 4;
+		const entries = {
+			(RINA_OP_SR_PARTIAL, _) : ops_partial();
+			(_, 0) : ops_first();
+		}
+		default_action = ops_contrib();
+	}
 
 	/*
 	 * A contribution's second pass (Documentation/tofino.md, "Pass
 	 * structure"): the recirculation header carries what the checks
 	 * found, the frame goes to the recirculation port of pipe 0, whose
 	 * ingress holds every slot register (one pipe's registers, whatever
-	 * port the contribution came in on). rem, the slot registers'
-	 * operand: full ^ up_bit for a partial, full ^ (cbit | up_bit) for
-	 * the member's own first chunk (no upstream partial), full ^ cbit
-	 * for any other contribution; cbit, the contributor's own bit: the
-	 * worker's, up_bit for a partial (v1model's meta.bit; slot_bits
-	 * tells a duplicate by it); st_in: the input OVERFLOW flag and a
-	 * CE mark (ST_UP_CE for a partial, ST_CE for a contribution).
+	 * port the contribution came in on). st_in: the input OVERFLOW
+	 * flag and a CE mark (ST_UP_CE for a partial, ST_CE for a
+	 * contribution). Constants and action data only: one source.
 	 */
-	action to_pass2(bit<32> rem, bit<32> cbit, bit<8> st_in)
+	action to_pass2(bit<8> st_in)
 	{
-		hdr.recirc.setValid();
-		hdr.recirc.key = meta.key;
-		hdr.recirc.epoch32 = meta.epoch32;
-		hdr.recirc.rem = rem;
-		hdr.recirc.cbit = cbit;
-		hdr.recirc.ag_off = meta.ag_off;
-		hdr.recirc.mgrp = meta.j_mgrp;
-		hdr.recirc.src_id = meta.j_src_id;
-		hdr.recirc.job_idx = meta.j_job_idx[7:0];
-		hdr.recirc.one_bit = meta.one_bit;
 		hdr.recirc.st_in = st_in;
-		hdr.recirc.own = meta.own;
-		hdr.recirc.own_first = meta.own_first;
-		hdr.recirc.is_partial = meta.is_partial;
-		hdr.recirc.is_max = meta.is_max;
-		hdr.recirc.tagged = meta.j_tagged;
-		hdr.recirc.ring_gt1 = meta.ring_gt1;
-		hdr.recirc.pad_own = 0;
-		hdr.recirc.pad_first = 0;
-		hdr.recirc.pad_partial = 0;
-		hdr.recirc.pad_max = 0;
-		hdr.recirc.pad_tagged = 0;
-		hdr.recirc.pad_ring = 0;
-		hdr.recirc.pad1 = 0;
-		hdr.recirc.reg_idx = meta.reg_idx;
-		hdr.recirc.pad2 = 0;
-		hdr.recirc.ingress_port = ig_md.ingress_port;
 		tm.ucast_egress_port = RINA_TNA_RECIRC_PORT;
 		meta.recirc = 1;
 	}
 
-	action to_pass2_contrib(bit<8> st_in)
-	{
-		to_pass2(meta.rem, meta.cbit, st_in);
-	}
-
-	action to_pass2_first(bit<8> st_in)
-	{
-		to_pass2(meta.claim, meta.cbit, st_in);
-	}
-
 	action to_pass2_partial(bit<8> st_in)
 	{
-		to_pass2(rem_up, meta.up_bit, st_in);
+		to_pass2(st_in);
+		hdr.recirc.is_partial = 1;
 	}
 
 #define ST_IN(OVF, CE)	((OVF) * 0x02 | (CE))
 	table pass2 {
 		key = {
 			meta.is_partial : exact;
-			x_member : ternary;
 			hdr.rina.flags[4:4] : exact @name("overflow");
 			hdr.ipv4.diffserv[1:0] : ternary @name("ecn");
 		}
-		actions = { to_pass2_contrib; to_pass2_first;
-			    to_pass2_partial; }
-		size = 16;
+		actions = { to_pass2; to_pass2_partial; }
+		size = 8;
 		const entries = {
-			(1, _, 0, RINA_ECN_CE) :
+			(1, 0, RINA_ECN_CE) :
 				to_pass2_partial(ST_IN(0, RINA_SLOT_ST_UP_CE));
-			(1, _, 1, RINA_ECN_CE) :
+			(1, 1, RINA_ECN_CE) :
 				to_pass2_partial(ST_IN(1, RINA_SLOT_ST_UP_CE));
-			(1, _, 0, _) : to_pass2_partial(ST_IN(0, 0));
-			(1, _, 1, _) : to_pass2_partial(ST_IN(1, 0));
-			(0, 0, 0, RINA_ECN_CE) :
-				to_pass2_first(ST_IN(0, RINA_SLOT_ST_CE));
-			(0, 0, 1, RINA_ECN_CE) :
-				to_pass2_first(ST_IN(1, RINA_SLOT_ST_CE));
-			(0, 0, 0, _) : to_pass2_first(ST_IN(0, 0));
-			(0, 0, 1, _) : to_pass2_first(ST_IN(1, 0));
-			(0, _, 0, RINA_ECN_CE) :
-				to_pass2_contrib(ST_IN(0, RINA_SLOT_ST_CE));
-			(0, _, 1, RINA_ECN_CE) :
-				to_pass2_contrib(ST_IN(1, RINA_SLOT_ST_CE));
-			(0, _, 0, _) : to_pass2_contrib(ST_IN(0, 0));
-			(0, _, 1, _) : to_pass2_contrib(ST_IN(1, 0));
+			(1, 0, _) : to_pass2_partial(ST_IN(0, 0));
+			(1, 1, _) : to_pass2_partial(ST_IN(1, 0));
+			(0, 0, RINA_ECN_CE) :
+				to_pass2(ST_IN(0, RINA_SLOT_ST_CE));
+			(0, 1, RINA_ECN_CE) :
+				to_pass2(ST_IN(1, RINA_SLOT_ST_CE));
+			(0, 0, _) : to_pass2(ST_IN(0, 0));
+			(0, 1, _) : to_pass2(ST_IN(1, 0));
 		}
-		default_action = to_pass2_contrib(0);
+		default_action = to_pass2(0);
 	}
-
-	/* the second pass: the job's fields where the tail expects them */
-	COMPUTE(from_pass1,
-		meta.j_mgrp = hdr.recirc.mgrp;
-		meta.j_job_idx = (bit<16>)hdr.recirc.job_idx;
-		meta.j_tagged = hdr.recirc.tagged;
-		meta.one_bit = hdr.recirc.one_bit;
-		meta.in_port = hdr.recirc.ingress_port;)
 
 	/* which packet this is for the switch (tor_ctr) */
 	action tor_class(bit<8> id, bit<1> f, bit<1> ok)
@@ -278,7 +267,7 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 		go = 1;
 		meta.is_partial = 1;
 		meta.one_bit = meta.j_up_bit_idx;
-		meta.rem = rem_up;
+		hdr.recirc.one_bit = meta.j_up_bit_idx;
 	}
 
 	action job_ag(bit<32> ev)
@@ -362,65 +351,83 @@ control RinaIngress(inout headers_t hdr, inout metadata_t meta,
 
 		if (!hdr.recirc.isValid()) {
 			/* first pass: checks, lookups, AG/ACK, the rest
-			 * forwarded; a contribution recirculates */
-			meta.own = 0;
-			meta.own_first = 0;
+			 * forwarded; a contribution recirculates. The
+			 * recirculation header is filled as the pass goes
+			 * (types.p4): its constants first, here. */
+			hdr.recirc.setValid();
+			hdr.recirc.key[15:0] = 0;
+			hdr.recirc.ag_off = 0;
+			hdr.recirc.pad_own = 0;
+			hdr.recirc.own = 0;
+			hdr.recirc.pad_first = 0;
+			hdr.recirc.own_first = 0;
+			hdr.recirc.pad_partial = 0;
+			hdr.recirc.is_partial = 0;
+			hdr.recirc.pad_max = 0;
+			hdr.recirc.is_max = 0;
+			hdr.recirc.pad_tagged = 0;
+			hdr.recirc.pad_ring = 0;
+			hdr.recirc.ring_gt1 = 0;
+			hdr.recirc.pad_port = 0;
+			hdr.recirc.pad_idx = 0;
 			meta.is_partial = 0;
-			meta.is_max = 0;
-			meta.ring_gt1 = 0;
 			meta.in_port = ig_md.ingress_port;
 			header_check.apply(hdr, meta);
 			job_classify.apply(hdr, meta);
 			tag_check.apply(hdr, meta);
 			drop_sim.apply(hdr, meta.drop);
 			contrib_pre.apply();
-			rem_pre.apply();
+			operands.apply();
 			ag_hop.apply();
 			ag_left.apply();
+			recirc_port.apply();
 			slot_index.apply();
 			tor_verdict.apply();
 			job_verdict.apply();
 			slot_base.apply();
+			recirc_idx.apply();
 			if (x_own == 0)
-				meta.own = 1;
+				hdr.recirc.own = 1;
 			if (x_member == 0)
-				meta.own_first = 1;
+				hdr.recirc.own_first = 1;
 			if (hdr.rina.dtype_op[3:0] == RINA_WIRE_MAX)
-				meta.is_max = 1;
+				hdr.recirc.is_max = 1;
 			if (meta.j_ring_len > 1)
-				meta.ring_gt1 = 1;
+				hdr.recirc.ring_gt1 = 1;
 			if (ag == 1) {
 				allgather.apply(hdr, meta, hops_left);
 			} else if (go == 1) {
 				pass2.apply();
 			}
 		} else {
-			/* second pass, on pipe 0: the slot and its result */
+			/* second pass, on pipe 0: the slot and its result;
+			 * the parser copied the job's fields into meta */
 			meta.tor_id = 0xff;
-			from_pass1.apply();
 			slot_tag.apply(hdr.recirc, meta);
 			slot_meta.apply(hdr, hdr.recirc, meta);
 			adders.apply(hdr, hdr.recirc, meta);
 			next_step.apply(hdr, hdr.recirc, meta);
-			hdr.recirc.setInvalid();
 		}
+		/* only a first pass going to the second keeps it */
+		if (meta.recirc == 0)
+			hdr.recirc.setInvalid();
 
 		hdr.bridge.setValid();
-		hdr.bridge.emit = meta.emit;
-		hdr.bridge.ingress_port = meta.in_port;
+		hdr.bridge.md.emit = meta.emit;
+		hdr.bridge.md.ingress_port = meta.in_port;
 		if (meta.emit != 0) {
 			tm.mcast_grp_a = meta.j_mgrp;
-			hdr.bridge.one_bit = meta.one_bit;
-			hdr.bridge.out_ecn = meta.out_ecn;
-			hdr.bridge.ack_flags = meta.ack_flags;
-			hdr.bridge.ack_step = meta.ack_step;
-			hdr.bridge.ack_slot = meta.ack_slot;
-			hdr.bridge.ack_seq = meta.ack_seq;
-			hdr.bridge.job_idx = meta.j_job_idx[7:0];
-			hdr.bridge.tagged = meta.j_tagged;
-			hdr.bridge.words = 0;
+			hdr.bridge.md.one_bit = meta.one_bit;
+			hdr.bridge.md.out_ecn = meta.out_ecn;
+			hdr.bridge.md.ack_flags = meta.ack_flags;
+			hdr.bridge.md.ack_step = meta.ack_step;
+			hdr.bridge.md.ack_slot = meta.ack_slot;
+			hdr.bridge.md.ack_seq = meta.ack_seq;
+			hdr.bridge.md.job_idx = meta.j_job_idx[7:0];
+			hdr.bridge.md.tagged = meta.j_tagged;
+			hdr.bridge.md.words = 0;
 			if (meta.emit[3:3] == 1 && hdr.elems[0].isValid())
-				hdr.bridge.words = 1;	/* UP: cut an ACK */
+				hdr.bridge.md.words = 1; /* UP: cut an ACK */
 		} else if (meta.fwd == 1) {
 			l2_fwd.apply(hdr, meta, tm);
 		} else if (meta.recirc == 0) {

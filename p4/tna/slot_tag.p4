@@ -137,15 +137,18 @@ control SlotTag(in recirc_t r, inout metadata_t meta)
 
 	table tag_op {
 		key = { meta.p_age : exact; }
-		actions = { tag_claim; tag_reclaim; tag_join; }
+		actions = { tag_claim; tag_reclaim; tag_join; NoAction; }
 		size = 4;
+		/* every predicate value has its entry, and no default runs
+		 * a RegisterAction: the compiler refuses a default action
+		 * that needs the hash distribution unit (the index) */
 		const entries = {
 			P_LO : tag_claim();
 			P_BOTH : tag_claim();
 			P_HI : tag_reclaim();
 			P_NONE : tag_join();
 		}
-		default_action = tag_join();
+		default_action = NoAction();
 	}
 
 	action v_fresh()

@@ -15,22 +15,27 @@
  * Small: Tofino 1's egress parser reads at most 160 bytes, and the
  * replica that becomes the ACK to upstream parses the payload words
  * after it. The job's source address comes from egress's job_src table.
+ * @flexible: the compiler orders and pads the fields, so that each one
+ * sits where the one action copying it into the header can reach it
+ * with the two sources a container allows (Tofino's action constraints).
  */
-header bridge_t {
+@flexible
+struct bridge_md_t {
 	bit<8>	emit;		/* RINA_EMIT_*: 0 for plain traffic */
 	bit<8>	one_bit;
 	bit<8>	out_ecn;
 	bit<8>	ack_flags;
 	bit<8>	ack_step;
 	bit<8>	job_idx;
-	bit<7>	pad0;
 	bit<1>	words;		/* payload words parsed again in egress */
-	bit<7>	pad1;
 	bit<1>	tagged;
-	bit<7>	pad2;
 	bit<9>	ingress_port;
 	bit<16>	ack_slot;
 	bit<32>	ack_seq;
+}
+
+header bridge_t {
+	bridge_md_t	md;
 }
 
 /*
@@ -38,7 +43,15 @@ header bridge_t {
  * tofino.md, "Pass structure"): ahead of the frame on the recirculation
  * port only, never on the wire. The job's fields the second pass needs
  * (it does not look the job up again) and the contribution's operands of
- * the slot registers, all computed by the checks of the first pass.
+ * the slot registers. The first pass writes each field where it is
+ * computed, not by one copy at the end: an action may give a container
+ * two sources at most (or one and a constant, not shifted), and one copy
+ * of 20 fields packed in this header needed far more. So the fields
+ * start on a byte, except the flags, the index and the port beside
+ * their pads; the pass's first action writes every constant (pads,
+ * flags, the key's low half), so that a later action finds at most the
+ * field it writes and one pad in a container. The second pass reads the
+ * fields in place, the job's through its parser (no action).
  */
 header recirc_t {
 	bit<32>	key;		/* wire slot << 16 */
@@ -48,11 +61,11 @@ header recirc_t {
 	bit<32>	ag_off;
 	bit<16>	mgrp;
 	bit<16>	src_id;
-	bit<8>	job_idx;
+	bit<16>	job_idx;
+	bit<3>	pad_idx;
+	slot_idx_t reg_idx;
 	bit<8>	one_bit;
 	bit<8>	st_in;
-	/* one flag a byte, as in bridge_t: one action writes them all, and
-	 * a container takes at most two sources in one action */
 	bit<7>	pad_own;
 	bit<1>	own;
 	bit<7>	pad_first;
@@ -65,9 +78,7 @@ header recirc_t {
 	bit<1>	tagged;
 	bit<7>	pad_ring;
 	bit<1>	ring_gt1;	/* ring_len > 1 */
-	bit<3>	pad1;
-	slot_idx_t reg_idx;
-	bit<7>	pad2;
+	bit<7>	pad_port;
 	bit<9>	ingress_port;	/* where the frame came in */
 }
 
@@ -92,7 +103,6 @@ struct metadata_t {
 	bit<1>	drop;
 	/* set_job */
 	bit<16>	j_job_idx;
-	bit<16>	j_epoch;
 	bit<16>	j_pool_base;
 	bit<16>	j_win;
 	bit<16>	j_member;
@@ -101,7 +111,6 @@ struct metadata_t {
 	bit<8>	j_up_bit_idx;
 	bit<32>	j_local_mask;
 	bit<16>	j_mgrp;
-	bit<16>	j_src_id;
 	bit<48>	j_agent_mac;
 	bit<32>	agent_ip;
 	bit<16>	agent_port;
@@ -112,19 +121,12 @@ struct metadata_t {
 	bit<16>	base2;		/* 2 * pool_base */
 	bit<32>	up_bit;
 	bit<32>	full;		/* local_mask | up_bit */
-	bit<32>	ag_off;		/* ring_len * p_chunk (table ag_seq) */
 	bit<16>	ctr_base;	/* job_idx * RINA_TNA_CTR_STRIDE */
 	/* contribution */
 	bit<32>	cbit;
 	bit<8>	one_bit;
-	bit<32>	claim;		/* cbit plus the upstream bit (chunk i) */
-	bit<32>	rem;		/* full & ~claim: SlotTag's operand */
-	bit<1>	own;
-	bit<1>	own_first;	/* chunk == member: no upstream partial */
 	bit<1>	is_partial;
 	slot_idx_t reg_idx;
-	bit<32>	key;		/* wire slot << 16: serial age in 32 bits */
-	bit<32>	epoch32;
 	bit<4>	p_age;		/* SlotTag's stateful predicates */
 	bit<4>	p_tag;
 	bit<32>	old_bitmap;	/* missing before this packet */
@@ -134,13 +136,10 @@ struct metadata_t {
 	bit<8>	emit_dd;	/* what a DUP_DONE contribution emits */
 	bit<1>	fwd;		/* plain forwarding (l2_fwd) */
 	bit<1>	recirc;		/* to the second pass */
-	bit<1>	ring_gt1;	/* ring_len > 1 */
 	bit<9>	in_port;	/* where the frame came in (first pass) */
 	bit<8>	verdict;
 	bit<1>	done_now;
 	bit<1>	overflow;
-	bit<1>	is_max;
-	bit<8>	st_in;		/* what the packet adds to the slot state */
 	bit<8>	s_state;
 	bit<8>	s_exp;
 	bit<16>	s_ncontrib;
@@ -157,6 +156,9 @@ struct metadata_t {
 	bit<16>	ctr_a;
 	bit<16>	ctr_b;
 	bit<16>	ctr_c;
+	bit<1>	cnt_a;		/* ctr_a holds an event to count */
+	bit<1>	cnt_b;
+	bit<1>	cnt_c;
 	bit<8>	tor_id;
 }
 
