@@ -202,7 +202,7 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	a->held.n = 0;
 	a->ag_up.n = 0;
 	a->rack.ts = 0;
-	a->timer = 0;
+	a->last_news = 0;
 	a->max_round = 0;
 	if (a->active)
 		a->st.sessions++;

@@ -272,7 +272,7 @@ struct rina_agent_core {
 	struct rina_agent_ag	**fifo;	/* unACKed, send order */
 	__u32			fifo_head, fifo_tail, fifo_cap;
 	struct rina_rack	rack;	/* downstream (rack.h) */
-	__u64			timer;	/* retransmission timer, 0: stopped */
+	__u64			last_news;	/* last ACK that acked something */
 	__u32			backoff;
 	struct rina_rtt		rtt;		/* downstream (rtt.h) */
 	struct rina_cc		cc;		/* downstream (cc.h) */

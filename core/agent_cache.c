@@ -162,9 +162,16 @@ void rina_agent_ag_send_down(struct rina_agent_core *a, struct rina_agent_ag *e,
 /*
  * Retransmit downstream what is lost (RACK: sent before something that
  * was acknowledged), or the oldest packet when the one retransmission
- * timer fires. As TCP's, the timer restarts whenever an ACK brings news,
- * so packets that merely wait behind others never fire it; it backs off
- * while nothing comes back. Both within the congestion window's
+ * timer fires. As TCP's, the timer restarts whenever an ACK brings news
+ * (RFC 6298 5.3: the oldest packet is due RTO after the later of its
+ * sending and that ACK), so packets that merely wait behind others never
+ * fire it; it backs off while nothing comes back. Timed from each
+ * packet's sending instead, it fired on ACKs that waited in two full
+ * host queues (the downstream agent's host uplink, ours downlink): on a
+ * shaped 4x2 all-INA ring each agent resent some 1700 allgather packets
+ * in 7 calls, every one a duplicate downstream, and each reached every
+ * later rack's workers again (performance-notes.md, "The agents' timer
+ * and RACK"). Both within the congestion window's
  * retransmission credit (cwnd per round trip, core/cc.h): the first
  * copies downstream go as slots complete (the ToR's, or ours without
  * one), and a burst of repairs on top of them overflows the downstream
@@ -178,6 +185,7 @@ __u64 rina_agent_ag_retransmit(struct rina_agent_core *a)
 					   RINA_CC_RETX_PERIOD_MIN_US,
 					   RINA_AGENT_RTO_MAX_US, now);
 	int timer_used = 0, lost;
+	__u64 since;
 
 	while (a->fifo_head != a->fifo_tail) {
 		struct rina_agent_ag *e = a->fifo[a->fifo_head];
@@ -187,8 +195,9 @@ __u64 rina_agent_ag_retransmit(struct rina_agent_core *a)
 			continue;
 		}
 		lost = rina_rack_lost(&a->rack, e->t_sent, reo);
-		if (!lost && e->t_sent + e->rto > now)
-			return e->t_sent + e->rto - now;
+		since = e->t_sent > a->last_news ? e->t_sent : a->last_news;
+		if (!lost && since + e->rto > now)
+			return since + e->rto - now;
 		if (!lost) {
 			/* timer: one per pass, as ring.c explains */
 			if (timer_used)
@@ -389,9 +398,16 @@ void rina_agent_ack_from_downstream(struct rina_agent_core *a,
 		if (e && !e->acked) {
 			e->acked = 1;
 			acked++;
-			a->timer = 0;	/* news: restart the timer */
-			if (!e->tries)
-				rina_rtt_update(&a->rtt, now - e->t_sent, now);
+			a->last_news = now;	/* restarts the timer */
+			/*
+			 * Karn: a resent packet's ACK may be its first copy's,
+			 * late; taking the resend's time for it, RACK judged
+			 * lost everything stored between the two copies (as
+			 * the ring member's rack_takes() explains)
+			 */
+			if (e->tries)
+				continue;
+			rina_rtt_update(&a->rtt, now - e->t_sent, now);
 			rina_rack_acked(&a->rack, e->t_sent);
 		}
 	}
