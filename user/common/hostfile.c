@@ -140,8 +140,8 @@ int rina_rackmap_line(char *line, const char **host, unsigned int *rack,
 		return -1;
 	}
 	if (parse_uint(r, 0, 65535, &v)) {
-		snprintf(err, errlen, "rack \"%.40s\" is not a number in 0..65535",
-			 r);
+		snprintf(err, errlen,
+			 "rack \"%.40s\" is not a number in 0..65535", r);
 		return -1;
 	}
 	*rack = (unsigned int)v;
@@ -188,7 +188,8 @@ int rina_tasks_per_node(const char *s, unsigned int *ranks, int n,
 	if (i == n)
 		return 0;
 bad:
-	snprintf(err, errlen, "\"%.60s\" does not give a count for each of the %d hosts",
+	snprintf(err, errlen,
+		 "\"%.60s\" does not give a count for each of the %d hosts",
 		 s, n);
 	return -1;
 }
