@@ -168,7 +168,8 @@ check: deps
 # their own sanitizers) and the P4 program's bmv2 build (p4c's output,
 # the same under any SANITIZE; minutes of p4c).
 san-build: $$(filter-out $$(KMOD_KOS) $$(SIM_BIN) $$(RINA_C10D_STAMP) \
-	$$(BIN)/mpi-bench %/fuzz_hdr %/fuzz_rx %/fuzz_tor %/fuzz_tor_ctrl \
+	$$(BIN)/mpi-bench %/fuzz_hdr %/fuzz_rx %/fuzz_jobgen %/fuzz_tor \
+	%/fuzz_tor_ctrl \
 	$$(P4_JSON),$$(ALL_TARGETS))
 
 # make check runs a subset under each sanitizer (selftests/TESTS.asan and
@@ -183,12 +184,14 @@ check-san: deps
 FUZZ_S ?= 600
 fuzz:
 	$(Q)$(MAKE) --no-print-directory $(SELFTEST_BIN)/fuzz_hdr \
-		$(SELFTEST_BIN)/fuzz_rx $(TOR_TEST_DIR)/fuzz_tor \
-		$(TOR_TEST_DIR)/fuzz_tor_ctrl
+		$(SELFTEST_BIN)/fuzz_rx $(SELFTEST_BIN)/fuzz_jobgen \
+		$(TOR_TEST_DIR)/fuzz_tor $(TOR_TEST_DIR)/fuzz_tor_ctrl
 	$(Q)rc=0; \
 	$(TOP)/selftests/core/fuzz.sh $(FUZZ_S) || rc=1; \
 	$(TOP)/selftests/scripts/fuzz_run.sh $(SELFTEST_BIN)/fuzz_rx \
 		$(TOP)/selftests/core/corpus/fuzz_rx $(FUZZ_S) || rc=1; \
+	$(TOP)/selftests/scripts/fuzz_run.sh $(SELFTEST_BIN)/fuzz_jobgen \
+		$(TOP)/selftests/core/corpus/fuzz_jobgen $(FUZZ_S) || rc=1; \
 	$(TOP)/selftests/tor/fuzz.sh $(FUZZ_S) || rc=1; \
 	$(TOP)/selftests/scripts/fuzz_run.sh $(TOR_TEST_DIR)/fuzz_tor_ctrl \
 		$(TOP)/selftests/tor/corpus/fuzz_tor_ctrl $(FUZZ_S) || rc=1; \

@@ -18,7 +18,7 @@ PKGS=(
 	python3-numpy python3-torch python3-setuptools python3-pip
 	libtorch-dev pybind11-dev
 	libns3-dev ns3 python3-matplotlib
-	python3-prometheus-client python3-yaml
+	python3-prometheus-client python3-yaml python3-hypothesis
 	scdoc mandoc debhelper dh-dkms dh-python dkms lintian dpkg-dev fakeroot
 	chrpath
 )

@@ -83,3 +83,14 @@ ALL_TARGETS += $(SELFTEST_BIN)/rx_reorder.so
 $(SELFTEST_BIN)/rx_reorder.so: $(TOP)/selftests/net/rx_reorder.c \
 		$(TOP)/selftests/net/rx_shim.h
 	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)
+
+# libFuzzer target for rinactl job gen's input parsers: Slurm host
+# lists, hostfile and rack-map lines, SLURM_TASKS_PER_NODE
+# (selftests/core/fuzz_jobgen.c), from source like fuzz_hdr.
+ALL_TARGETS += $(SELFTEST_BIN)/fuzz_jobgen
+FUZZ_JOBGEN_SRCS := $(TOP)/selftests/core/fuzz_jobgen.c \
+	$(TOP)/user/common/nodelist.c $(TOP)/user/common/hostfile.c
+$(SELFTEST_BIN)/fuzz_jobgen: $(FUZZ_JOBGEN_SRCS) \
+		$(TOP)/user/common/nodelist.h $(TOP)/user/common/hostfile.h
+	$(call clang-fuzz,$(COMMON_CFLAGS) -O1 -I$(TOP)/user/common \
+		-fno-sanitize-recover=undefined,$(FUZZ_JOBGEN_SRCS))

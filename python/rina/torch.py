@@ -26,6 +26,7 @@ import glob
 import hashlib
 import importlib.machinery
 import importlib.util
+import ipaddress
 import json
 import os
 import re
@@ -178,6 +179,9 @@ def _my_addr(env):
     """This rank's IPv4 address: RINA_ADDR, else the source address of
     the route to MASTER_ADDR, else what the host name resolves to."""
     if env.get("RINA_ADDR"):
+        if not _is_ipv4(env["RINA_ADDR"]):
+            raise RuntimeError("rina backend: RINA_ADDR=%r is not an IPv4 "
+                               "address" % env["RINA_ADDR"][:60])
         return env["RINA_ADDR"]
     master = env.get("MASTER_ADDR")
     if master:
@@ -219,6 +223,91 @@ def _my_rack(env, addr, racks_of):
                                % (rule, host))
         return int(m.group(1)), "RINA_RACK_FROM_HOST"
     return 0, "default"
+
+
+def _is_ipv4(a):
+    """a is an IPv4 address in dotted-quad form, as the job file's rank
+    lines take it (no host name, no other spelling)."""
+    try:
+        return isinstance(a, str) and str(ipaddress.IPv4Address(a)) == a
+    except ValueError:
+        return False
+
+
+# What a rank publishes at rina/rank/N (_create's "me"), field by field:
+# its type and what its value must satisfy. Only these fields are read.
+_SRC_MAX = 4096
+
+
+def _short(v):
+    r = repr(v)
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
+def _text_ok(v):
+    return len(v) <= _SRC_MAX and v.isprintable()
+
+
+_RECORD = {
+    "addr": (str, _is_ipv4, "an IPv4 address"),
+    "rack": (int, lambda v: 0 <= v <= 65535, "a rack number 0..65535"),
+    "port": (int, lambda v: 0 < v <= 65535, "a UDP port"),
+    "size": (int, lambda v: 0 < v <= 1 << 20, "a world size"),
+    "settings": (str, lambda v: re.fullmatch("[0-9a-f]{16}", v) is not None,
+                 "a settings digest"),
+    "host": (str, _text_ok, "a host name"),
+    "rack_src": (str, _text_ok, "printable text"),
+    "port_src": (str, _text_ok, "printable text"),
+    "settings_src": (str, _text_ok, "printable text"),
+    "size_src": (str, _text_ok, "printable text"),
+}
+
+
+def parse_record(raw, rank):
+    """Rank rank's rendezvous record (the bytes at rina/rank/RANK) as a
+    dict of _RECORD's fields, each of its type and within its bounds; a
+    ValueError naming the rank and the field otherwise. The store is
+    anyone's who reaches it (a rank of another version, another job's
+    process on the same store): what it holds becomes lines of the job
+    text and words of error messages only through here."""
+    def bad(why):
+        return ValueError("rank %d's rendezvous record (rina/rank/%d): %s"
+                          % (rank, rank, why))
+    try:
+        rec = json.loads(bytes(raw).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise bad("not JSON: %s" % _short(str(e))) from None
+    if not isinstance(rec, dict):
+        raise bad("not a JSON object: %s" % _short(rec))
+    out = {}
+    for key, (typ, ok, what) in _RECORD.items():
+        if key not in rec:
+            raise bad("no %s" % key)
+        v = rec[key]
+        # bool is an int to isinstance; a record's numbers never are
+        if type(v) is not typ or not ok(v):
+            raise bad("%s %s is not %s" % (key, _short(v), what))
+        out[key] = v
+    return out
+
+
+def parse_job_id(raw):
+    """rina/job_id (rank 0's pick): 1..65535, else a ValueError."""
+    t = bytes(raw).decode("ascii", "replace")
+    if not re.fullmatch("[1-9][0-9]{0,4}", t) or int(t) > 65535:
+        raise ValueError("rina/job_id %s is not a job id 1..65535"
+                         % _short(t))
+    return int(t)
+
+
+def parse_secret(raw):
+    """rina/secret (rank 0's): "" (the job has a secret file) or 32 hex
+    digits (secret.c's file format), else a ValueError."""
+    t = bytes(raw).decode("ascii", "replace")
+    if t and not re.fullmatch("[0-9a-f]{32}", t):
+        raise ValueError("rina/secret is not 32 hex digits (%d bytes)"
+                         % len(raw))
+    return t
 
 
 def build_job_text(settings, infos, job_id=None, secret_file=None,
@@ -325,7 +414,15 @@ def _create(store, rank, size, timeout, env=None):
     keys = ["rina/rank/%d" % r for r in range(size)]
     _wait(store, keys + ["rina/job_id", "rina/secret"], timeout,
           "rendezvous")
-    infos = [json.loads(store.get(k)) for k in keys]
+    try:
+        infos = [parse_record(store.get(k), r) for r, k in enumerate(keys)]
+        job_id = parse_job_id(store.get("rina/job_id"))
+        secret = parse_secret(store.get("rina/secret"))
+    except ValueError as e:
+        # the same records on every rank: each raises the same error
+        _all_know(store, "records", rank, size, timeout)
+        raise RuntimeError("rina backend: rank %d: %s" % (rank, e)) \
+            from None
     problems = [p for p in (_disagree(infos, "size", "the world size"),
                             _disagree(infos, "settings", "the job settings"),
                             _disagree(infos, "port", "the first port"))
@@ -358,16 +455,13 @@ def _create(store, rank, size, timeout, env=None):
         _all_know(store, "settings", rank, size, timeout)
         raise RuntimeError("rina backend: rank %d: %s" % (rank,
                                                          "; ".join(problems)))
-    secret = store.get("rina/secret").decode()
     secret_path = None
     if secret:
         fd, secret_path = tempfile.mkstemp(prefix="rina-secret.")
         with os.fdopen(fd, "w") as f:	# mkstemp: mode 0600
             f.write(secret)
     if ring_of is None:
-        text = build_job_text(settings, infos,
-                              int(store.get("rina/job_id").decode()),
-                              secret_path, port)
+        text = build_job_text(settings, infos, job_id, secret_path, port)
     else:
         text = build_job_text(settings + [l for _, _, _, l in file_ranks],
                               [], None, secret_path)
@@ -387,7 +481,7 @@ def _create(store, rank, size, timeout, env=None):
     store.set("rina/init/%d" % rank, "" if err is None else err)
     _wait(store, ["rina/init/%d" % r for r in range(size)], timeout,
           "joining the ring")
-    failed = [(r, store.get("rina/init/%d" % r).decode())
+    failed = [(r, store.get("rina/init/%d" % r).decode("utf-8", "replace"))
               for r in range(size)]
     failed = [(r, m) for r, m in failed if m]
     if failed:

@@ -72,6 +72,8 @@ static int expand_name(struct expand *x, const char *done, size_t len,
 		memcpy(buf + len, rest, (size_t)(end - rest));
 		return add(x, buf, len + (size_t)(end - rest));
 	}
+	if (memchr(rest, ']', (size_t)(open - rest)))
+		return bad(x, "\"]\" without \"[\"", rest);
 	close = memchr(open, ']', (size_t)(end - open));
 	if (!close)
 		return bad(x, "\"[\" without \"]\"", open);

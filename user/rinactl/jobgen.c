@@ -15,11 +15,12 @@
 #include <string.h>
 
 #include "atomic_write.h"
+#include "hostfile.h"
 #include "jobfile.h"
 #include "nodelist.h"
 #include "rinactl.h"
 
-#define GEN_PORTS	8	/* worker ports 21056..21063 per host */
+#define GEN_PORTS	RINA_HOST_PORTS
 #define GEN_TEXT_MAX	(64 * 1024)
 
 struct gen_host {
@@ -123,31 +124,18 @@ static int add_host(struct gen *g, const char *name, unsigned int ranks,
 	return 0;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
-			 e[-1] == '\r'))
-		*--e = 0;
-	return s;
-}
-
 /* "host", "host slots=N [max_slots=M]", "host:N"; # comments. */
 static int read_hostfile(struct gen *g, const char *path)
 {
-	char line[1024], where[300];
-	int lineno = 0, ret = 0;
+	char line[1024], where[300], err[256];
+	int lineno = 0, ret = 0, rc;
 	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return gen_fail("%s: %s", path, strerror(errno));
 	while (!ret && fgets(line, sizeof(line), f)) {
-		char *s, *tok, *save = NULL, *colon, *name;
-		unsigned long slots = 1, v;
+		const char *name;
+		unsigned int slots;
 
 		lineno++;
 		snprintf(where, sizeof(where), "%s:%d", path, lineno);
@@ -155,46 +143,11 @@ static int read_hostfile(struct gen *g, const char *path)
 			ret = gen_fail("%s: line too long", where);
 			break;
 		}
-		s = strchr(line, '#');
-		if (s)
-			*s = 0;
-		s = trim(line);
-		if (!*s)
-			continue;
-		name = strtok_r(s, " \t", &save);
-		colon = strchr(name, ':');
-		if (colon) {
-			*colon = 0;
-			if (parse_uint(colon + 1, 1, GEN_PORTS, &slots)) {
-				ret = gen_fail("%s: \"%s\": expected host:N with N in 1..%d",
-					       where, colon + 1, GEN_PORTS);
-				break;
-			}
-		}
-		while ((tok = strtok_r(NULL, " \t", &save))) {
-			if (!strncmp(tok, "slots=", 6) && !colon) {
-				if (parse_uint(tok + 6, 1, GEN_PORTS, &slots)) {
-					ret = gen_fail("%s: \"%s\": slots must be a number in 1..%d",
-						       where, tok, GEN_PORTS);
-					break;
-				}
-			} else if (!strncmp(tok, "max_slots=", 10) &&
-				   !parse_uint(tok + 10, 1, 1u << 20, &v)) {
-				continue;	/* mpirun's cap, not ranks */
-			} else {
-				ret = gen_fail("%s: \"%s\": expected \"host [slots=N]\" or \"host:N\"",
-					       where, tok);
-				break;
-			}
-		}
-		if (ret)
-			break;
-		if (!*name || strchr(name, '=') || strchr(name, '[')) {
-			ret = gen_fail("%s: \"%s\" is not a host name", where,
-				       name);
-			break;
-		}
-		ret = add_host(g, name, (unsigned int)slots, where);
+		rc = rina_hostfile_line(line, &name, &slots, err, sizeof(err));
+		if (rc < 0)
+			ret = gen_fail("%s: %s", where, err);
+		else if (rc > 0)
+			ret = add_host(g, name, slots, where);
 	}
 	if (!ret && ferror(f))
 		ret = gen_fail("%s: %s", path, strerror(errno));
@@ -204,43 +157,23 @@ static int read_hostfile(struct gen *g, const char *path)
 	return ret;
 }
 
-/* SLURM_TASKS_PER_NODE: "2(x3),1" is 2 2 2 1. */
+/* SLURM_TASKS_PER_NODE: "2(x3),1" is 2 2 2 1, one count per host. */
 static int slurm_tasks(struct gen *g, const char *s)
 {
-	int i = 0;
+	unsigned int *ranks = calloc((size_t)g->n, sizeof(*ranks));
+	char err[256];
+	int i;
 
-	while (*s) {
-		unsigned long n, rep = 1;
-		char *end;
-
-		n = strtoul(s, &end, 10);
-		if (end == s)
-			goto bad;
-		s = end;
-		if (!strncmp(s, "(x", 2)) {
-			rep = strtoul(s + 2, &end, 10);
-			if (end == s + 2 || *end != ')')
-				goto bad;
-			s = end + 1;
-		}
-		while (rep--) {
-			if (i == g->n)
-				goto bad;
-			if (!n || n > GEN_PORTS)
-				return gen_fail("SLURM_TASKS_PER_NODE: %s: %lu ranks, but a host has %d Rina worker ports (21056..21063)",
-						g->h[i].name, n, GEN_PORTS);
-			g->h[i++].ranks = (unsigned int)n;
-		}
-		if (*s == ',')
-			s++;
-		else if (*s)
-			goto bad;
+	if (!ranks)
+		return gen_fail("out of memory");
+	if (rina_tasks_per_node(s, ranks, g->n, err, sizeof(err))) {
+		free(ranks);
+		return gen_fail("SLURM_TASKS_PER_NODE: %s", err);
 	}
-	if (i == g->n)
-		return 0;
-bad:
-	return gen_fail("SLURM_TASKS_PER_NODE \"%s\" does not match the %d hosts of the node list",
-			getenv("SLURM_TASKS_PER_NODE"), g->n);
+	for (i = 0; i < g->n; i++)
+		g->h[i].ranks = ranks[i];
+	free(ranks);
+	return 0;
 }
 
 static int read_nodelist(struct gen *g, const char *list, const char *what)
@@ -261,11 +194,14 @@ static int read_nodelist(struct gen *g, const char *list, const char *what)
 /* "HOST RACK [IPV4]" lines: every host of the job must be there. */
 static int read_rack_map(struct gen *g, const char *path)
 {
-	char line[1024], *save, *s, *host, *rack, *ip, *extra;
+	char line[1024], err[256];
 	bool *seen = calloc((size_t)g->n, sizeof(*seen));
-	int lineno = 0, i, ret = 0;
+	int lineno = 0, i, ret = 0, rc;
 	FILE *f = fopen(path, "r");
-	unsigned long r;
+	const char *host;
+	unsigned int rack;
+	struct in_addr ip;
+	bool have_ip;
 
 	if (!seen || !f) {
 		ret = gen_fail("%s: %s", path, strerror(errno));
@@ -273,26 +209,18 @@ static int read_rack_map(struct gen *g, const char *path)
 	}
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
-		s = strchr(line, '#');
-		if (s)
-			*s = 0;
-		save = NULL;
-		host = strtok_r(line, " \t\r\n", &save);
-		if (!host)
+		if (!strchr(line, '\n') && !feof(f)) {
+			ret = gen_fail("%s:%d: line too long", path, lineno);
+			goto out;
+		}
+		rc = rina_rackmap_line(line, &host, &rack, &ip, &have_ip, err,
+				       sizeof(err));
+		if (rc < 0) {
+			ret = gen_fail("%s:%d: %s", path, lineno, err);
+			goto out;
+		}
+		if (!rc)
 			continue;
-		rack = strtok_r(NULL, " \t\r\n", &save);
-		ip = strtok_r(NULL, " \t\r\n", &save);
-		extra = strtok_r(NULL, " \t\r\n", &save);
-		if (!rack || extra) {
-			ret = gen_fail("%s:%d: expected \"HOST RACK [IPV4]\"",
-				       path, lineno);
-			goto out;
-		}
-		if (parse_uint(rack, 0, 65535, &r)) {
-			ret = gen_fail("%s:%d: rack \"%s\" is not a number in 0..65535",
-				       path, lineno, rack);
-			goto out;
-		}
 		for (i = 0; i < g->n; i++)
 			if (!strcmp(g->h[i].name, host))
 				break;
@@ -304,13 +232,9 @@ static int read_rack_map(struct gen *g, const char *path)
 			goto out;
 		}
 		seen[i] = true;
-		g->h[i].rack = (unsigned int)r;
-		if (ip && inet_pton(AF_INET, ip, &g->h[i].ip) != 1) {
-			ret = gen_fail("%s:%d: \"%s\" is not an IPv4 address",
-				       path, lineno, ip);
-			goto out;
-		}
-		g->h[i].have_ip = ip;
+		g->h[i].rack = rack;
+		g->h[i].ip = ip;
+		g->h[i].have_ip = have_ip;
 	}
 	for (i = 0; i < g->n; i++)
 		if (!seen[i]) {
