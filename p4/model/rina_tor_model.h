@@ -215,6 +215,41 @@ void rina_tor_process(struct rina_tor *sw, unsigned int in_port,
 		      const __u8 *frame, unsigned int len,
 		      struct rina_tor_out *out);
 
+/*
+ * A contribution between the TNA program's two ingress passes (p4/tna/,
+ * Documentation/tofino.md "Pass structure"): the frame as the first pass
+ * leaves it and what the first pass found. The TNA program carries the
+ * same in its recirculation header (recirc_t): the port it came in on,
+ * the contributor bit (cbit), the expected mask (in rem), own, the input
+ * OVERFLOW flag (st_in), one_bit and the job's fields its second pass
+ * reads (epoch, pool, mgrp, src_id, job_idx, tagged); its egress looks
+ * the job's source address up again (job_src), the model carries the
+ * job's parameters whole.
+ */
+struct rina_tor_recirc {
+	__u16	ingress_port;
+	struct tor_job_params job;
+	__u32	agent_ip;
+	__u16	agent_port;
+	__u32	bit, exp_mask;
+	__u8	one_bit, own, overflow;
+	struct rina_tor_pkt pkt;	/* the frame, pass 1's deparser's */
+};
+
+/*
+ * The same pipeline in the TNA program's two passes. rina_tor_pass1()
+ * is rina_tor_process() but for a contribution that passed its checks:
+ * counted as come in (CONTRIB_IN, PARTIAL_IN), not aggregated, returned
+ * in *rc for the recirculation (return 1, out->n 0); 0 otherwise.
+ * rina_tor_pass2() runs the slot, the adders, NextStep and egress for
+ * it. Called at once one after the other, they are rina_tor_process().
+ */
+int rina_tor_pass1(struct rina_tor *sw, unsigned int in_port,
+		   const __u8 *frame, unsigned int len,
+		   struct rina_tor_out *out, struct rina_tor_recirc *rc);
+void rina_tor_pass2(struct rina_tor *sw, const struct rina_tor_recirc *rc,
+		    struct rina_tor_out *out);
+
 /* cli.c: one runtime CLI command (simple_switch_CLI syntax); 0 or -1. */
 int rina_tor_cli(struct rina_tor *sw, const char *line, char *err,
 		 unsigned int errlen);

@@ -6,7 +6,10 @@
  * their tag, so that the tag paths are fuzzed too) and keeps its state
  * across inputs. An input starting with 0xff is instead a text of
  * runtime CLI lines for rina_tor_cli() (the control-plane parser). Checks: no memory error (ASan/UBSan), every
- * output within bounds, every emitted Rina packet valid by rina_hdr_check.
+ * output within bounds, every emitted Rina packet valid by rina_hdr_check,
+ * and a second switch in the TNA program's two passes (rina_tor_pass1(),
+ * rina_tor_pass2(), back to back) sends the same packets and counts the
+ * same counters.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,8 +17,9 @@
 #include <string.h>
 #include "rina_tor_model.h"
 
-static struct rina_tor *sw;
-static struct rina_tor_out *out;
+static struct rina_tor *sw, *sw2;
+static struct rina_tor_out *out, *out2;
+static struct rina_tor_recirc *rc;
 
 static const char *const config[] = {
 	"table_add RinaIngress.l2_fwd.l2_fwd RinaIngress.l2_fwd.set_port 02:00:00:00:01:0b => 1",
@@ -52,12 +56,17 @@ static void setup(void)
 	unsigned int i;
 
 	sw = calloc(1, sizeof(*sw));
+	sw2 = calloc(1, sizeof(*sw2));
 	out = calloc(1, sizeof(*out));
-	if (!sw || !out)
+	out2 = calloc(1, sizeof(*out2));
+	rc = calloc(1, sizeof(*rc));
+	if (!sw || !sw2 || !out || !out2 || !rc)
 		abort();
 	rina_tor_init(sw);
+	rina_tor_init(sw2);
 	for (i = 0; i < sizeof(config) / sizeof(config[0]); i++) {
-		if (rina_tor_cli(sw, config[i], err, sizeof(err))) {
+		if (rina_tor_cli(sw, config[i], err, sizeof(err)) ||
+		    rina_tor_cli(sw2, config[i], err, sizeof(err))) {
 			fprintf(stderr, "config: %s: %s\n", config[i], err);
 			abort();
 		}
@@ -95,6 +104,25 @@ static void check_out(void)
 	}
 }
 
+/* The two passes: what one pass sent and counted. */
+static void check_two_pass(void)
+{
+	unsigned int i;
+
+	if (out2->n != out->n)
+		abort();
+	for (i = 0; i < out->n; i++)
+		if (out2->pkt[i].port != out->pkt[i].port ||
+		    out2->pkt[i].len != out->pkt[i].len ||
+		    memcmp(out2->pkt[i].data, out->pkt[i].data,
+			   out->pkt[i].len))
+			abort();
+	if (memcmp(sw2->job_ctr, sw->job_ctr, sizeof(sw->job_ctr)) ||
+	    memcmp(sw2->job_out, sw->job_out, sizeof(sw->job_out)) ||
+	    memcmp(sw2->tor_ctr, sw->tor_ctr, sizeof(sw->tor_ctr)))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!sw)
@@ -107,6 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (i == size || data[i] == '\n' || n == sizeof(line) - 1) {
 				line[n] = 0;
 				rina_tor_cli(sw, line, err, sizeof(err));
+				rina_tor_cli(sw2, line, err, sizeof(err));
 				n = 0;
 				continue;
 			}
@@ -124,6 +153,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			len = size;
 		rina_tor_process(sw, port, data, (unsigned int)len, out);
 		check_out();
+		if (rina_tor_pass1(sw2, port, data, (unsigned int)len, out2,
+				   rc))
+			rina_tor_pass2(sw2, rc, out2);
+		check_two_pass();
 		data += len;
 		size -= len;
 	}

@@ -17,10 +17,14 @@
 #define QCAP		(1 << 16)	/* frames in flight */
 #define NO_WAKE		(~0ULL)
 
-/* A frame in flight: to a ToR's port or to a host, at time t. */
+/*
+ * A frame in flight: to a ToR's port or to a host, at time t; or
+ * (recirc) a contribution between a ToR's two passes, its data a struct
+ * rina_tor_recirc.
+ */
 struct frame {
 	__u64	t, order;
-	int	to_tor, tor, port, host;
+	int	to_tor, tor, port, host, recirc;
 	__u16	len;
 	__u8	*data;
 };
@@ -74,6 +78,12 @@ struct world {
 	unsigned long frames;
 	unsigned long agent_copies;	/* AG_DATA from a ToR at an agent port */
 	unsigned long host_relays;	/* ... relayed to the agent's rank */
+	/* the ToRs in two passes: a contribution recirculates this long */
+	int	two_pass;
+	unsigned int recirc_us;
+	unsigned int recirc_n[MAX_TORS];	/* in the recirculation */
+	unsigned long recirculated;
+	unsigned long overtook;	/* AG_DATA, ACK, NACK past one of them */
 	char	why[256];
 };
 
