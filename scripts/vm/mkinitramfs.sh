@@ -52,6 +52,9 @@ copy_bin "$top/build/selftests/vm/rina_kmod_test" tests/rina_kmod_test
 	copy_bin "$top/build/selftests/vm/rina_nl_fuzz" tests/rina_nl_fuzz
 copy_bin "$(command -v ip)" usr/bin/ip
 copy_bin "$(command -v tc)" usr/bin/tc
+# rina-tor runs as a switch's control plane would: not starved by the
+# hosts (tor_agent_e2e.sh)
+copy_bin "$(command -v chrt)" usr/bin/chrt
 [ -x "$top/build/bin/rinactl" ] && copy_bin "$top/build/bin/rinactl" usr/bin/rinactl
 [ -x "$top/build/bin/rina-bench" ] &&
 	copy_bin "$top/build/bin/rina-bench" usr/bin/rina-bench
