@@ -641,6 +641,10 @@ class Rendezvous(unittest.TestCase):
         all_fail(self, create_all(n, envs), "rank 1: rina backend: rank 1")
 
 
+# reduce-scatter (dtype, op): int32 sum and max, float32 sum, float64 sum
+RS_CASES = ((0, 0), (0, 2), (1, 0), (4, 0))
+
+
 class CApi(unittest.TestCase):
     """The blocking forms of rina.h's collectives, 5 ranks, odd sizes."""
 
@@ -707,7 +711,7 @@ class CApi(unittest.TestCase):
 
     def gather_scatter(self, n, ina, sizes, counts, measure=0):
         """rina_allgather of each of sizes bytes and rina_reduce_scatter
-        (int32 sum and max, float32 sum) of each of counts on every rank
+        (RS_CASES) of each of counts on every rank
         of an n-rank job, all racks INA or none; their results, checked
         byte for byte. measure: the tx_bytes of one allgather and one
         reduce-scatter of measure bytes a rank, and of an int32
@@ -740,9 +744,9 @@ class CApi(unittest.TestCase):
                         res.append((rc, dst.raw[:n * nbytes]))
                     for cnt in counts:
                         x = rs_in(r, cnt)
-                        for dt, op in ((0, 0), (0, 2), (1, 0)):
-                            t = ctypes.c_int32 if dt == 0 else \
-                                ctypes.c_float
+                        for dt, op in RS_CASES:
+                            t = {0: ctypes.c_int32, 1: ctypes.c_float,
+                                 4: ctypes.c_double}[dt]
                             i = (t * max(n * cnt, 1))(*x)
                             o = (t * max(cnt, 1))()
                             rc = lib.rina_reduce_scatter(i, o, cnt, dt, op,
@@ -787,7 +791,7 @@ class CApi(unittest.TestCase):
             for cnt in counts:
                 ins = [rs_in(q, cnt)[r * cnt:(r + 1) * cnt]
                        for q in range(n)]
-                for dt, op in ((0, 0), (0, 2), (1, 0)):
+                for dt, op in RS_CASES:
                     what = "reduce_scatter count %d dtype %d op %d, " \
                         "rank %d/%d%s" % (cnt, dt, op, r, n,
                                           " ina" if ina else "")
@@ -797,6 +801,7 @@ class CApi(unittest.TestCase):
                     if dt == 0:
                         self.assertEqual(o[i][1], ref, what)
                     else:	# float32 in fixed point: protocol.md 7
+                        # (float64 widened to float32 first)
                         for g, e in zip(o[i][1], ref):
                             self.assertLessEqual(abs(g - e),
                                                  1e-6 * n * 1000001, what)

@@ -57,6 +57,9 @@ struct coll {
 	uint8_t		phases;
 	enum rina_dtype	dtype;
 	enum rina_redop	op;
+	/* reduce-scatter of a dtype widened to float32: narrowed to it */
+	bool		widened;
+	enum rina_dtype	user_dtype;
 };
 
 static size_t words_of(size_t bytes)
@@ -253,6 +256,31 @@ static bool phases_alone(const struct rina_comm *c)
 	return !c->pad && !c->ina_local;
 }
 
+/* A widened reduce-scatter's own segment, narrowed into dst. */
+static int narrow_own(struct coll *k)
+{
+	size_t count = k->len / 4, over;
+	float *tmp = calloc(k->len / 4, sizeof(*tmp));
+	int ret;
+
+	if (!tmp)
+		return rina_fail(RINA_ERR_NOMEM, "out of memory");
+	ret = seg_copy(k, k->comm->ring.member_of[k->rank], tmp, k->len,
+		       false);
+	if (ret)
+		goto out;
+	over = rina_dtype_narrow(k->dst, tmp, count, k->user_dtype);
+	if (over) {	/* as the allreduce's (convert.c) */
+		k->comm->st.overflows++;
+		ret = rina_fail(RINA_ERR_OVERFLOW,
+				"%zu float16 results beyond +-65504 (now +-Inf)",
+				over);
+	}
+out:
+	free(tmp);
+	return ret;
+}
+
 static int coll_fin(int result, void *arg)
 {
 	struct coll *k = arg;
@@ -276,6 +304,10 @@ static int coll_fin(int result, void *arg)
 		result = rina_fail(RINA_ERR_MISMATCH,
 				   "barrier: %d of %d ranks counted",
 				   k->tmp[0], k->size);
+		goto out;
+	}
+	if (k->widened) {
+		result = narrow_own(k);
 		goto out;
 	}
 	/* a phase alone: allgather every rank's segment, else our own */
@@ -405,12 +437,38 @@ int rina_iallgather(const void *sendbuf, void *recvbuf, size_t bytes,
 	return coll_start(k, comm, cb, arg, req);
 }
 
+/* Every rank's segment of sendbuf where its member owns it, as float32. */
+static int rs_pack(struct coll *k, const void *sendbuf, size_t count,
+		   enum rina_dtype dtype)
+{
+	size_t n = k->size, i;
+	const void *src = sendbuf;
+	float *wide = NULL;
+	int ret = RINA_OK;
+
+	if (rina_dtype_converted(dtype)) {
+		wide = malloc(n * count * sizeof(*wide));
+		if (!wide)
+			return rina_fail(RINA_ERR_NOMEM, "out of memory");
+		rina_dtype_widen(wide, sendbuf, n * count, dtype);
+		src = wide;
+		k->widened = true;
+		k->user_dtype = dtype;
+	}
+	for (i = 0; !ret && i < n; i++)
+		ret = seg_copy(k, k->comm->ring.member_of[i],
+			       (const char *)src + i * count * 4, count * 4,
+			       true);
+	free(wide);
+	return ret;
+}
+
 int rina_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t count,
 			 enum rina_dtype dtype, enum rina_redop op,
 			 rina_comm_t *comm, rina_callback_t cb, void *arg,
 			 rina_request_t **req)
 {
-	size_t es = rina_dtype_size(dtype), n, i;
+	size_t es = rina_dtype_size(dtype), n;
 	struct coll *k;
 	int ret;
 
@@ -425,26 +483,24 @@ int rina_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t count,
 	if (count && count > SIZE_MAX / es / n)
 		return rina_fail(RINA_ERR_INVALID, "buffer too large");
 	/*
-	 * The wire's own dtypes: the reduce-scatter phase alone leaves each
-	 * member its own chunk reduced, where every rank put the segment
-	 * of that member's rank. The others are widened to float32 by the
-	 * allreduce (convert.c) and keep its path.
+	 * The reduce-scatter phase alone leaves each member its own chunk
+	 * reduced, where every rank put the segment of that member's rank.
+	 * bfloat16, float16 and float64 are widened to float32 first, as
+	 * the allreduce does (convert.c), and narrowed at the end.
 	 */
-	if (count && phases_alone(comm) &&
-	    (dtype == RINA_INT32 || dtype == RINA_FLOAT32)) {
-		ret = phase_new(comm, count, RINA_RM_RS, dtype, op, &k);
+	if (count && phases_alone(comm)) {
+		ret = phase_new(comm, count, RINA_RM_RS,
+				rina_dtype_converted(dtype) ? RINA_FLOAT32 :
+				dtype, op, &k);
 		if (ret)
 			return ret;
-		for (ret = 0, i = 0; !ret && i < n; i++)
-			ret = seg_copy(k, comm->ring.member_of[i],
-				       (const char *)sendbuf + i * count * es,
-				       count * es, true);
+		ret = rs_pack(k, sendbuf, count, dtype);
 		if (ret) {
 			coll_free(k);
 			return ret;
 		}
 		k->dst = recvbuf;
-		k->len = count * es;
+		k->len = count * 4;
 		k->nseg = 1;
 		return phase_start(k, comm, cb, arg, req);
 	}

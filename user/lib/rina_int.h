@@ -284,6 +284,11 @@ int rina_wire_phases(const void *sendbuf, void *recvbuf, size_t count,
 
 /* bfloat16, float16, float64 through the float32 path (convert.c). */
 bool rina_dtype_converted(enum rina_dtype dtype);
+void rina_dtype_widen(float *dst, const void *src, size_t n,
+		      enum rina_dtype dtype);
+/* Narrow float32 results; the number of them float16 cannot hold. */
+size_t rina_dtype_narrow(void *dst, const float *src, size_t n,
+			 enum rina_dtype dtype);
 int rina_convert_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 			   enum rina_dtype dtype, enum rina_redop op,
 			   rina_comm_t *c);
