@@ -370,7 +370,8 @@ size_t rina_dtype_size(enum rina_dtype dtype);
 /*
  * Collectives built on the ring (user/lib/collectives.c). On a ring
  * without INA racks, allgather runs the ring's allgather phase alone
- * and reduce-scatter (int32, float32) its reduce-scatter phase alone,
+ * and reduce-scatter its reduce-scatter phase alone (bfloat16, float16
+ * and float64 widened to float32 first, as allreduce does),
  * each rank's segment placed where its ring member owns the data: about
  * half the bytes of an allreduce of the whole buffer. A reduce-scatter
  * alone reports RINA_ERR_OVERFLOW on the ranks whose own elements

@@ -9,7 +9,8 @@
  * allgather moves each byte once around the ring, half the bytes of an
  * allreduce of the gathered buffer.
  *
- * Otherwise each is one int32 SUM allreduce (reduce-scatter: one
+ * Otherwise (and for a zero-byte allgather, which must still meet the
+ * others) each is one int32 SUM allreduce (reduce-scatter: one
  * allreduce of its dtype and op). int32 addition is exact and x + 0
  * wraps nowhere, so a rank that contributes its bytes, packed into
  * int32 words, in its own segment of a zeroed buffer gets every rank's
