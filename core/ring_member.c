@@ -559,6 +559,11 @@ int rina_rm_start(struct rina_rm *m, __s32 *acc, __u64 count,
 	return 0;
 }
 
+void rina_rm_phases(struct rina_rm *m, __u8 phases)
+{
+	m->cfg.phases = phases;
+}
+
 int rina_rm_pump(struct rina_rm *m, __u64 *wait_us)
 {
 	struct rm_call *k = m->k;
@@ -621,18 +626,44 @@ static void keep_result(struct rm_call *k)
 	kp->valid = 1;
 }
 
+/*
+ * Whether a sum of the call's result wrapped around. A reduce-scatter
+ * alone leaves us our own chunk only: the partials of the others we
+ * passed on are no result of ours, and their owner learns of a wrap
+ * from the packet's flag. Counting them made a member fail for a sum
+ * that is another member's result (and wrapped back into range there).
+ */
+static int overflowed(const struct rm_call *k)
+{
+	const struct rina_sched *s = &k->s;
+	__u32 own = rina_own_chunk(k->i, s->L), p, j;
+	__u64 b, off;
+
+	if (k->ag || s->L < 2) {
+		for (j = 0; j < k->ovf_words; j++)
+			if (k->ovfmap[j])
+				return 1;
+		return 0;
+	}
+	for (b = 0; b < s->nblocks; b++)
+		for (p = 0; p < s->P; p++) {
+			off = rina_pkt_off(s, b, own, p);
+			if (rina_pkt_len(s, b, own, p) &&
+			    rina_bit_test(k->ovfmap, (__u32)(off / s->E)))
+				return 1;
+		}
+	return 0;
+}
+
 int rina_rm_finish(struct rina_rm *m, int failed)
 {
 	struct rm_call *k = m->k;
 	int ret = 0;
-	__u32 j;
 
 	if (!k)
 		return 0;
-	if (!failed && k->ovfmap)
-		for (j = 0; j < k->ovf_words; j++)
-			if (k->ovfmap[j])
-				ret = RINA_RM_E_OVERFLOW;
+	if (!failed && k->ovfmap && overflowed(k))
+		ret = RINA_RM_E_OVERFLOW;
 	if (!failed && !ret && k->after_ina && k->s.L > 1)
 		keep_result(k);
 	m->k = NULL;

@@ -54,6 +54,8 @@ struct rina_rm_cfg {
 	 * serves a host whose algorithm is built of ring phases (rina-sim's
 	 * H-AR): RINA_RM_RS leaves each member its own chunk reduced,
 	 * RINA_RM_AG starts from it. Not in a ring with INA members.
+	 * rina_rm_phases() changes it between calls (librina's
+	 * allgather and reduce-scatter, user/lib/collectives.c).
 	 */
 	__u8			phases;
 };
@@ -105,6 +107,11 @@ void rina_rm_destroy(struct rina_rm *m);
  */
 int rina_rm_start(struct rina_rm *m, __s32 *acc, __u64 count,
 		  __u8 dtype_op, __u16 round, __u32 slot_base);
+/*
+ * The phases the next calls run (rina_rm_cfg.phases), for a host whose
+ * calls differ: never during a call, every member the same per call.
+ */
+void rina_rm_phases(struct rina_rm *m, __u8 phases);
 /*
  * A received message of the job, its header checked (core/wire.h) and
  * not CTRL; from: RINA_PEER_PREV and/or RINA_PEER_NEXT as its source address

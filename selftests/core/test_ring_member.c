@@ -156,9 +156,13 @@ struct run {
 	__u32	loss_ppm;
 	__u8	op;			/* RINA_WIRE_SUM or _MAX */
 	__u64	count_of_last;		/* != count: a mismatched call */
-	int	big;			/* values near INT32_MAX: wraps */
+	/* values near INT32_MAX: wraps; 2: only elements 0..63 do */
+	int	big;
 	__u64	seed;			/* of the loss pattern; 0: default */
 	int	split;			/* RINA_RM_RS, then RINA_RM_AG */
+	/* the split call on one engine a member (rina_rm_phases()) */
+	int	reuse;
+	int	rs_only;		/* RINA_RM_RS alone */
 	/* 0: 2 ms; 50 us and 80 ns a byte (100 Mbit/s) a link */
 	__u32	rto_us, delay_us, byte_ns;
 };
@@ -172,6 +176,8 @@ struct outcome {
 
 static __s32 input(const struct run *r, int i, __u64 j)
 {
+	if (r->big == 2 && j >= 64)
+		return (__s32)(j % 5);
 	if (r->big)
 		return 0x7fffff00 + (__s32)(j % 7);
 	return (__s32)((j * 2654435761u + (__u64)i * 40503u) % 200001) -
@@ -257,6 +263,8 @@ static int run_phase(struct net *n, const struct run *r, struct outcome *o,
 
 	for (i = 0; i < r->L; i++) {
 		struct host *h = &n->h[i];
+		__u8 phases = r->rs_only ? RINA_RM_RS :
+			      r->split ? RINA_RM_RS << ph : 0;
 		struct rina_cc_params cp;
 		struct rina_rm_cfg cfg = {
 			.ring = &n->ring, .contrib_before = n->before,
@@ -266,15 +274,19 @@ static int run_phase(struct net *n, const struct run *r, struct outcome *o,
 			.rto_us = r->rto_us ? r->rto_us : 2000,
 			.pad = 0, .path = &h->path, .txbuf = h->txbuf,
 			.max_msg = MAX_MSG, .agg = &agg,
-			.phases = r->split ? RINA_RM_RS << ph : 0,
+			.phases = phases,
 		};
 
-		rina_cc_params_default(&cp, r->W);
-		rina_path_init(&h->path, &cp);
-		h->net = n;
-		h->i = (int)i;
-		h->rm = rina_rm_create(&cfg, &ops, h);
 		h->wake = 0;
+		if (r->reuse && ph) {	/* as librina: a call's own phases */
+			rina_rm_phases(h->rm, phases);
+		} else {
+			rina_cc_params_default(&cp, r->W);
+			rina_path_init(&h->path, &cp);
+			h->net = n;
+			h->i = (int)i;
+			h->rm = rina_rm_create(&cfg, &ops, h);
+		}
 		cnt[i] = i == r->L - 1 && r->count_of_last ? r->count_of_last :
 			 r->count;
 		if (!ph) {
@@ -334,7 +346,8 @@ static void run_ring(const struct run *r, struct outcome *o)
 	for (ph = 0; ph < (r->split ? 2 : 1); ph++) {
 		for (i = 0; i < r->L && ph; i++) {
 			rina_rm_finish(n->h[i].rm, o->rc[i] != 0);
-			rina_rm_destroy(n->h[i].rm);
+			if (!r->reuse)
+				rina_rm_destroy(n->h[i].rm);
 		}
 		all_done = run_phase(n, r, o, cnt, ph);
 		if (!all_done)
@@ -354,8 +367,8 @@ static void run_ring(const struct run *r, struct outcome *o)
 		o->st.duplicates += s.duplicates;
 		o->st.tx_data += s.tx_data;
 		o->st.tx_acks += s.tx_acks;
-		for (j = 0; j < r->count && !r->count_of_last && !r->big;
-		     j++) {
+		for (j = 0; j < r->count && !r->count_of_last && !r->big &&
+		     !r->rs_only; j++) {
 			__s32 want = input(r, 0, j);
 			__u32 m;
 
@@ -395,7 +408,7 @@ int main(void)
 	struct run r;
 	__u32 L, c;
 
-	ktap_plan(41);
+	ktap_plan(44);
 
 	/* 1: exact sums, lossless, L 2..6, counts below L to many blocks */
 	for (L = 2; L <= MAX_L; L++)
@@ -521,6 +534,32 @@ int main(void)
 	ktap_result(all_rc(&o, 4, 0) && o.exact && o.lost,
 		    "... and at 5%% loss: exact (%llu lost)",
 		    (unsigned long long)o.lost);
+
+	/* 7b: the two phases on one engine a member, as librina runs them */
+	r = (struct run){ .L = 4, .E = 64, .W = 16, .count = 4099,
+			  .op = RINA_WIRE_SUM, .split = 1, .reuse = 1 };
+	run_ring(&r, &o);
+	ktap_result(all_rc(&o, 4, 0) && o.exact,
+		    "ring of 4, the phases as two calls of one engine (rina_rm_phases()): exact");
+
+	/*
+	 * 7c: a reduce-scatter alone fails only where its own chunk's sum
+	 * wrapped. Chunk 0 (elements 0..63) wraps at member 1, which passes
+	 * it on flagged to member 2, its owner; members 0 and 1 own sums
+	 * that did not wrap. One call (an allreduce) fails everywhere.
+	 */
+	r = (struct run){ .L = 3, .E = 64, .W = 16, .count = 192, .big = 2,
+			  .op = RINA_WIRE_SUM, .rs_only = 1 };
+	run_ring(&r, &o);
+	ktap_result(o.rc[0] == 0 && o.rc[1] == 0 &&
+		    o.rc[2] == RINA_RM_E_OVERFLOW,
+		    "reduce-scatter alone: RINA_RM_E_OVERFLOW at the wrapped chunk's owner only (%d %d %d)",
+		    o.rc[0], o.rc[1], o.rc[2]);
+	r.rs_only = 0;
+	run_ring(&r, &o);
+	ktap_result(all_rc(&o, 3, RINA_RM_E_OVERFLOW),
+		    "... one call: RINA_RM_E_OVERFLOW on every member (%d %d %d)",
+		    o.rc[0], o.rc[1], o.rc[2]);
 
 	/* 8: a packet of the next call is handed back to the host */
 	{

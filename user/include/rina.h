@@ -368,7 +368,14 @@ int rina_comm_eventfd(rina_comm_t *comm);
 size_t rina_dtype_size(enum rina_dtype dtype);
 
 /*
- * Collectives built on allreduce (user/lib/collectives.c). Each is one
+ * Collectives built on the ring (user/lib/collectives.c). On a ring
+ * without INA racks, allgather runs the ring's allgather phase alone
+ * and reduce-scatter its reduce-scatter phase alone (bfloat16, float16
+ * and float64 widened to float32 first, as allreduce does),
+ * each rank's segment placed where its ring member owns the data: about
+ * half the bytes of an allreduce of the whole buffer. A reduce-scatter
+ * alone reports RINA_ERR_OVERFLOW on the ranks whose own elements
+ * wrapped (an allreduce: on every rank). Otherwise each is one
  * allreduce: broadcast and allgather an int32 SUM in which every rank
  * contributes its bytes, packed into int32 words, in its own segment and
  * zeros elsewhere (int32 addition is exact, x + 0 never wraps), so the
@@ -376,9 +383,10 @@ size_t rina_dtype_size(enum rina_dtype dtype);
  * allreduce of its dtype and op of which each rank keeps its segment;
  * barrier an allreduce of one int32. Results, errors, timeouts, the
  * call order and the threading rules are those of rina_iallreduce (the
- * request completes once the result is in place). The cost is that of
- * an allreduce of the whole buffer: an allgather moves about twice the
- * bytes of a ring allgather, a broadcast N times those of one copy.
+ * request completes once the result is in place). The cost of those is
+ * that of an allreduce of the whole buffer: an allgather on a ring with
+ * INA racks moves about twice the bytes of a ring allgather, a
+ * broadcast twice those of a pipeline.
  *
  * rina_ibroadcast: bytes of buf from rank root into buf on every rank;
  *   ranks that name different roots all fail with RINA_ERR_MISMATCH.

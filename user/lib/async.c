@@ -8,7 +8,8 @@
  * rina_iallreduce_fin (collectives.h) adds a finishing step that runs on
  * the progress thread before the request counts as complete: the
  * collectives built on allreduce (collectives.c) copy their results out
- * there, so that rina_wait returns with them in place.
+ * there, so that rina_wait returns with them in place. rina_icall_fin
+ * queues a call of the collectives' own (a ring phase alone) instead.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,6 +37,7 @@ struct rina_request {
 	void			*arg;
 	rina_fin_t		fin;		/* before completion, or NULL */
 	void			*fin_arg;
+	rina_run_t		run;		/* instead of the allreduce */
 	int			result;
 	bool			done;		/* result is final */
 	bool			in_cb;		/* the callback runs */
@@ -138,7 +140,8 @@ static void *progress_main(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&as->lock);
-		ret = rina_allreduce(r->sendbuf, r->recvbuf, r->count,
+		ret = r->run ? r->run(as->c, r->fin_arg) :
+		      rina_allreduce(r->sendbuf, r->recvbuf, r->count,
 				     r->dtype, r->op, as->c);
 		snprintf(err, sizeof(err), "%s", ret ? rina_last_error() : "");
 		pthread_mutex_lock(&as->lock);
@@ -207,44 +210,22 @@ out:
 	return ret;
 }
 
-int rina_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
-		    enum rina_dtype dtype, enum rina_redop op,
-		    rina_comm_t *c, rina_callback_t cb, void *arg,
-		    rina_request_t **req)
-{
-	return rina_iallreduce_fin(sendbuf, recvbuf, count, dtype, op, c,
-				   NULL, NULL, cb, arg, req);
-}
-
-int rina_iallreduce_fin(const void *sendbuf, void *recvbuf, size_t count,
-			enum rina_dtype dtype, enum rina_redop op,
-			rina_comm_t *c, rina_fin_t fin, void *fin_arg,
-			rina_callback_t cb, void *arg, rina_request_t **req)
+/* Queue a copy of tmpl for the progress thread. */
+static int queue(rina_comm_t *c, struct rina_request *tmpl,
+		 rina_request_t **req)
 {
 	struct rina_request *r;
 	struct rina_async *as;
 	int ret;
 
-	if (!req)
-		return rina_fail(RINA_ERR_INVALID, "request pointer is NULL");
-	*req = NULL;
-	if (!c)
-		return rina_fail(RINA_ERR_INVALID, "comm is NULL");
-	if (count && (!sendbuf || !recvbuf))
-		return rina_fail(RINA_ERR_INVALID, "NULL buffer");
-	if (!rina_dtype_size(dtype))
-		return rina_fail(RINA_ERR_INVALID, "unknown dtype %d", dtype);
 	ret = get_async(c, &as);
 	if (ret)
 		return ret;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
-	*r = (struct rina_request){
-		.as = as, .sendbuf = sendbuf, .recvbuf = recvbuf,
-		.count = count, .dtype = dtype, .op = op, .cb = cb,
-		.arg = arg, .fin = fin, .fin_arg = fin_arg,
-	};
+	*r = *tmpl;
+	r->as = as;
 	pthread_mutex_lock(&as->lock);
 	if (as->stopping || as->failed) {
 		ret = as->stopping ?
@@ -267,6 +248,55 @@ int rina_iallreduce_fin(const void *sendbuf, void *recvbuf, size_t count,
 	pthread_mutex_unlock(&as->lock);
 	*req = r;
 	return RINA_OK;
+}
+
+int rina_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
+		    enum rina_dtype dtype, enum rina_redop op,
+		    rina_comm_t *c, rina_callback_t cb, void *arg,
+		    rina_request_t **req)
+{
+	return rina_iallreduce_fin(sendbuf, recvbuf, count, dtype, op, c,
+				   NULL, NULL, cb, arg, req);
+}
+
+int rina_iallreduce_fin(const void *sendbuf, void *recvbuf, size_t count,
+			enum rina_dtype dtype, enum rina_redop op,
+			rina_comm_t *c, rina_fin_t fin, void *fin_arg,
+			rina_callback_t cb, void *arg, rina_request_t **req)
+{
+	struct rina_request t = {
+		.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
+		.dtype = dtype, .op = op, .cb = cb, .arg = arg, .fin = fin,
+		.fin_arg = fin_arg,
+	};
+
+	if (!req)
+		return rina_fail(RINA_ERR_INVALID, "request pointer is NULL");
+	*req = NULL;
+	if (!c)
+		return rina_fail(RINA_ERR_INVALID, "comm is NULL");
+	if (count && (!sendbuf || !recvbuf))
+		return rina_fail(RINA_ERR_INVALID, "NULL buffer");
+	if (!rina_dtype_size(dtype))
+		return rina_fail(RINA_ERR_INVALID, "unknown dtype %d", dtype);
+	return queue(c, &t, req);
+}
+
+int rina_icall_fin(rina_comm_t *c, rina_run_t run, rina_fin_t fin,
+		   void *fin_arg, rina_callback_t cb, void *arg,
+		   rina_request_t **req)
+{
+	struct rina_request t = {
+		.run = run, .cb = cb, .arg = arg, .fin = fin,
+		.fin_arg = fin_arg,
+	};
+
+	if (!req)
+		return rina_fail(RINA_ERR_INVALID, "request pointer is NULL");
+	*req = NULL;
+	if (!c)
+		return rina_fail(RINA_ERR_INVALID, "comm is NULL");
+	return queue(c, &t, req);
 }
 
 int rina_test(rina_request_t *r, int *result)

@@ -52,8 +52,8 @@ uint16_t rina_float_to_bf16(float f)
 	return (uint16_t)(bits >> 16);
 }
 
-static void widen(float *dst, const void *src, size_t n,
-		  enum rina_dtype dtype)
+void rina_dtype_widen(float *dst, const void *src, size_t n,
+		      enum rina_dtype dtype)
 {
 	const uint16_t *b = src;
 	const _Float16 *h = src;
@@ -70,9 +70,8 @@ static void widen(float *dst, const void *src, size_t n,
 	}
 }
 
-/* Narrow the float32 results; the number of them float16 cannot hold. */
-static size_t narrow(void *dst, const float *src, size_t n,
-		     enum rina_dtype dtype)
+size_t rina_dtype_narrow(void *dst, const float *src, size_t n,
+			 enum rina_dtype dtype)
 {
 	uint16_t *b = dst;
 	_Float16 *h = dst;
@@ -108,11 +107,11 @@ int rina_convert_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 	tmp = malloc(count * sizeof(*tmp));
 	if (!tmp)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
-	widen(tmp, sendbuf, count, dtype);
+	rina_dtype_widen(tmp, sendbuf, count, dtype);
 	ret = rina_wire_allreduce(tmp, tmp, count, RINA_FLOAT32, op, c);
 	if (ret)
 		goto out;
-	over = narrow(recvbuf, tmp, count, dtype);
+	over = rina_dtype_narrow(recvbuf, tmp, count, dtype);
 	if (over) {
 		c->st.overflows++;	/* the same on every rank */
 		ret = rina_fail(RINA_ERR_OVERFLOW,

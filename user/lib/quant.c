@@ -45,6 +45,7 @@ int rina_float_allreduce(struct rina_comm *c, const float *in, float *out,
 {
 	uint32_t E = c->job.elems;
 	size_t ngroups = (count + E - 1) / E, g;
+	uint8_t phases;
 	int32_t *ex;
 	int ret;
 
@@ -57,8 +58,16 @@ int rina_float_allreduce(struct rina_comm *c, const float *in, float *out,
 
 		ex[g] = group_exponent(in + off, n);
 	}
+	/*
+	 * Every rank quantizes every group by its exponent: a whole
+	 * allreduce even when the data's call runs a ring phase alone
+	 * (c->phases, collectives.c's reduce-scatter).
+	 */
+	phases = c->phases;
+	c->phases = 0;
 	ret = rina_run_call(c, ex, ngroups,
 			    RINA_DTYPE_OP(RINA_WIRE_INT32, RINA_WIRE_MAX));
+	c->phases = phases;
 	if (ret)
 		goto out;
 	for (g = 0; g < ngroups; g++) {

@@ -97,6 +97,12 @@ struct rina_comm {
 	uint32_t		drop_ppm, dup_ppm, rx_drop_ppm;
 	uint64_t		rng;
 
+	/*
+	 * The ring phases (RINA_RM_RS, RINA_RM_AG) the next calls run
+	 * alone, 0 for both: set for one collective on a plain ring only
+	 * (rina_wire_phases(), collectives.c).
+	 */
+	uint8_t			phases;
 	uint16_t		round;		/* next call's round number */
 	uint32_t		slot_base;
 	int			broken;		/* enum rina_result, sticky */
@@ -267,9 +273,22 @@ int rina_inproc_transport_create(const struct rina_transport_cfg *cfg,
 int rina_wire_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 			enum rina_dtype dtype, enum rina_redop op,
 			rina_comm_t *c);
+/*
+ * The same running only the ring's phases (RINA_RM_RS, RINA_RM_AG; 0
+ * both) on a plain ring: the buffer laid out by the schedule
+ * (collectives.c); float32's exponents still take a whole allreduce.
+ */
+int rina_wire_phases(const void *sendbuf, void *recvbuf, size_t count,
+		     enum rina_dtype dtype, enum rina_redop op,
+		     rina_comm_t *c, uint8_t phases);
 
 /* bfloat16, float16, float64 through the float32 path (convert.c). */
 bool rina_dtype_converted(enum rina_dtype dtype);
+void rina_dtype_widen(float *dst, const void *src, size_t n,
+		      enum rina_dtype dtype);
+/* Narrow float32 results; the number of them float16 cannot hold. */
+size_t rina_dtype_narrow(void *dst, const float *src, size_t n,
+			 enum rina_dtype dtype);
 int rina_convert_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 			   enum rina_dtype dtype, enum rina_redop op,
 			   rina_comm_t *c);

@@ -3,7 +3,9 @@
  * An allreduce of a dtype the wire carries: int32 as it is, float32 in
  * fixed point (quant.c). Checks the call, runs it in this rank's role
  * (call.c), and marks the communicator broken on a failure that leaves
- * the ranks out of step, telling the others.
+ * the ranks out of step, telling the others. On a plain ring a call may
+ * run one of the ring's phases alone (rina_wire_phases(), for
+ * collectives.c's allgather and reduce-scatter).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -67,12 +69,23 @@ int rina_wire_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 			enum rina_dtype dtype, enum rina_redop op,
 			rina_comm_t *c)
 {
+	return rina_wire_phases(sendbuf, recvbuf, count, dtype, op, c, 0);
+}
+
+int rina_wire_phases(const void *sendbuf, void *recvbuf, size_t count,
+		     enum rina_dtype dtype, enum rina_redop op,
+		     rina_comm_t *c, uint8_t phases)
+{
 	int ret;
 
 	ret = check_call(sendbuf, recvbuf, count, dtype, op, c);
 	if (ret)
 		return ret;
+	if (phases && (c->pad || c->ina_local))
+		return rina_fail(RINA_ERR_INVALID,
+				 "a ring phase alone needs a ring without INA racks");
 	c->st.calls++;
+	c->phases = phases;
 	if (dtype == RINA_INT32)
 		ret = int32_allreduce(c, sendbuf, recvbuf, count, op);
 	else if (grow_work(c, count))
@@ -80,6 +93,7 @@ int rina_wire_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 	else
 		ret = rina_float_allreduce(c, sendbuf, recvbuf, count,
 					   op == RINA_AVG);
+	c->phases = 0;
 	if (ret == RINA_ERR_OVERFLOW) {
 		c->st.overflows++;	/* consistent on every rank */
 	} else if (ret && ret != RINA_ERR_INVALID &&
