@@ -289,6 +289,18 @@ static void ag_from_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 		rina_agent_ackq_push(a, q, round, seq, 1);
 		return;
 	}
+	/*
+	 * A result the rack did not have: every local worker's part is in
+	 * it (a chunk's final result sums every rank's), and the workers
+	 * that waited for it go on. So the stall their reports described
+	 * is over (worker_stalled(), stall_silent()). Inferred from the
+	 * reports alone, a stall lasted until half the silence limit after
+	 * the last one, and a worker late to a barrier, which never
+	 * stalls, was named silent 3.4 s after the barrier ended (DDP over
+	 * 2x4 all-INA, bench_ddp: "rank 3 silent"). A copy we hold already
+	 * (a worker resent its part) says nothing of the rack.
+	 */
+	a->stall_first = a->stall_last = 0;
 	if (!rina_agent_ag_store(a, h, len, hop < L, hop))
 		return;	/* no copy, no ACK: the sender tries again */
 	if (!own)

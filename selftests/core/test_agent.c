@@ -927,6 +927,55 @@ static void test_silent_tor(void)
 	ktap_result(ok, "agent with a ToR: names the local worker that sent no STALL while another stalled for 2/3 of the limit, not one that did, nobody once the stall ended");
 }
 
+/*
+ * A stall that ends in results: a barrier's early workers report while
+ * a late one computes, then the late one comes (to the ToR, unseen by
+ * the agent) and the rack's result arrives. The reports alone said the
+ * rack was still stalled for half the limit after the last of them, and
+ * once 2/3 of the limit had passed since the first, the late worker,
+ * which never stalls, was named: bench_ddp's 2x4 all-INA runs aborted on
+ * a rank that was 4 s late to a barrier and done with it 3.4 s before.
+ * A new result from the ToR ends the stall; a stall after it still names
+ * the worker that is not there.
+ */
+static void test_silent_tor_progress(void)
+{
+	struct rina_agent_core a;
+	const __u64 quiet = 1500000;	/* 3/4 of a 2000 ms timeout */
+	__u32 own = rina_own_chunk(0, 3);
+	bool ok;
+
+	setup(&a, true);
+	rina_agent_core_tor_install(&a);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, 0, a.cfg.job_hash, a.cfg.tor);
+	now_us += 10 * quiet;
+	rx_ctrl(&a, RINA_CTRL_STALL, 2000, 0, a.cfg.local[1]);
+	now_us += quiet / 4;
+	rx_ctrl(&a, RINA_CTRL_STALL, 2000, 0, a.cfg.local[1]);
+	now_us += quiet / 20;
+	rx_ag_copy_round(&a, 4, (__u16)own, 200, 0);	/* worker 0 came */
+	/* 2/3 of the limit after the first report, half after the last */
+	now_us += quiet * 2 / 3 - quiet / 4 - quiet / 20;
+	ok = a.tor_state == RINA_AGENT_TOR_ON && a.st.stalls_in == 2 &&
+	     rina_agent_core_silent(&a, quiet) == 0;
+	/*
+	 * a new stall; the ToR's copy again in it (a worker resent its
+	 * part) is no news of the rack
+	 */
+	now_us += quiet;
+	rx_ctrl(&a, RINA_CTRL_STALL, 2000, 0, a.cfg.local[1]);
+	now_us += quiet / 3;
+	rx_ag_copy_round(&a, 4, (__u16)own, 200, 0);
+	rx_ctrl(&a, RINA_CTRL_STALL, 2000, 0, a.cfg.local[1]);
+	now_us += quiet / 3 - 1;
+	ok &= rina_agent_core_silent(&a, quiet) == 0;	/* not long yet */
+	now_us += 1;
+	rx_ctrl(&a, RINA_CTRL_STALL, 2000, 0, a.cfg.local[1]);
+	ok &= rina_agent_core_silent(&a, quiet) == 1;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent with a ToR: a new result from the ToR ends the rack's stall, and names nobody the reports before it would have; a later stall names the absent worker");
+}
+
 /* Downstream ACKs every copy sent to it since nsent was last reset. */
 static void ack_sent_down(struct rina_agent_core *a)
 {
@@ -1845,7 +1894,7 @@ static void test_session(void)
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 3 + 6 + 3 + 4 + 7 + 5 + 3 + 1 + 2);
+	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 1 + 3 + 6 + 3 + 4 + 7 + 5 + 3 + 1 + 2);
 	test_install();
 	test_tor_copies();
 	test_ack_delay();
@@ -1855,6 +1904,7 @@ int main(void)
 	test_gap_nack();
 	test_silent();
 	test_silent_tor();
+	test_silent_tor_progress();
 	test_repair_window();
 	test_timer_news_and_karn();
 	test_tor_lost();
