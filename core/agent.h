@@ -43,6 +43,8 @@
 #define RINA_AGENT_TOR_RETRY_US	50000	/* TOR_INSTALL resent this often */
 #define RINA_AGENT_TOR_TRIES	8	/* then the rack aggregates alone */
 #define RINA_AGENT_TOR_SILENT	(~0U)	/* tor_status: no reply came */
+/* EV_TOR_LOST's arg: it answered a probe, holding nothing of the job */
+#define RINA_AGENT_TOR_FORGOT	(~0U - 1)
 /*
  * While the ToR aggregates: nothing from it for RINA_AGENT_TOR_PROBE_US
  * (no allgather copy, no reply), probe it (TOR_INSTALL, idempotent) every
@@ -122,7 +124,8 @@ enum rina_agent_event {
 	RINA_AGENT_EV_MISMATCH,		/* a peer has another job hash */
 	RINA_AGENT_EV_TOR,		/* arg: TOR_REPLY status, or
 					 * RINA_AGENT_TOR_SILENT */
-	RINA_AGENT_EV_TOR_LOST,		/* arg: ms since the ToR was heard */
+	RINA_AGENT_EV_TOR_LOST,		/* arg: ms since the ToR was heard,
+					 * or RINA_AGENT_TOR_FORGOT */
 };
 
 struct rina_agent_ops {

@@ -68,6 +68,14 @@ int rina_agent_relay_to_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 	return 1;
 }
 
+static void tor_lost(struct rina_agent_core *a, __u64 now, int forgot);
+
+/* OK either way: held already, or installed by the request */
+static int tor_st_ok(__u32 st)
+{
+	return st == RINA_TOR_ST_OK || st == RINA_TOR_ST_INSTALLED;
+}
+
 /*
  * TOR_REPLY, a trusted control message from the rack's ToR
  * (ctrl_trusted()): an answer to TOR_INSTALL, TOR_REMOVE or a probe.
@@ -76,6 +84,7 @@ void rina_agent_tor_reply(struct rina_agent_core *a, const struct rina_hdr *h,
 			  const struct rina_agent_addr *from)
 {
 	const struct rina_ctrl *m = (const struct rina_ctrl *)(h + 1);
+	__u32 st = rina_ntohl(m->arg);
 
 	if (!a->cfg.tor.ip || from->ip != a->cfg.tor.ip ||
 	    rina_get_be64(&m->hash) != a->cfg.job_hash) {
@@ -95,6 +104,25 @@ void rina_agent_tor_reply(struct rina_agent_core *a, const struct rina_hdr *h,
 		return;
 	}
 	if (a->tor_state == RINA_AGENT_TOR_ON) {
+		/*
+		 * A probe installed the job: the ToR had lost it while
+		 * alive (rina-tor away TOR_FORGET_MS forgets its jobs;
+		 * killed and restarted before our probes counted it
+		 * lost), and with it every slot it held. Its fresh slots
+		 * cannot take the place of those: while it was away the
+		 * rack's data passed it and we added it (tor_passed),
+		 * and what comes now would go to it, slots split between
+		 * the two until the call times out. So lost, as if it
+		 * had gone silent (the workers resend what it held,
+		 * upstream is asked, it is told to let go), and it is
+		 * given the job back between calls. An INSTALLED with
+		 * no probe out is a late copy of the answer that put us
+		 * ON (our retry's OK came first): the ToR holds it.
+		 */
+		if (st == RINA_TOR_ST_INSTALLED && a->tor_tries) {
+			tor_lost(a, a->ops->now_us(a->ctx), 1);
+			return;
+		}
 		rina_agent_tor_heard(a);	/* a probe answered */
 		return;
 	}
@@ -104,19 +132,17 @@ void rina_agent_tor_reply(struct rina_agent_core *a, const struct rina_hdr *h,
 		 * ToR is there; an OK may be a late probe's, or the
 		 * removal: ask once more.
 		 */
-		if (rina_ntohl(m->arg) == RINA_TOR_ST_UNKNOWN_JOB)
+		if (st == RINA_TOR_ST_UNKNOWN_JOB)
 			a->tor_back = 1;
 		return;
 	}
-	if (rina_agent_core_tor_unheard(a) &&
-	    rina_ntohl(m->arg) == RINA_TOR_ST_UNKNOWN_JOB) {
+	if (rina_agent_core_tor_unheard(a) && st == RINA_TOR_ST_UNKNOWN_JOB) {
 		/* there now, holding nothing: as a lost one back */
 		a->tor_back = 1;
 		return;
 	}
 	if (a->tor_state == RINA_AGENT_TOR_OFF &&
-	    a->tor_status == RINA_AGENT_TOR_SILENT &&
-	    rina_ntohl(m->arg) == RINA_TOR_ST_OK) {
+	    a->tor_status == RINA_AGENT_TOR_SILENT && tor_st_ok(st)) {
 		/*
 		 * Installed after we gave up on it: the ToR would
 		 * take contributions the agent now adds itself.
@@ -132,7 +158,8 @@ void rina_agent_tor_reply(struct rina_agent_core *a, const struct rina_hdr *h,
 		rina_agent_tor_ask_install(a);
 		return;
 	}
-	a->tor_status = rina_ntohl(m->arg);
+	/* the listeners and the counters know OK only: the same here */
+	a->tor_status = tor_st_ok(st) ? RINA_TOR_ST_OK : st;
 	a->tor_state = a->tor_status == RINA_TOR_ST_OK ?
 		       RINA_AGENT_TOR_ON : RINA_AGENT_TOR_OFF;
 	if (a->tor_returning && a->tor_state == RINA_AGENT_TOR_ON)
@@ -223,7 +250,7 @@ static void ask_upstream(struct rina_agent_core *a, __u16 round)
  * says it holds nothing): one that was only slow to answer would
  * otherwise go on taking contributions the agent now adds itself.
  */
-static void tor_lost(struct rina_agent_core *a, __u64 now)
+static void tor_lost(struct rina_agent_core *a, __u64 now, int forgot)
 {
 	__u32 k;
 
@@ -250,14 +277,16 @@ static void tor_lost(struct rina_agent_core *a, __u64 now)
 	a->tor_tries = 1;
 	a->tor_last = now;
 	rina_agent_send_ctrl(a, &a->cfg.tor, RINA_CTRL_TOR_REMOVE);
-	ev(a, RINA_AGENT_EV_TOR_LOST, (__u32)((now - a->tor_heard) / 1000));
+	ev(a, RINA_AGENT_EV_TOR_LOST, forgot ? RINA_AGENT_TOR_FORGOT :
+	   (__u32)((now - a->tor_heard) / 1000));
 }
 
 /*
  * While the ToR aggregates, it sends the agent a copy of every
  * allgather packet; when nothing came for RINA_AGENT_TOR_PROBE_US (a
  * lull between calls, or a dead ToR), ask it (TOR_INSTALL of an
- * installed job changes nothing), every RINA_AGENT_TOR_RETRY_US. Lost
+ * installed job changes nothing: OK; INSTALLED says it had lost it,
+ * rina_agent_tor_reply()), every RINA_AGENT_TOR_RETRY_US. Lost
  * after RINA_AGENT_TOR_TRIES unanswered probes (counted in probes, not
  * in time, so that an agent thread that was not scheduled for a while
  * reads the replies waiting for it before it decides) once the rack's
@@ -277,7 +306,7 @@ static __u64 tor_watch(struct rina_agent_core *a, __u64 now)
 	 */
 	if (a->tor_tries >= RINA_AGENT_TOR_TRIES &&
 	    a->tor_passed > a->tor_heard) {
-		tor_lost(a, now);
+		tor_lost(a, now, 0);
 		return RINA_AGENT_TOR_RETRY_US;
 	}
 	a->tor_tries++;

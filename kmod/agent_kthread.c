@@ -193,7 +193,13 @@ static void rina_agent_event(void *ctx, enum rina_agent_event ev, __u32 arg)
 	__be32 tor = a->core.cfg.tor.ip;
 
 	trace_rina_agent(a->job_id, a->rank, ev, arg);
-	if (ev == RINA_AGENT_EV_TOR_LOST)
+	if (ev == RINA_AGENT_EV_TOR_LOST && arg == RINA_AGENT_TOR_FORGOT)
+		pr_warn_ratelimited("rina: job %u rack %u: the ToR %pI4 had lost the job (a probe installed it anew): %s\n",
+				    a->job_id, a->rack, &tor,
+				    a->fallback == RINA_FALLBACK_ABORT ?
+				    "aborting the job (fallback 0)" :
+				    "the agent aggregates the rack in software");
+	else if (ev == RINA_AGENT_EV_TOR_LOST)
 		pr_warn_ratelimited("rina: job %u rack %u: the ToR %pI4 went silent (nothing for %u ms, %u probes unanswered): %s\n",
 				    a->job_id, a->rack, &tor, arg,
 				    RINA_AGENT_TOR_TRIES,

@@ -100,7 +100,7 @@ static int install_all(void)
 		/* a job with a secret is tagged for its first session's
 		 * number once an agent tells it (TOR_INSTALL) */
 		st = tor_job_install(i, n_ports, 0);
-		if (st) {
+		if (st != RINA_TOR_ST_INSTALLED) {
 			fprintf(stderr, "rina-tor: job %u: %s\n",
 				jobs[i].job_id,
 				st == RINA_TOR_ST_NO_SLOTS ? "no slots left" :

@@ -234,7 +234,10 @@ static int apply(int k, const struct rina_p4cfg *o)
 
 /*
  * Install job k where rina_p4cfg_layout() puts it, with a fresh epoch,
- * and plain L2 entries for its ranks. Returns an enum rina_tor_status.
+ * and plain L2 entries for its ranks. Returns an enum rina_tor_status:
+ * OK if the session's job was held already (an agent's probe),
+ * INSTALLED if this installed it, so that an agent whose probe finds
+ * the job forgotten knows its slots are gone.
  */
 int tor_job_install(int k, int n_ports, __u64 session)
 {
@@ -288,7 +291,7 @@ int tor_job_install(int k, int n_ports, __u64 session)
 	fprintf(stderr, "rina-tor: job %u installed (job_idx %d, pool %u..%u, "
 		"epoch %u)\n", job->job_id, k, o.pool_base,
 		o.pool_base + 2 * job->window - 1, o.epoch);
-	return RINA_TOR_ST_OK;
+	return RINA_TOR_ST_INSTALLED;
 }
 
 /* Remove job k: RINA_TOR_ST_OK, or RINA_TOR_ST_UNKNOWN_JOB if not held. */

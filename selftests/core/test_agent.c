@@ -1583,6 +1583,75 @@ static unsigned int count_f(unsigned int op, __u32 seq, __u8 mask, __u8 want,
 }
 
 /*
+ * A ToR that lost the job while alive (rina-tor away TOR_FORGET_MS, or
+ * killed and restarted before the probes counted it lost): the probe
+ * installs the job afresh and the answer says so (INSTALLED). Taken for
+ * "a probe answered", the slots it held were never resent and the call
+ * stalled until its timeout, slots split between the fresh ToR and the
+ * agent, which had added what passed it meanwhile.
+ */
+static void test_tor_forgot(void)
+{
+	struct rina_agent_core a;
+	bool ok;
+
+	/* data passed the ToR, then a lull: probed, "installed" */
+	setup_on(&a);
+	rx_data(&a, 3, 10, &a.cfg.local[1]);
+	run_for(&a, RINA_AGENT_TOR_PROBE_US + 10000, 10000);
+	ok = a.tor_state == RINA_AGENT_TOR_ON && a.st.tor_probes == 1 &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_INSTALL, &a.cfg.tor) == 1;
+	nsent = 0;
+	a.st.asks_out = 0;
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_INSTALLED,
+		a.cfg.job_hash, a.cfg.tor);
+	ok &= a.tor_state == RINA_AGENT_TOR_LOST && a.st.tor_lost == 1 &&
+	      count(RINA_OP_CTRL, RINA_CTRL_TOR_LOST, &a.cfg.local[0]) == 1 &&
+	      count(RINA_OP_CTRL, RINA_CTRL_TOR_LOST, &a.cfg.local[1]) == 1 &&
+	      count(RINA_OP_CTRL, RINA_CTRL_TOR_LOST, NULL) == 2 &&
+	      a.st.asks_out == 2 &&
+	      count_f(RINA_OP_NACK, 0, RINA_F_AG_PHASE, 0, &a.cfg.prev) == 2 &&
+	      count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, &a.cfg.tor) == 1;
+	ktap_result(ok, "agent, a probe answered \"installed\" (the ToR had lost the job): lost, each worker told (TOR_LOST), upstream asked for rounds 2 and 3, the ToR told to let go, counted (tor_lost %llu)",
+		    (unsigned long long)a.st.tor_lost);
+
+	/* ... and given the job back between calls, as a lost one is */
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_UNKNOWN_JOB,
+		a.cfg.job_hash, a.cfg.tor);
+	rx_data(&a, 3, 10, &a.cfg.local[0]);
+	rx_data(&a, 3, 10, &a.cfg.prev);
+	run_for(&a, 600000, 10000);
+	ok = a.tor_back && a.st.slots_done == 1 &&
+	     rina_agent_core_tor_may_return(&a, 500000);
+	rina_agent_core_tor_install(&a);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_INSTALLED,
+		a.cfg.job_hash, a.cfg.tor);
+	ok &= a.tor_state == RINA_AGENT_TOR_ON && a.st.tor_returns == 1 &&
+	      a.tor_status == RINA_TOR_ST_OK;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: the ToR that had lost the job gets it back at a call boundary (installed: on, tor_returns, status ok)");
+
+	/*
+	 * No probe out: a late copy of the answer that put the agent ON
+	 * (its retry's OK came first), not a ToR that forgot
+	 */
+	setup(&a, true);
+	rina_agent_core_tor_install(&a);
+	run_for(&a, RINA_AGENT_TOR_RETRY_US, 10000);	/* resent */
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_INSTALLED,
+		a.cfg.job_hash, a.cfg.tor);
+	nsent = 0;
+	run_for(&a, 50000, 10000);
+	ok = a.tor_state == RINA_AGENT_TOR_ON && a.st.tor_lost == 0 &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_LOST, NULL) == 0 &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_REMOVE, NULL) == 0;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: a late \"installed\" with no probe out (the first install's answer after its retry's) changes nothing");
+}
+
+/*
  * A ToR killed in full flight of a call (protocol-ina.md 8, "A ToR that
  * goes away"): it may have ACKed upstream's partial at DONE and lost the
  * result, so the slot the workers' retries build in software would wait
@@ -1894,7 +1963,8 @@ static void test_session(void)
 
 int main(void)
 {
-	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 1 + 3 + 6 + 3 + 4 + 7 + 5 + 3 + 1 + 2);
+	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 1 + 3 + 6 + 3 + 4 + 7 + 5 + 3 + 1 +
+		  2 + 3);
 	test_install();
 	test_tor_copies();
 	test_ack_delay();
@@ -1911,6 +1981,7 @@ int main(void)
 	test_relay_own();
 	test_tor_late();
 	test_lost_mid_call();
+	test_tor_forgot();
 	test_session();
 	return ktap_finish();
 }

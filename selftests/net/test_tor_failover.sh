@@ -35,6 +35,12 @@
 # wrestart()). Before, their timers, restarted by each delivery through
 # the agent, let those contributions wait: at that point the call took
 # 0.56-2.7 s, 4 of 8 runs over 1 s (after: 0.54-0.67 s, 8 of 8).
+# And a ToR killed in full flight and started again at once (issue 49): it
+# answers the agent's next probe by installing the job afresh, empty
+# slots (RINA_TOR_ST_INSTALLED), and the agent takes it for lost (tells
+# its workers, asks upstream, aggregates in software) instead of for "a
+# probe answered". Before, the call stalled with its slots split between
+# the fresh ToR and the agent until the job timed out.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 
@@ -46,7 +52,7 @@ SHIM=$top/build/selftests/rx_drop.so
 KILL_SHIM=$top/build/selftests/rx_kill.so
 tmp=$(mktemp -d /tmp/test_tor_failover.XXXXXX)
 defer rm -rf "$tmp"
-ktap_plan 9
+ktap_plan 10
 
 # run NAME SIGNAL GAP [INTO_MS [RINA-RUN OPTIONS]]: 2x2, both racks INA
 # (unless the options say --ina 0), rina-tor, GAP seconds between calls
@@ -184,3 +190,19 @@ failed_over fixed lost &&
 	grep -q "^\[rank 1\] rank 1 stats .*resent_orphaned=" "$tmp/fixed" &&
 	ok=1
 report fixed "both racks INA, rina-tor of rack 0 killed at a fixed point of a call: the agent tells the rack's workers, they resend what the ToR held, and every call is exact" $ok
+
+# Killed in full flight (timer of 35 ms after the fourth of 12
+# back-to-back calls) and started again at once: back before the agent's
+# probes counted it lost, it installs the job afresh for the agent's
+# probe and says so; the agent takes the rack over (it had lost the job)
+# and every call is exact, none waiting for the job's timeout
+run restart RESTART 0 35
+ok=1
+for r in 0 1 2 3; do
+	grep -q "^\[rank $r\] rank $r ok 12 " "$tmp/restart" || ok=0
+done
+grep -q "^\[rank 0\] librina: rank 0: the ToR of rack 0 (198.18.0.254) had lost the job (a probe installed it anew): the rack's agent aggregates in software" \
+	"$tmp/restart" || ok=0
+# the restarted rina-tor's output is rank 0's (its "installed")
+grep -q "^\[rank 0\] rina-tor: job [0-9]* installed" "$tmp/restart" || ok=0
+report restart "rina-tor of rack 0 killed in full flight and restarted at once: its probe answer says it installed the job afresh, the agent takes the rack over, 12 calls exact on every rank" $ok

@@ -9,7 +9,10 @@ more there, so the signal lands in full flight of a later call, at no
 fixed point of it (a 1 MiB call takes 15-35 ms on an idle 2x2). SIGNAL
 PIDFILE: rank 0 writes rina-tor's PID to $RX_KILL_PIDFILE after call
 KILL_AT, for rx_kill.so (preloaded into rank 0) to kill it at a fixed
-point of the next call. Prints
+point of the next call. SIGNAL RESTART: rina-tor is killed (SIGKILL) and
+started again at once, its command line in its namespace, its output on
+rank 0's stderr: a ToR back before the agent's probes counted it lost,
+holding nothing of the job. Prints
 one line per rank: "rank R ok CALLS slowest MS median MS tor STATE" or
 the error; with TOR_FAILOVER_TIMES set, every call's time and the
 counters too.
@@ -34,9 +37,37 @@ TOR_STATES = {0: "none", 1: "asking", 2: "on", 3: "off", 4: "lost"}
 TOR_PATTERN = "^[^ ]*/rina-tor --job %s/job --rack 0 "
 
 
+def restart_tor(pid):
+    """Kill rina-tor (pid) and start it again as it was started."""
+    ns = subprocess.run(["ip", "netns", "identify", pid], check=True,
+                        capture_output=True, text=True).stdout.strip()
+    with open("/proc/%s/cmdline" % pid, "rb") as f:
+        argv = [a.decode() for a in f.read().split(b"\0")[:-1]]
+    if not ns or not argv:
+        raise RuntimeError("rina-tor %s: no namespace or command" % pid)
+    os.kill(int(pid), signal.SIGKILL)
+    # its socket and steering go with it; bounded (2 s)
+    for _ in range(200):
+        if not os.path.exists("/proc/%s" % pid):
+            break
+        time.sleep(0.01)
+    # as rina-run starts it (NS_WRAP); rina-run stops it with the rest
+    subprocess.Popen(["ip", "netns", "exec", ns, "sh", "-c",
+                      'mount -t bpf bpf /sys/fs/bpf 2>/dev/null; exec "$@"',
+                      "sh"] + argv, stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL)
+
+
 def signal_tor(sig):
     """sig to rina-tor of rack 0 (the ToR namespace's, same PID space)."""
     pat = TOR_PATTERN % os.environ["RINA_RUN_DIR"]
+    if sig == "RESTART":
+        pid = subprocess.run(["pgrep", "-f", pat], check=True,
+                             capture_output=True, text=True).stdout.split()
+        if len(pid) != 1:
+            raise RuntimeError("rina-tor of rack 0: %d processes" % len(pid))
+        restart_tor(pid[0])
+        return
     if sig == "PIDFILE":
         pid = subprocess.run(["pgrep", "-f", pat], check=True,
                              capture_output=True, text=True).stdout.split()

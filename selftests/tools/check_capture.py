@@ -364,7 +364,8 @@ def main():
 			ck.fail(names[5], "no TOR_INSTALL to %s" % tor)
 		if len(rem) != 2:
 			ck.fail(names[5], "%d TOR_REMOVE, want 2" % len(rem))
-		ok_rep = [p for p in rep if p["rina.ctrl.status"] == "0" and
+		# 4: ok, installed by that request (0: held already)
+		ok_rep = [p for p in rep if p["rina.ctrl.status"] in ("0", "4") and
 			  p["rina.flags"] & F_FROM_SWITCH and
 			  p["rina.src_id"] == 0xf000 | rack and
 			  p["rina.tor.request_in"] and

@@ -62,7 +62,7 @@ def run():
                         (line, st, len(undone))))
     t = tor(BASE + ["mc_node_associate 2 0", "mc_node_associate 2 1"])
     st = t.install(0, 1)
-    ok = st == bmv2.ST_OK and "mc_node_associate 2 12" in t.sent and \
+    ok = st == bmv2.ST_INSTALLED and "mc_node_associate 2 12" in t.sent and \
         "mc_node_associate 2 13" in t.sent
     results.append((ok, "well-formed: installed, nodes by the switch's "
                     "handles (status %d)" % st))
@@ -82,13 +82,16 @@ def run():
     probe = t.sent[len(sent1):]
     st3 = t.install(0, 2)
     again = t.sent[len(sent1):]
-    ok = (st1, st2, st3) == (bmv2.ST_OK,) * 3 and tags[0] in sent1 and \
+    ok = (st1, st2, st3) == (bmv2.ST_INSTALLED, bmv2.ST_OK,
+                             bmv2.ST_INSTALLED) and tags[0] in sent1 and \
         tags[1] not in sent1 and not probe and tags[1] in again and \
         any(x.startswith("table_delete") for x in again) and \
         t.jobs[0].session == 2
-    results.append((ok, "session 1's tag in set_job; again for session 1 "
-                    "nothing sent; for session 2 undone and installed with "
-                    "its tag (%d, %d commands)" % (len(sent1), len(again))))
+    results.append((ok, "session 1's tag in set_job (installed); again "
+                    "for session 1 nothing sent (ok); for session 2 undone "
+                    "and installed with its tag (installed) (%d, %d "
+                    "commands; status %d %d %d)" %
+                    (len(sent1), len(again), st1, st2, st3)))
     return results
 
 

@@ -159,12 +159,12 @@ int main(int argc, char **argv)
 
 	len = request(req, RINA_CTRL_TOR_INSTALL, jobs[0].job_id, job_hash[0]);
 	n = control(req, len, reply);
-	ok = reply_ok(reply, n, req, RINA_TOR_ST_OK);
+	ok = reply_ok(reply, n, req, RINA_TOR_ST_INSTALLED);
 	n = control(req, len, reply);
 	ktap_result(ok && reply_ok(reply, n, req, RINA_TOR_ST_OK) &&
 		    ctrl_ctr[0].ok == 2,
-		    "install: status ok, the reply addressed, sized and "
-		    "checksummed; again: ok");
+		    "install: status installed, the reply addressed, sized "
+		    "and checksummed; again (held): ok");
 
 	len = request(req, RINA_CTRL_TOR_REMOVE, jobs[0].job_id, job_hash[0]);
 	n = control(req, len, reply);
@@ -255,8 +255,8 @@ int main(int argc, char **argv)
 	len = request(req, RINA_CTRL_TOR_INSTALL, jobs[0].job_id, job_hash[0]);
 	tor_job_remove(0);
 	n = control(req, len, reply);
-	ktap_result(reply_ok(reply, n, req, RINA_TOR_ST_OK),
-		    "after all that, a request is still answered ok");
+	ktap_result(reply_ok(reply, n, req, RINA_TOR_ST_INSTALLED),
+		    "after all that, a request is still answered (installed)");
 
 	/*
 	 * A job installed and removed again and again, as rina-tor
@@ -271,7 +271,7 @@ int main(int argc, char **argv)
 		len = request(req, RINA_CTRL_TOR_INSTALL, jobs[0].job_id,
 			      job_hash[0]);
 		n = control(req, len, reply);
-		bad += !reply_ok(reply, n, req, RINA_TOR_ST_OK);
+		bad += !reply_ok(reply, n, req, RINA_TOR_ST_INSTALLED);
 		len = request(req, RINA_CTRL_TOR_REMOVE, jobs[0].job_id,
 			      job_hash[0]);
 		n = control(req, len, reply);
@@ -280,7 +280,7 @@ int main(int argc, char **argv)
 	ok = !bad && held_eq(held(), before);
 	len = request(req, RINA_CTRL_TOR_INSTALL, jobs[0].job_id, job_hash[0]);
 	n = control(req, len, reply);
-	ktap_result(ok && reply_ok(reply, n, req, RINA_TOR_ST_OK),
+	ktap_result(ok && reply_ok(reply, n, req, RINA_TOR_ST_INSTALLED),
 		    "1000 installs and removals: all ok, nothing left behind "
 		    "(%u failed); one more install ok", bad);
 
@@ -320,7 +320,7 @@ int main(int argc, char **argv)
 		bad += !!rina_tor_cli(sw, cmd, err, sizeof(err));
 	}
 	n = control(req, len, reply);
-	ok = !bad && reply_ok(reply, n, req, RINA_TOR_ST_OK);
+	ok = !bad && reply_ok(reply, n, req, RINA_TOR_ST_INSTALLED);
 	len = request(req, RINA_CTRL_TOR_REMOVE, jobs[0].job_id, job_hash[0]);
 	n = control(req, len, reply);
 	ktap_result(ok && reply_ok(reply, n, req, RINA_TOR_ST_OK),

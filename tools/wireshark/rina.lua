@@ -47,7 +47,7 @@ local CTRL_ABORT, CTRL_TOR_INSTALL, CTRL_TOR_REMOVE, CTRL_TOR_REPLY =
 -- TOR_REPLY arg (protocol-ina.md section 9, p4/tor/rina-tor.c)
 local tor_status = {
 	[0] = "ok", [1] = "unknown job", [2] = "no slots left",
-	[3] = "bad parameters",
+	[3] = "bad parameters", [4] = "installed",
 }
 
 -- ABORT arg, bits 0-6: enum rina_result (user/include/rina.h)

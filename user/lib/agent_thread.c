@@ -154,12 +154,19 @@ static void op_event(void *ctx, enum rina_agent_event ev, __u32 arg)
 				 __ATOMIC_RELEASE);
 	if (ev != RINA_AGENT_EV_TOR_LOST)
 		return;
-	fprintf(stderr, "librina: rank %u: the ToR of rack %u (%s) went silent (nothing for %u ms, %u probes unanswered): %s\n",
-		a->c.rank, a->c.ring.m[a->c.member].rack, ip, arg,
-		RINA_AGENT_TOR_TRIES,
-		a->c.job.fallback == RINA_FALLBACK_ABORT ?
-		"aborting the job (fallback abort)" :
-		"the rack's agent aggregates in software from now on");
+	if (arg == RINA_AGENT_TOR_FORGOT)
+		fprintf(stderr, "librina: rank %u: the ToR of rack %u (%s) had lost the job (a probe installed it anew): %s\n",
+			a->c.rank, a->c.ring.m[a->c.member].rack, ip,
+			a->c.job.fallback == RINA_FALLBACK_ABORT ?
+			"aborting the job (fallback abort)" :
+			"the rack's agent aggregates in software from now on");
+	else
+		fprintf(stderr, "librina: rank %u: the ToR of rack %u (%s) went silent (nothing for %u ms, %u probes unanswered): %s\n",
+			a->c.rank, a->c.ring.m[a->c.member].rack, ip, arg,
+			RINA_AGENT_TOR_TRIES,
+			a->c.job.fallback == RINA_FALLBACK_ABORT ?
+			"aborting the job (fallback abort)" :
+			"the rack's agent aggregates in software from now on");
 	__atomic_store_n(&a->tor_on, 0, __ATOMIC_RELEASE);
 }
 

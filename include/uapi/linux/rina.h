@@ -159,13 +159,17 @@ struct rina_ctrl {
  * The arg of a RINA_CTRL_TOR_REPLY: the ToR's answer to a TOR_INSTALL or
  * TOR_REMOVE (protocol-ina.md, "The ToR control protocol"). A request
  * that does not prove it comes from a job the ToR holds is answered
- * RINA_TOR_ST_UNKNOWN_JOB, whatever else is wrong with it.
+ * RINA_TOR_ST_UNKNOWN_JOB, whatever else is wrong with it. A TOR_INSTALL
+ * that finds the job's session held is answered OK; one that installs it
+ * (a fresh epoch, empty slots) RINA_TOR_ST_INSTALLED, also a success: an
+ * agent whose probe gets it knows the ToR forgot what it held.
  */
 enum rina_tor_status {
 	RINA_TOR_ST_OK		= 0,
 	RINA_TOR_ST_UNKNOWN_JOB	= 1,
 	RINA_TOR_ST_NO_SLOTS	= 2,	/* no room in the ToR's pool or tables */
 	RINA_TOR_ST_BAD_PARAMS	= 3,	/* e.g. elements above the ToR's */
+	RINA_TOR_ST_INSTALLED	= 4,	/* ok, installed by this request */
 };
 
 /*
