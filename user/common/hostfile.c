@@ -13,8 +13,8 @@
 #include "hostfile.h"
 
 /* Only digits (strtoul alone takes blanks, signs and overflow). */
-static int parse_uint(const char *s, unsigned long min, unsigned long max,
-		      unsigned long *v)
+int rina_parse_uint(const char *s, unsigned long min, unsigned long max,
+		    unsigned long *v)
 {
 	char *end;
 
@@ -83,7 +83,7 @@ int rina_hostfile_line(char *line, const char **name, unsigned int *slots,
 	colon = strchr(*name, ':');
 	if (colon) {
 		*colon = 0;
-		if (parse_uint(colon + 1, 1, RINA_HOST_PORTS, &n)) {
+		if (rina_parse_uint(colon + 1, 1, RINA_HOST_PORTS, &n)) {
 			snprintf(err, errlen,
 				 "\"%.40s\": expected host:N with N in 1..%d",
 				 colon + 1, RINA_HOST_PORTS);
@@ -92,14 +92,14 @@ int rina_hostfile_line(char *line, const char **name, unsigned int *slots,
 	}
 	while ((tok = strtok_r(NULL, " \t", &save))) {
 		if (!strncmp(tok, "slots=", 6) && !colon) {
-			if (parse_uint(tok + 6, 1, RINA_HOST_PORTS, &n)) {
+			if (rina_parse_uint(tok + 6, 1, RINA_HOST_PORTS, &n)) {
 				snprintf(err, errlen,
 					 "\"%.40s\": slots must be a number in 1..%d",
 					 tok, RINA_HOST_PORTS);
 				return -1;
 			}
 		} else if (!strncmp(tok, "max_slots=", 10) &&
-			   !parse_uint(tok + 10, 1, 1u << 20, &v)) {
+			   !rina_parse_uint(tok + 10, 1, 1u << 20, &v)) {
 			continue;	/* mpirun's cap, not ranks */
 		} else {
 			snprintf(err, errlen,
@@ -139,7 +139,7 @@ int rina_rackmap_line(char *line, const char **host, unsigned int *rack,
 		snprintf(err, errlen, "expected \"HOST RACK [IPV4]\"");
 		return -1;
 	}
-	if (parse_uint(r, 0, 65535, &v)) {
+	if (rina_parse_uint(r, 0, 65535, &v)) {
 		snprintf(err, errlen,
 			 "rack \"%.40s\" is not a number in 0..65535", r);
 		return -1;

@@ -19,6 +19,13 @@
 #define RINA_HOST_PORTS	8	/* worker ports 21056..21063 per host */
 
 /*
+ * s as a decimal number of digits only (no blank, sign or overflow) in
+ * min..max: 0 with *v, else -1.
+ */
+int rina_parse_uint(const char *s, unsigned long min, unsigned long max,
+		    unsigned long *v);
+
+/*
  * One hostfile line, modified in place (comments cut, name terminated):
  * 1 with *name (shorter than RINA_HOSTNAME_MAX, no '=', '[', ']' or
  * ',') and *slots (1..RINA_HOST_PORTS), 0 for a blank or comment line,

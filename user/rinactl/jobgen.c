@@ -85,18 +85,6 @@ static int gen_usage(void)
 	return RINACTL_EXIT_USAGE;
 }
 
-static int parse_uint(const char *s, unsigned long min, unsigned long max,
-		      unsigned long *v)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	return errno || *end || *v < min || *v > max ? -1 : 0;
-}
-
 /* One more host (or more slots of a host already listed). */
 static int add_host(struct gen *g, const char *name, unsigned int ranks,
 		    const char *where)
@@ -313,7 +301,7 @@ static int check_rack_opts(struct gen *g)
 		eq = strchr(buf, '=');
 		if (eq)
 			*eq = 0;
-		if (!eq || parse_uint(buf, 0, 65535, &v) ||
+		if (!eq || rina_parse_uint(buf, 0, 65535, &v) ||
 		    inet_pton(AF_INET, eq + 1, &a) != 1)
 			return gen_fail("--tor %s: expected RACK=IPV4",
 					g->tor[i]);
@@ -323,7 +311,7 @@ static int check_rack_opts(struct gen *g)
 	snprintf(buf, sizeof(buf), "%s", g->ina);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save))
-		if (parse_uint(tok, 0, 65535, &v))
+		if (rina_parse_uint(tok, 0, 65535, &v))
 			return gen_fail("--ina %s: expected all, none or a list of racks",
 					g->ina);
 	return 0;
@@ -429,12 +417,12 @@ int rinactl_job_gen(int argc, char **argv)
 		} else if (!strcmp(o, "--nodelist")) {
 			nodelist = a;
 		} else if (!strcmp(o, "--ranks-per-host")) {
-			if (parse_uint(a, 1, GEN_PORTS, &v))
+			if (rina_parse_uint(a, 1, GEN_PORTS, &v))
 				return gen_fail("--ranks-per-host %s: expected 1..%d (a host has %d Rina worker ports)",
 						a, GEN_PORTS, GEN_PORTS);
 			g.ranks_per_host = (unsigned int)v;
 		} else if (!strcmp(o, "--rack-size")) {
-			if (parse_uint(a, 1, RINA_MAX_RANKS, &v))
+			if (rina_parse_uint(a, 1, RINA_MAX_RANKS, &v))
 				return gen_fail("--rack-size %s: expected 1..%d",
 						a, RINA_MAX_RANKS);
 			g.rack_size = (unsigned int)v;
@@ -447,7 +435,7 @@ int rinactl_job_gen(int argc, char **argv)
 				return gen_fail("more than 64 --tor");
 			g.tor[g.n_tor++] = a;
 		} else if (!strcmp(o, "--job")) {
-			if (parse_uint(a, 1, 65535, &v))
+			if (rina_parse_uint(a, 1, 65535, &v))
 				return gen_fail("--job %s: expected 1..65535",
 						a);
 			g.job_id = (unsigned int)v;
@@ -474,7 +462,7 @@ int rinactl_job_gen(int argc, char **argv)
 	if (!g.job_id) {
 		const char *id = getenv("SLURM_JOB_ID");
 
-		if (!id || parse_uint(id, 0, ~0ul, &v))
+		if (!id || rina_parse_uint(id, 0, ~0ul, &v))
 			return gen_fail("give --job ID (no SLURM_JOB_ID to take it from)");
 		g.job_id = (unsigned int)(v % 65535 + 1);
 	}
