@@ -260,7 +260,7 @@ static bool phases_alone(const struct rina_comm *c)
 /* A widened reduce-scatter's own segment, narrowed into dst. */
 static int narrow_own(struct coll *k)
 {
-	size_t count = k->len / 4, over;
+	size_t count = k->len / 4;
 	float *tmp = calloc(k->len / 4, sizeof(*tmp));
 	int ret;
 
@@ -270,13 +270,8 @@ static int narrow_own(struct coll *k)
 		       false);
 	if (ret)
 		goto out;
-	over = rina_dtype_narrow(k->dst, tmp, count, k->user_dtype);
-	if (over) {	/* as the allreduce's (convert.c) */
-		k->comm->st.overflows++;
-		ret = rina_fail(RINA_ERR_OVERFLOW,
-				"%zu float16 results beyond +-65504 (now +-Inf)",
-				over);
-	}
+	ret = rina_dtype_narrow_result(k->comm, k->dst, tmp, count,
+				       k->user_dtype);
 out:
 	free(tmp);
 	return ret;

@@ -91,12 +91,24 @@ size_t rina_dtype_narrow(void *dst, const float *src, size_t n,
 	return over;
 }
 
+int rina_dtype_narrow_result(rina_comm_t *c, void *dst, const float *src,
+			     size_t n, enum rina_dtype dtype)
+{
+	size_t over = rina_dtype_narrow(dst, src, n, dtype);
+
+	if (!over)
+		return RINA_OK;
+	c->st.overflows++;	/* the same on every rank that holds them */
+	return rina_fail(RINA_ERR_OVERFLOW,
+			 "%zu float16 results beyond +-65504 (now +-Inf)",
+			 over);
+}
+
 int rina_convert_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 			   enum rina_dtype dtype, enum rina_redop op,
 			   rina_comm_t *c)
 {
 	float *tmp;
-	size_t over;
 	int ret;
 
 	if (count && (!sendbuf || !recvbuf))
@@ -111,13 +123,7 @@ int rina_convert_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 	ret = rina_wire_allreduce(tmp, tmp, count, RINA_FLOAT32, op, c);
 	if (ret)
 		goto out;
-	over = rina_dtype_narrow(recvbuf, tmp, count, dtype);
-	if (over) {
-		c->st.overflows++;	/* the same on every rank */
-		ret = rina_fail(RINA_ERR_OVERFLOW,
-				"%zu float16 results beyond +-65504 (now +-Inf)",
-				over);
-	}
+	ret = rina_dtype_narrow_result(c, recvbuf, tmp, count, dtype);
 out:
 	free(tmp);
 	return ret;

@@ -289,6 +289,12 @@ void rina_dtype_widen(float *dst, const void *src, size_t n,
 /* Narrow float32 results; the number of them float16 cannot hold. */
 size_t rina_dtype_narrow(void *dst, const float *src, size_t n,
 			 enum rina_dtype dtype);
+/*
+ * A call's float32 results narrowed into dst: RINA_ERR_OVERFLOW (counted
+ * in c's overflows) when float16 cannot hold some, else RINA_OK.
+ */
+int rina_dtype_narrow_result(rina_comm_t *c, void *dst, const float *src,
+			     size_t n, enum rina_dtype dtype);
 int rina_convert_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 			   enum rina_dtype dtype, enum rina_redop op,
 			   rina_comm_t *c);
