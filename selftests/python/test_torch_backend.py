@@ -56,6 +56,28 @@ DTYPES = [] if torch is None else [torch.float32, torch.bfloat16,
 COUNTS = (1, 3, 7, 1037)	# below the rank count, odd, not divisible
 
 
+def comm_ranks(job, n, fn, join_s=60):
+    """fn(comm, r) on rank r's inproc rina.Communicator of job, every rank
+    in a thread; their return values (or exceptions). A rank still
+    running after join_s fails the test."""
+    import rina
+    out = [None] * n
+
+    def main(r):
+        try:
+            with rina.Communicator(job, r, "inproc") as comm:
+                out[r] = fn(comm, r)
+        except Exception as e:
+            out[r] = e
+    th = [threading.Thread(target=main, args=(r,)) for r in range(n)]
+    for t in th:
+        t.start()
+    for t in th:
+        t.join(join_s)
+        assert not t.is_alive(), "a rank hangs"
+    return out
+
+
 def run_pgs(n, fn, timeout_ms=3000, ranks=None, ring_of=None):
     """fn(pg, rank) on a ProcessGroupRina per rank, each in a thread; their
     return values (or exceptions). ring_of: each torch rank's rank in the
@@ -653,7 +675,6 @@ class CApi(unittest.TestCase):
 
     def test_blocking_forms(self):
         import ctypes
-        import rina
         from rina import _lib
         lib = _lib.lib
         vp, sz, c = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
@@ -663,33 +684,24 @@ class CApi(unittest.TestCase):
         lib.rina_barrier.argtypes = [vp]
         n, nbytes = 5, 13
         job = job_text(n, 3000)
-        out = [None] * n
 
-        def main(r):
-            try:
-                with rina.Communicator(job, r, "inproc") as comm:
-                    h = comm._h()
-                    b = (ctypes.c_ubyte * nbytes)(*([r + 1] * nbytes))
-                    rc1 = lib.rina_broadcast(b, nbytes, 3, h)
-                    src = (ctypes.c_ubyte * nbytes)(*(
-                        (r * 16 + i) % 256 for i in range(nbytes)))
-                    dst = (ctypes.c_ubyte * (n * nbytes))()
-                    rc2 = lib.rina_allgather(src, dst, nbytes, h)
-                    rs_in = (ctypes.c_int32 * (n * 3))(*(
-                        r * 100 + i for i in range(n * 3)))
-                    rs_out = (ctypes.c_int32 * 3)()
-                    rc3 = lib.rina_reduce_scatter(rs_in, rs_out, 3, 0, 0, h)
-                    rc4 = lib.rina_barrier(h)
-                    bad = lib.rina_broadcast(b, nbytes, n, h)	# no rank n
-                    out[r] = ((rc1, rc2, rc3, rc4), bytes(b), bytes(dst),
-                              list(rs_out), bad)
-            except Exception as e:
-                out[r] = e
-        th = [threading.Thread(target=main, args=(r,)) for r in range(n)]
-        for t in th:
-            t.start()
-        for t in th:
-            t.join(60)
+        def main(comm, r):
+            h = comm._h()
+            b = (ctypes.c_ubyte * nbytes)(*([r + 1] * nbytes))
+            rc1 = lib.rina_broadcast(b, nbytes, 3, h)
+            src = (ctypes.c_ubyte * nbytes)(*(
+                (r * 16 + i) % 256 for i in range(nbytes)))
+            dst = (ctypes.c_ubyte * (n * nbytes))()
+            rc2 = lib.rina_allgather(src, dst, nbytes, h)
+            rs_in = (ctypes.c_int32 * (n * 3))(*(
+                r * 100 + i for i in range(n * 3)))
+            rs_out = (ctypes.c_int32 * 3)()
+            rc3 = lib.rina_reduce_scatter(rs_in, rs_out, 3, 0, 0, h)
+            rc4 = lib.rina_barrier(h)
+            bad = lib.rina_broadcast(b, nbytes, n, h)	# no rank n
+            return ((rc1, rc2, rc3, rc4), bytes(b), bytes(dst),
+                    list(rs_out), bad)
+        out = comm_ranks(job, n, main)
         gathered = bytes((q * 16 + i) % 256 for q in range(n)
                          for i in range(nbytes))
         for r, o in enumerate(out):
@@ -720,10 +732,8 @@ class CApi(unittest.TestCase):
         reduce-scatter of measure bytes a rank, and of an int32
         allreduce of the same total size, in [ag, rs, ar]."""
         import ctypes
-        import rina
         lib = self.lib()
         job = job_text(n, 3000, ina)
-        out = [None] * n
 
         def src_of(q, nbytes):
             return bytes((q * 37 + i * 11 + nbytes) % 256
@@ -733,54 +743,45 @@ class CApi(unittest.TestCase):
             return [(q * 7919 + i * 104729) % 2000003 - 1000001
                     for i in range(n * cnt)]
 
-        def main(r):
+        def main(comm, r):
             res = []
-            try:
-                with rina.Communicator(job, r, "inproc") as comm:
-                    h = comm._h()
-                    for nbytes in sizes:
-                        src = ctypes.create_string_buffer(
-                            src_of(r, nbytes), max(nbytes, 1))
-                        dst = ctypes.create_string_buffer(
-                            max(n * nbytes, 1))
-                        rc = lib.rina_allgather(src, dst, nbytes, h)
-                        res.append((rc, dst.raw[:n * nbytes]))
-                    for cnt in counts:
-                        x = rs_in(r, cnt)
-                        for dt, op in RS_CASES:
-                            t = {0: ctypes.c_int32, 1: ctypes.c_float,
-                                 4: ctypes.c_double}[dt]
-                            i = (t * max(n * cnt, 1))(*x)
-                            o = (t * max(cnt, 1))()
-                            rc = lib.rina_reduce_scatter(i, o, cnt, dt, op,
-                                                         h)
-                            res.append((rc, list(o)[:cnt]))
-                    if measure:
-                        tx = []
-                        src = ctypes.create_string_buffer(measure)
-                        dst = ctypes.create_string_buffer(n * measure)
-                        big = (ctypes.c_int32 * (n * measure // 4))()
-                        small = (ctypes.c_int32 * (measure // 4))()
-                        for call in (
-                                lambda: lib.rina_allgather(src, dst,
-                                                           measure, h),
-                                lambda: lib.rina_reduce_scatter(
-                                    big, small, measure // 4, 0, 0, h),
-                                lambda: lib.rina_allreduce(
-                                    big, big, n * measure // 4, 0, 0, h)):
-                            before = comm.stats()["tx_bytes"]
-                            self.assertEqual(call(), 0)
-                            tx.append(comm.stats()["tx_bytes"] - before)
-                        res.append(tx)
-                out[r] = res
-            except Exception as e:
-                out[r] = e
-        th = [threading.Thread(target=main, args=(r,)) for r in range(n)]
-        for t in th:
-            t.start()
-        for t in th:
-            t.join(120)
-            self.assertFalse(t.is_alive(), "a rank hangs")
+            h = comm._h()
+            for nbytes in sizes:
+                src = ctypes.create_string_buffer(
+                    src_of(r, nbytes), max(nbytes, 1))
+                dst = ctypes.create_string_buffer(
+                    max(n * nbytes, 1))
+                rc = lib.rina_allgather(src, dst, nbytes, h)
+                res.append((rc, dst.raw[:n * nbytes]))
+            for cnt in counts:
+                x = rs_in(r, cnt)
+                for dt, op in RS_CASES:
+                    t = {0: ctypes.c_int32, 1: ctypes.c_float,
+                         4: ctypes.c_double}[dt]
+                    i = (t * max(n * cnt, 1))(*x)
+                    o = (t * max(cnt, 1))()
+                    rc = lib.rina_reduce_scatter(i, o, cnt, dt, op,
+                                                 h)
+                    res.append((rc, list(o)[:cnt]))
+            if measure:
+                tx = []
+                src = ctypes.create_string_buffer(measure)
+                dst = ctypes.create_string_buffer(n * measure)
+                big = (ctypes.c_int32 * (n * measure // 4))()
+                small = (ctypes.c_int32 * (measure // 4))()
+                for call in (
+                        lambda: lib.rina_allgather(src, dst,
+                                                   measure, h),
+                        lambda: lib.rina_reduce_scatter(
+                            big, small, measure // 4, 0, 0, h),
+                        lambda: lib.rina_allreduce(
+                            big, big, n * measure // 4, 0, 0, h)):
+                    before = comm.stats()["tx_bytes"]
+                    self.assertEqual(call(), 0)
+                    tx.append(comm.stats()["tx_bytes"] - before)
+                res.append(tx)
+            return res
+        out = comm_ranks(job, n, main, 120)
         for r, o in enumerate(out):
             self.assertNotIsInstance(o, Exception, str(o))
             i = 0
