@@ -68,9 +68,23 @@ static size_t words_of(size_t bytes)
 	return bytes / 4 + (bytes % 4 != 0);
 }
 
-static struct coll *coll_new(rina_comm_t *comm, size_t words)
+/* A collective of comm, with no buffer yet. */
+static struct coll *coll_alloc(rina_comm_t *comm)
 {
 	struct coll *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->comm = comm;
+	k->rank = rina_comm_rank(comm);
+	k->size = rina_comm_size(comm);
+	k->root = -1;
+	return k;
+}
+
+static struct coll *coll_new(rina_comm_t *comm, size_t words)
+{
+	struct coll *k = coll_alloc(comm);
 
 	if (!k)
 		return NULL;
@@ -81,10 +95,6 @@ static struct coll *coll_new(rina_comm_t *comm, size_t words)
 		free(k);
 		return NULL;
 	}
-	k->comm = comm;
-	k->rank = rina_comm_rank(comm);
-	k->size = rina_comm_size(comm);
-	k->root = -1;
 	return k;
 }
 
@@ -213,16 +223,12 @@ static int phase_new(rina_comm_t *comm, size_t seg, uint8_t phases,
 		     enum rina_dtype dtype, enum rina_redop op,
 		     struct coll **out)
 {
-	struct coll *k = calloc(1, sizeof(*k));
+	struct coll *k = coll_alloc(comm);
 	int ret;
 
 	*out = NULL;
 	if (!k)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
-	k->comm = comm;
-	k->rank = rina_comm_rank(comm);
-	k->size = rina_comm_size(comm);
-	k->root = -1;
 	k->phases = phases;
 	k->dtype = dtype;
 	k->op = op;
@@ -500,13 +506,9 @@ int rina_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t count,
 		k->nseg = 1;
 		return phase_start(k, comm, cb, arg, req);
 	}
-	k = calloc(1, sizeof(*k));
+	k = coll_alloc(comm);
 	if (!k)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
-	k->comm = comm;
-	k->rank = rina_comm_rank(comm);
-	k->size = n;
-	k->root = -1;
 	k->words = count * n;
 	k->tmp = malloc(count ? count * n * es : 4);
 	if (!k->tmp) {
