@@ -191,21 +191,18 @@ static void rina_agent_event(void *ctx, enum rina_agent_event ev, __u32 arg)
 {
 	struct rina_agent *a = ctx;
 	__be32 tor = a->core.cfg.tor.ip;
+	const char *then = a->fallback == RINA_FALLBACK_ABORT ?
+			   "aborting the job (fallback 0)" :
+			   "the agent aggregates the rack in software";
 
 	trace_rina_agent(a->job_id, a->rank, ev, arg);
 	if (ev == RINA_AGENT_EV_TOR_LOST && arg == RINA_AGENT_TOR_FORGOT)
 		pr_warn_ratelimited("rina: job %u rack %u: the ToR %pI4 had lost the job (a probe installed it anew): %s\n",
-				    a->job_id, a->rack, &tor,
-				    a->fallback == RINA_FALLBACK_ABORT ?
-				    "aborting the job (fallback 0)" :
-				    "the agent aggregates the rack in software");
+				    a->job_id, a->rack, &tor, then);
 	else if (ev == RINA_AGENT_EV_TOR_LOST)
 		pr_warn_ratelimited("rina: job %u rack %u: the ToR %pI4 went silent (nothing for %u ms, %u probes unanswered): %s\n",
 				    a->job_id, a->rack, &tor, arg,
-				    RINA_AGENT_TOR_TRIES,
-				    a->fallback == RINA_FALLBACK_ABORT ?
-				    "aborting the job (fallback 0)" :
-				    "the agent aggregates the rack in software");
+				    RINA_AGENT_TOR_TRIES, then);
 	else if (ev == RINA_AGENT_EV_TOR && arg != RINA_TOR_ST_OK)
 		pr_warn_ratelimited("rina: job %u rack %u: the ToR %pI4 %s: %s\n",
 				    a->job_id, a->rack, &tor,

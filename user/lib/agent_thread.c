@@ -139,6 +139,7 @@ static void op_event(void *ctx, enum rina_agent_event ev, __u32 arg)
 {
 	struct rina_agent *a = ctx;
 	char ip[INET_ADDRSTRLEN];
+	const char *then;
 
 	inet_ntop(AF_INET, &a->core.cfg.tor.ip, ip, sizeof(ip));
 	if (ev == RINA_AGENT_EV_TOR && a->returning) {
@@ -154,19 +155,16 @@ static void op_event(void *ctx, enum rina_agent_event ev, __u32 arg)
 				 __ATOMIC_RELEASE);
 	if (ev != RINA_AGENT_EV_TOR_LOST)
 		return;
+	then = a->c.job.fallback == RINA_FALLBACK_ABORT ?
+	       "aborting the job (fallback abort)" :
+	       "the rack's agent aggregates in software from now on";
 	if (arg == RINA_AGENT_TOR_FORGOT)
 		fprintf(stderr, "librina: rank %u: the ToR of rack %u (%s) had lost the job (a probe installed it anew): %s\n",
-			a->c.rank, a->c.ring.m[a->c.member].rack, ip,
-			a->c.job.fallback == RINA_FALLBACK_ABORT ?
-			"aborting the job (fallback abort)" :
-			"the rack's agent aggregates in software from now on");
+			a->c.rank, a->c.ring.m[a->c.member].rack, ip, then);
 	else
 		fprintf(stderr, "librina: rank %u: the ToR of rack %u (%s) went silent (nothing for %u ms, %u probes unanswered): %s\n",
 			a->c.rank, a->c.ring.m[a->c.member].rack, ip, arg,
-			RINA_AGENT_TOR_TRIES,
-			a->c.job.fallback == RINA_FALLBACK_ABORT ?
-			"aborting the job (fallback abort)" :
-			"the rack's agent aggregates in software from now on");
+			RINA_AGENT_TOR_TRIES, then);
 	__atomic_store_n(&a->tor_on, 0, __ATOMIC_RELEASE);
 }
 

@@ -210,6 +210,17 @@ out:
 	return ret;
 }
 
+/* The request pointer and the communicator of a call, checked. */
+static int check_req(rina_comm_t *c, rina_request_t **req)
+{
+	if (!req)
+		return rina_fail(RINA_ERR_INVALID, "request pointer is NULL");
+	*req = NULL;
+	if (!c)
+		return rina_fail(RINA_ERR_INVALID, "comm is NULL");
+	return RINA_OK;
+}
+
 /* Queue a copy of tmpl for the progress thread. */
 static int queue(rina_comm_t *c, struct rina_request *tmpl,
 		 rina_request_t **req)
@@ -269,12 +280,11 @@ int rina_iallreduce_fin(const void *sendbuf, void *recvbuf, size_t count,
 		.dtype = dtype, .op = op, .cb = cb, .arg = arg, .fin = fin,
 		.fin_arg = fin_arg,
 	};
+	int ret;
 
-	if (!req)
-		return rina_fail(RINA_ERR_INVALID, "request pointer is NULL");
-	*req = NULL;
-	if (!c)
-		return rina_fail(RINA_ERR_INVALID, "comm is NULL");
+	ret = check_req(c, req);
+	if (ret)
+		return ret;
 	if (count && (!sendbuf || !recvbuf))
 		return rina_fail(RINA_ERR_INVALID, "NULL buffer");
 	if (!rina_dtype_size(dtype))
@@ -290,12 +300,10 @@ int rina_icall_fin(rina_comm_t *c, rina_run_t run, rina_fin_t fin,
 		.run = run, .cb = cb, .arg = arg, .fin = fin,
 		.fin_arg = fin_arg,
 	};
+	int ret = check_req(c, req);
 
-	if (!req)
-		return rina_fail(RINA_ERR_INVALID, "request pointer is NULL");
-	*req = NULL;
-	if (!c)
-		return rina_fail(RINA_ERR_INVALID, "comm is NULL");
+	if (ret)
+		return ret;
 	return queue(c, &t, req);
 }
 
