@@ -111,6 +111,8 @@ struct rina_agent_counters {
 	__u64 aborts;		/* jobs aborted by the host (member lost) */
 	/* control messages refused as copies of one taken (ctrl_auth.h) */
 	__u64 ctrl_duplicates;
+	/* ... and as signed before the agent started (ctrl_auth.h) */
+	__u64 ctrl_before_start;
 };
 
 /* State transitions reported to the host (tracepoints, logs). */

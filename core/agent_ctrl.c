@@ -80,6 +80,8 @@ static int ctrl_trusted(struct rina_agent_core *a, const struct rina_hdr *h,
 		return 1;
 	if (v == RINA_CTRL_DUPLICATE)
 		a->st.ctrl_duplicates++;
+	else if (v == RINA_CTRL_BEFORE_START)
+		a->st.ctrl_before_start++;
 	else if (v == RINA_CTRL_STALE || v == RINA_CTRL_REPLAY)
 		a->st.ctrl_replayed++;
 	else

@@ -60,13 +60,17 @@ static int guard_index(__u16 src)
 /*
  * Not taken before, and newer than the oldest remembered when all slots
  * are full (so that an old message cannot come back once forgotten):
- * taken into the oldest slot. Else the verdict: a copy of one taken, or
- * a replay.
+ * taken into the oldest slot. Else the verdict: a copy of one taken,
+ * one signed before the guard started, or a replay.
  */
-static enum rina_ctrl_verdict guard_take(__u64 *seen, __u64 stamp)
+static enum rina_ctrl_verdict guard_take(__u64 *seen, __u64 start_us,
+					 __u64 stamp)
 {
 	int i, oldest = 0;
 
+	/* nothing at or before the start was taken: no copy of one either */
+	if (stamp <= start_us)
+		return RINA_CTRL_BEFORE_START;
 	for (i = 0; i < RINA_CTRL_GUARD_DEPTH; i++) {
 		if (seen[i] == stamp)
 			return RINA_CTRL_DUPLICATE;
@@ -83,6 +87,7 @@ void rina_ctrl_guard_init(struct rina_ctrl_guard *g, __u64 not_before_us)
 {
 	__u32 k, i;
 
+	g->start_us = not_before_us;
 	for (k = 0; k < RINA_MAX_RANKS + RINA_MAX_RACKS; k++)
 		for (i = 0; i < RINA_CTRL_GUARD_DEPTH; i++)
 			g->seen[k][i] = not_before_us;
@@ -114,7 +119,7 @@ enum rina_ctrl_verdict rina_ctrl_check(struct rina_ctrl_guard *g,
 	if (stamp + RINA_CTRL_WINDOW_US < now_us ||
 	    stamp > now_us + RINA_CTRL_WINDOW_US)
 		return RINA_CTRL_STALE;
-	return guard_take(g->seen[k], stamp);
+	return guard_take(g->seen[k], g->start_us, stamp);
 }
 
 /* label, job id and session, big-endian: what tag and data key hash */

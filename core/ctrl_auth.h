@@ -36,6 +36,7 @@ typedef void (*rina_mac_fn)(const __u8 key[RINA_SECRET_LEN], const void *in,
 
 /* One sender's recent stamps; index: src_id (ranks, then ToRs' racks). */
 struct rina_ctrl_guard {
+	__u64	start_us;	/* not_before_us of rina_ctrl_guard_init() */
 	__u64	seen[RINA_MAX_RANKS + RINA_MAX_RACKS][RINA_CTRL_GUARD_DEPTH];
 };
 
@@ -53,6 +54,13 @@ enum rina_ctrl_verdict {
 	 * harmless, but no sign of one: counted apart.
 	 */
 	RINA_CTRL_DUPLICATE,
+	/*
+	 * Signed before the receiver started (rina_ctrl_guard_init()): sent
+	 * while it did not exist yet and delivered late, from a sender whose
+	 * clock lags, or recorded from an earlier receiver of the job and
+	 * replayed. Refused; the first two are no attack: counted apart.
+	 */
+	RINA_CTRL_BEFORE_START,
 	__RINA_CTRL_VERDICT_MAX,
 };
 
@@ -65,6 +73,7 @@ enum rina_ctrl_verdict {
 	[RINA_CTRL_REPLAY]	= "replayed",		\
 	[RINA_CTRL_BAD_SENDER]	= "bad_sender",		\
 	[RINA_CTRL_DUPLICATE]	= "duplicate",		\
+	[RINA_CTRL_BEFORE_START] = "before_start",	\
 }
 
 /* A signed control message as built and checked here. */
@@ -90,7 +99,10 @@ __u32 rina_ctrl_seal(struct rina_ctrl_msg *m, const __u8 *key,
  * guards live in memory, so without it a message recorded less than
  * RINA_CTRL_WINDOW_US before a receiver restarts could be replayed once
  * after it; a sender's retries carry new stamps and pass. A sender whose
- * clock lags the receiver's is refused for that lag after the start.
+ * clock lags the receiver's is refused for that lag after the start, and
+ * a message sent before the start that arrives after it (queued on a
+ * slow link) is refused: RINA_CTRL_BEFORE_START, which a receiver
+ * counts apart from replays.
  */
 void rina_ctrl_guard_init(struct rina_ctrl_guard *g, __u64 not_before_us);
 

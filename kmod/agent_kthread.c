@@ -836,7 +836,7 @@ static int rina_agents_show(struct seq_file *s, void *v)
 			/* one writer (the thread): a racy snapshot is fine */
 			const struct rina_agent_counters *c = &a->core.st;
 
-			seq_printf(s, "job %u rank %u contrib_in %llu partial_in %llu partial_out %llu slots_done %llu ag_in %llu ag_out %llu ag_retransmits %llu mcast_out %llu acks_out %llu ag_acks_in %llu nacks_in %llu repairs %llu reemit %llu dup %llu stale %llu collision %llu bad %llu malformed %llu foreign %llu nomem %llu sessions %llu aborts %llu send_errors %llu ctrl_forged %llu ctrl_replayed %llu bad_tag %llu tor %u tor_copies %llu tor_relays %llu tor_held %llu tor_probes %llu tor_lost %llu tor_returns %llu asks_out %llu asks_in %llu gap_nacks %llu\n",
+			seq_printf(s, "job %u rank %u contrib_in %llu partial_in %llu partial_out %llu slots_done %llu ag_in %llu ag_out %llu ag_retransmits %llu mcast_out %llu acks_out %llu ag_acks_in %llu nacks_in %llu repairs %llu reemit %llu dup %llu stale %llu collision %llu bad %llu malformed %llu foreign %llu nomem %llu sessions %llu aborts %llu send_errors %llu ctrl_forged %llu ctrl_replayed %llu bad_tag %llu tor %u tor_copies %llu tor_relays %llu tor_held %llu tor_probes %llu tor_lost %llu tor_returns %llu asks_out %llu asks_in %llu gap_nacks %llu ctrl_duplicates %llu ctrl_before_start %llu\n",
 				   a->job_id, a->rank, c->contrib_in,
 				   c->partial_in, c->partial_out,
 				   c->slots_done, c->ag_in, c->ag_out,
@@ -850,7 +850,8 @@ static int rina_agents_show(struct seq_file *s, void *v)
 				   c->bad_tag, a->core.tor_state,
 				   c->tor_copies, c->tor_relays, c->tor_held,
 				   c->tor_probes, c->tor_lost, c->tor_returns,
-				   c->asks_out, c->asks_in, c->gap_nacks);
+				   c->asks_out, c->asks_in, c->gap_nacks,
+				   c->ctrl_duplicates, c->ctrl_before_start);
 		}
 	}
 	mutex_unlock(&rn->lock);

@@ -117,12 +117,12 @@ static int control_trusted(int k, const struct rina_hdr *h, __u64 hash)
 			    key ? rina_wall_us() : 0, my_ip,
 			    htons(RINA_UDP_PORT_AGENT));
 	/*
-	 * A copy of a request taken counts as replayed here: only agents
-	 * send to the ToR, one hop away, and its tests replay requests so
-	 * (selftests/tor/ctrl_cases.sh)
+	 * A copy of a request taken, or one signed before the ToR started,
+	 * counts as replayed here: only agents send to the ToR, one hop
+	 * away, and its tests replay requests so (selftests/tor/ctrl_cases.sh)
 	 */
 	if (v == RINA_CTRL_STALE || v == RINA_CTRL_REPLAY ||
-	    v == RINA_CTRL_DUPLICATE) {
+	    v == RINA_CTRL_DUPLICATE || v == RINA_CTRL_BEFORE_START) {
 		ctrl_ctr[k].replayed++;
 		return 0;
 	}

@@ -183,6 +183,37 @@ static void test_freshness(void)
 	free(g);
 }
 
+/*
+ * A receiver started at NOW - 500 us: what was signed before is
+ * refused as such (a message sent while it did not exist and delivered
+ * late is no replay), what was signed after is taken; one older than a
+ * sender's last four taken since is a replay still.
+ */
+static void test_before_start(void)
+{
+	struct rina_ctrl_guard *g = calloc(1, sizeof(*g));
+	struct rina_ctrl_msg m[7];
+	bool ok;
+	int i;
+
+	rina_ctrl_guard_init(g, NOW - 500);
+	for (i = 0; i < 7; i++)
+		build(&m[i], 3, RINA_CTRL_HELLO);
+	seal(&m[0], NOW - 600);
+	seal(&m[1], NOW - 500);
+	ok = check(g, &m[0], key) == RINA_CTRL_BEFORE_START &&
+	     check(g, &m[1], key) == RINA_CTRL_BEFORE_START;
+	ktap_result(ok, "before start: signed before or at the receiver's start, refused as before_start");
+	for (i = 2; i < 7; i++)
+		seal(&m[i], NOW - 400 + i);
+	ok = check(g, &m[3], key) == RINA_CTRL_OK;
+	for (i = 4; i < 7; i++)
+		ok &= check(g, &m[i], key) == RINA_CTRL_OK;
+	ok &= check(g, &m[2], key) == RINA_CTRL_REPLAY;
+	ktap_result(ok, "before start: signed after it, taken; older than the sender's last four since, a replay");
+	free(g);
+}
+
 /* A data packet of n words with room for the tag. */
 static __u32 data_pkt(__u8 *buf, __u16 n)
 {
@@ -393,10 +424,11 @@ static void test_session_field(void)
 
 int main(void)
 {
-	ktap_plan(29);
+	ktap_plan(31);
 	test_siphash();
 	test_seal_check();
 	test_freshness();
+	test_before_start();
 	test_tag();
 	test_session_field();
 	test_mac();

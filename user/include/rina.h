@@ -208,6 +208,14 @@ struct rina_stats {
 	 * again at once, which is as harmless (ctrl_replayed is the rest)
 	 */
 	uint64_t	ctrl_duplicates;
+	/*
+	 * Control messages refused as signed before the receiving
+	 * communicator or agent started: sent before it existed and
+	 * delivered late (a HELLO queued on a slow link), from a host whose
+	 * clock lags, or an earlier communicator's message replayed. The
+	 * sender's retries get through; not counted in ctrl_replayed.
+	 */
+	uint64_t	ctrl_before_start;
 };
 
 enum rina_rack_agent {

@@ -569,6 +569,7 @@ void rina_agent_get_stats(const struct rina_agent *a,
 	st->ctrl_forged = s->ctrl_forged;
 	st->ctrl_replayed = s->ctrl_replayed;
 	st->ctrl_duplicates = s->ctrl_duplicates;
+	st->ctrl_before_start = s->ctrl_before_start;
 	st->bad_tag = s->bad_tag;
 	st->far_round = s->far_round;
 	st->ack_tx_bytes = a->c.st.ack_tx_bytes;

@@ -480,6 +480,7 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 		tmp.ctrl_forged += as.ctrl_forged;
 		tmp.ctrl_replayed += as.ctrl_replayed;
 		tmp.ctrl_duplicates += as.ctrl_duplicates;
+		tmp.ctrl_before_start += as.ctrl_before_start;
 		tmp.rx_bad_tag += as.bad_tag;
 		tmp.agent_far_round = as.far_round;
 		tmp.agent_ack_tx_bytes = as.ack_tx_bytes;

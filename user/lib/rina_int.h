@@ -49,7 +49,7 @@ struct rina_agent_stats {
 	/* its own datagrams: rina_stats.retx_tx_bytes, tx_refused_bytes */
 	uint64_t retx_tx_bytes, tx_refused_bytes;
 	uint32_t tor_state, tor_status;	/* core/agent.h */
-	uint64_t ctrl_duplicates;
+	uint64_t ctrl_duplicates, ctrl_before_start;
 };
 
 struct rina_comm {

@@ -62,6 +62,8 @@ static bool ctrl_trusted(struct rina_comm *c, const struct rina_hdr *h,
 		return true;
 	if (v == RINA_CTRL_DUPLICATE)
 		c->st.ctrl_duplicates++;
+	else if (v == RINA_CTRL_BEFORE_START)
+		c->st.ctrl_before_start++;
 	else if (v == RINA_CTRL_STALE || v == RINA_CTRL_REPLAY)
 		c->st.ctrl_replayed++;
 	else
