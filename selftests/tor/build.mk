@@ -58,6 +58,7 @@ ALL_TARGETS += $(TOR_TEST_DIR)/tor_control_test
 # from librina_core.a, which core/sources.mk's lists build.
 $(TOR_TEST_DIR)/tor_ring: $(TOP)/selftests/tor/tor_ring.c \
 		$(TOP)/selftests/tor/tor_ring_hosts.c \
+		$(TOP)/selftests/tor/tor_ring_net.c \
 		$(TOP)/selftests/tor/tor_ring.h $$(P4CFG_OBJ) \
 		$(TOR_MODEL_LIB) $(LIBRINA_CORE_A) $$(TOR_MODEL_HDRS) \
 		$(TOP)/p4/cfg/p4cfg.h $(wildcard $(TOP)/core/*.h) \

@@ -8,9 +8,9 @@
  * (core/agent.h) besides, on the agent port; every other rank hosts the
  * ring member (core/ring_member.h). This file holds no protocol rule:
  * tor_ring_hosts.c feeds the engines what arrives, sends what they build
- * and wakes them when they ask; here is the network on a virtual clock
- * (each hop LINK_US, loss, duplication and jitter injected on every
- * one) and the cases. Every rank must end with the exact int32 sum, and
+ * and wakes them when they ask; tor_ring_net.c is the network on a
+ * virtual clock (each hop LINK_US, loss, duplication and jitter injected
+ * on every one); here are the ToRs on it, its event loop and the cases. Every rank must end with the exact int32 sum, and
  * without faults the ToR counters must match the schedule. Prints KTAP.
  *
  * With --two-pass US, every ToR runs the TNA program's two ingress
@@ -28,217 +28,11 @@
 #include "p4cfg.h"
 #include "../ktap.h"
 
-#define LINK_US		5	/* one hop: host-ToR, ToR-spine-ToR, ... */
-#define JITTER_US	16	/* reordering: up to this much more */
-#define LOCAL_US	1	/* a datagram to the host's own address */
 /* the watchdog: a call's virtual time and events (the CPU it takes) */
 #define CALL_MAX_US	(60ULL * 1000 * 1000)
 #define CALL_MAX_EVENTS	5000000UL
 
 static struct rina_tor_out tor_out;
-
-static __u32 rnd(struct world *w)
-{
-	w->rng ^= w->rng << 13;
-	w->rng ^= w->rng >> 7;
-	w->rng ^= w->rng << 17;
-	return (__u32)w->rng;
-}
-
-void world_error(struct world *w, const char *msg)
-{
-	if (!w->errors++)
-		snprintf(w->why, sizeof(w->why), "%s", msg);
-}
-
-/* ---- frames in flight: a heap by (delivery time, order sent) ---- */
-
-static int ev_before(const struct frame *a, const struct frame *b)
-{
-	return a->t < b->t || (a->t == b->t && a->order < b->order);
-}
-
-static void heap_push(struct world *w, struct frame *f)
-{
-	unsigned int i = w->qn++, up;
-
-	while (i) {
-		up = (i - 1) / 2;
-		if (!ev_before(f, &w->q[up]))
-			break;
-		w->q[i] = w->q[up];
-		i = up;
-	}
-	w->q[i] = *f;
-}
-
-static struct frame heap_pop(struct world *w)
-{
-	struct frame top = w->q[0], last = w->q[--w->qn];
-	unsigned int i = 0, c;
-
-	for (;;) {
-		c = 2 * i + 1;
-		if (c >= w->qn)
-			break;
-		if (c + 1 < w->qn && ev_before(&w->q[c + 1], &w->q[c]))
-			c++;
-		if (!ev_before(&w->q[c], &last))
-			break;
-		w->q[i] = w->q[c];
-		i = c;
-	}
-	if (w->qn)
-		w->q[i] = last;
-	return top;
-}
-
-/* A contribution into its ToR's recirculation: no fault, no jitter. */
-static void recirculate(struct world *w, int tor,
-			const struct rina_tor_recirc *rc)
-{
-	struct frame g = { .to_tor = 1, .tor = tor, .recirc = 1,
-			   .len = sizeof(*rc) };
-
-	if (w->qn == QCAP) {
-		world_error(w, "queue overflow");
-		return;
-	}
-	g.data = malloc(sizeof(*rc));
-	if (!g.data) {
-		world_error(w, "out of memory");
-		return;
-	}
-	memcpy(g.data, rc, sizeof(*rc));
-	g.t = w->now + w->recirc_us;
-	g.order = w->sent++;
-	heap_push(w, &g);
-	w->recirc_n[tor]++;
-	w->recirculated++;
-}
-
-/* One hop of f: lost, or delivered once or twice after its delay. */
-static void push(struct world *w, const struct frame *f, unsigned int us)
-{
-	int copies = 1;
-	struct frame g;
-
-	if (w->loss_pct && (int)(rnd(w) % 100) < w->loss_pct)
-		return;
-	if (w->dup_pct && (int)(rnd(w) % 100) < w->dup_pct)
-		copies = 2;
-	while (copies--) {
-		if (w->qn == QCAP) {
-			world_error(w, "queue overflow");
-			return;
-		}
-		g = *f;
-		g.data = malloc(f->len);
-		if (!g.data) {
-			world_error(w, "out of memory");
-			return;
-		}
-		memcpy(g.data, f->data, f->len);
-		g.t = w->now + us + (w->reorder ? rnd(w) % JITTER_US : 0);
-		g.order = w->sent++;
-		heap_push(w, &g);
-	}
-}
-
-static struct host *host_by_ip(struct world *w, __u32 ip)
-{
-	int i;
-
-	for (i = 0; i < w->n_hosts; i++)
-		if (w->h[i].ip == ip)
-			return &w->h[i];
-	return NULL;
-}
-
-static __u32 frame_dip(const __u8 *d)
-{
-	return (__u32)d[30] << 24 | d[31] << 16 | d[32] << 8 | d[33];
-}
-
-/* The spine: to the ToR of an INA rack, else straight to the host. */
-static void route(struct world *w, struct frame *f)
-{
-	struct host *h = host_by_ip(w, frame_dip(f->data));
-
-	if (!h) {
-		world_error(w, "frame to an unknown address");
-		return;
-	}
-	f->to_tor = h->ina;
-	f->tor = h->tor;
-	f->port = 0;
-	f->host = h->rank;
-	push(w, f, LINK_US);
-}
-
-void net_host_send(struct world *w, struct host *h, __u8 *data,
-		   unsigned int len)
-{
-	struct frame f = { .data = data, .len = (__u16)len };
-
-	if (frame_dip(data) == h->ip) {
-		/* the kernel delivers it; it never reaches the link */
-		f.host = h->rank;
-		push(w, &f, LOCAL_US);
-	} else if (h->ina) {
-		f.to_tor = 1;
-		f.tor = h->tor;
-		f.port = 1 + h->idx;
-		push(w, &f, LINK_US);
-	} else {
-		route(w, &f);
-	}
-}
-
-unsigned int net_wrap(__u8 *d, const struct net_addr *src,
-		      const struct net_addr *dst, const void *dgram,
-		      unsigned int len)
-{
-	unsigned int i, sum = 0;
-	__u8 *x = d + 14;
-
-	memcpy(d, dst->mac, 6);
-	memcpy(d + 6, src->mac, 6);
-	put16(d + 12, 0x0800);
-	memset(x, 0, 28);
-	x[0] = 0x45;
-	put16(x + 2, 28 + len);
-	put16(x + 6, 0x4000);
-	x[8] = 64;
-	x[9] = 17;
-	put32(x + 12, src->ip);
-	put32(x + 16, dst->ip);
-	for (i = 0; i < 20; i += 2)
-		sum += get16(x + i);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	put16(x + 10, ~sum & 0xffff);
-	put16(x + 20, src->port);
-	put16(x + 22, dst->port);
-	put16(x + 24, 8 + len);
-	memcpy(d + RINA_TOR_RINA_OFF, dgram, len);
-	return RINA_TOR_RINA_OFF + len;
-}
-
-__u32 net_tor_ip(int rack)
-{
-	return 198u << 24 | 18u << 16 | (__u32)rack << 8 | 1;
-}
-
-struct net_addr net_addr_of(struct world *w, __u32 ip, __u16 port)
-{
-	struct host *h = host_by_ip(w, ip);
-	struct net_addr a = { ip, port, { 2, 0, 0, 0, (__u8)(ip >> 8), 1 } };
-
-	if (h)
-		memcpy(a.mac, h->mac, 6);
-	return a;
-}
 
 /*
  * The ToR's control address answers TOR_INSTALL and TOR_REMOVE with OK:
@@ -249,7 +43,7 @@ static void tor_control(struct world *w, int tor, const struct frame *f)
 {
 	__u8 r[RINA_TOR_RINA_OFF + RINA_HDR_LEN + 16];
 	const __u8 *q = f->data + RINA_TOR_RINA_OFF;
-	struct host *h = host_by_ip(w, get32(f->data + 26));
+	struct host *h = net_host_by_ip(w, get32(f->data + 26));
 	struct net_addr src = net_addr_of(w, net_tor_ip(w->tor_rack[tor]),
 					  RINA_UDP_PORT_AGENT);
 	struct net_addr dst = net_addr_of(w, get32(f->data + 26),
@@ -269,7 +63,7 @@ static void tor_control(struct world *w, int tor, const struct frame *f)
 	g.data = r;
 	g.len = (__u16)net_wrap(r, &src, &dst, dg, sizeof(dg));
 	g.host = h->rank;
-	push(w, &g, LINK_US);
+	net_push(w, &g, LINK_US);
 }
 
 static void tor_rx(struct world *w, struct frame *f)
@@ -279,7 +73,7 @@ static void tor_rx(struct world *w, struct frame *f)
 	int j;
 
 	if (!f->recirc &&
-	    frame_dip(f->data) == net_tor_ip(w->tor_rack[f->tor]) &&
+	    net_frame_dip(f->data) == net_tor_ip(w->tor_rack[f->tor]) &&
 	    f->len >= RINA_TOR_RINA_OFF + RINA_HDR_LEN &&
 	    (f->data[RINA_TOR_RINA_OFF] & 0xf) == RINA_OP_CTRL) {
 		tor_control(w, f->tor, f);
@@ -300,7 +94,7 @@ static void tor_rx(struct world *w, struct frame *f)
 			w->overtook++;
 		if (rina_tor_pass1(T, (unsigned int)f->port, f->data, f->len,
 				   &tor_out, &rc))
-			recirculate(w, f->tor, &rc);
+			net_recirculate(w, f->tor, &rc);
 	} else {
 		rina_tor_process(T, (unsigned int)f->port, f->data, f->len,
 				 &tor_out);
@@ -312,7 +106,7 @@ static void tor_rx(struct world *w, struct frame *f)
 		g.len = tor_out.pkt[k].len;
 		g.data = tor_out.pkt[k].data;
 		if (tor_out.pkt[k].port == 0) {
-			route(w, &g);
+			net_route(w, &g);
 			continue;
 		}
 		for (j = 0; j < w->n_hosts; j++)
@@ -324,7 +118,7 @@ static void tor_rx(struct world *w, struct frame *f)
 			continue;
 		}
 		g.host = h->rank;
-		push(w, &g, LINK_US);
+		net_push(w, &g, LINK_US);
 	}
 }
 
@@ -518,7 +312,7 @@ static int run_until(struct world *w, int (*done)(struct world *))
 		if (t > w->now)
 			w->now = t;
 		while (w->qn && w->q[0].t <= w->now && !w->errors) {
-			struct frame f = heap_pop(w);
+			struct frame f = net_pop(w);
 
 			events++;
 			w->frames++;
@@ -543,7 +337,7 @@ static int call(struct world *w, const struct topo *t, __u16 round)
 	memset(w->ref, 0, (t->count + 1) * sizeof(*w->ref));
 	for (i = 0; i < w->n_hosts; i++)
 		for (e = 0; e < t->count; e++) {
-			w->h[i].in[e] = (__s32)(rnd(w) % 2000001) - 1000000;
+			w->h[i].in[e] = (__s32)(net_rnd(w) % 2000001) - 1000000;
 			w->ref[e] += w->h[i].in[e];
 		}
 	w->round = round;
@@ -722,7 +516,7 @@ static int check_counters(struct world *w, char *diag, size_t dlen)
 static void free_world(struct world *w)
 {
 	while (w->qn)
-		free(heap_pop(w).data);
+		free(net_pop(w).data);
 	hosts_free(w);
 	free(w->ref);
 	w->ref = NULL;

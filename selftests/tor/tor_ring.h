@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * tor_ring's two halves: the network with the ToR models and the cases
- * (tor_ring.c), and the hosts of core's engines on it
- * (tor_ring_hosts.c), which call each other through the names below.
+ * tor_ring's parts: the ToR models, the event loop and the cases
+ * (tor_ring.c), the hosts of core's engines (tor_ring_hosts.c), and the
+ * network both send into (tor_ring_net.c), which calls neither.
  */
 #ifndef TOR_RING_H
 #define TOR_RING_H
@@ -16,6 +16,9 @@
 #define MAX_TORS	4
 #define QCAP		(1 << 16)	/* frames in flight */
 #define NO_WAKE		(~0ULL)
+#define LINK_US		5	/* one hop: host-ToR, ToR-spine-ToR, ... */
+#define JITTER_US	16	/* reordering: up to this much more */
+#define LOCAL_US	1	/* a datagram to the host's own address */
 
 /*
  * A frame in flight: to a ToR's port or to a host, at time t; or
@@ -115,7 +118,7 @@ static inline __u32 get32(const __u8 *p)
 	return (__u32)get16(p) << 16 | get16(p + 2);
 }
 
-/* ---- tor_ring.c: the network ---- */
+/* ---- tor_ring_net.c: the network ---- */
 
 struct net_addr {
 	__u32	ip;
@@ -135,6 +138,21 @@ unsigned int net_wrap(__u8 *d, const struct net_addr *src,
 /* h transmits a frame (copied): to itself, into its ToR, or the spine. */
 void net_host_send(struct world *w, struct host *h, __u8 *data,
 		   unsigned int len);
+/* The next random number of the world's generator. */
+__u32 net_rnd(struct world *w);
+/* One hop of f (copied): lost, or delivered once or twice after us. */
+void net_push(struct world *w, const struct frame *f, unsigned int us);
+/* The spine: f to the ToR of an INA rack, else straight to the host. */
+void net_route(struct world *w, struct frame *f);
+/* A contribution into tor's recirculation: no fault, no jitter. */
+void net_recirculate(struct world *w, int tor,
+		     const struct rina_tor_recirc *rc);
+/* The earliest frame in flight (the caller frees its data). */
+struct frame net_pop(struct world *w);
+/* The host at ip, or NULL. */
+struct host *net_host_by_ip(struct world *w, __u32 ip);
+/* A frame's IPv4 destination, host order. */
+__u32 net_frame_dip(const __u8 *d);
 
 /* ---- tor_ring_hosts.c: the engines' hosts ---- */
 
