@@ -83,7 +83,8 @@ void rina_agent_core_rx(struct rina_agent_core *a, const void *buf,
 	case RINA_OP_SR_CONTRIB:
 	case RINA_OP_SR_PARTIAL:
 		if (op == RINA_OP_SR_CONTRIB &&
-		    rina_agent_relay_to_tor(a, h, wire_len, from))
+		    (rina_agent_relay_to_tor(a, h, wire_len, from) ||
+		     rina_agent_redirect_to_tor(a, h, from)))
 			break;
 		/*
 		 * Who adds the rack is not decided yet: adding here what

@@ -103,6 +103,8 @@ struct rina_agent_counters {
 	__u64 tor_lost;		/* times the ToR went silent while on */
 	__u64 tor_relays;	/* own-rank contributions passed to the ToR */
 	__u64 tor_returns;	/* a lost ToR took the job again */
+	/* contributions of a worker on our host sent back to the ToR */
+	__u64 tor_redirects;
 	/* partials asked of upstream again, and asked of us: ask_upstream() */
 	__u64 asks_out, asks_in;
 	/* local workers asked for a part a slot lacks: gap_nack() */

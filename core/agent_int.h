@@ -168,6 +168,9 @@ void rina_agent_tor_ask_install(struct rina_agent_core *a);
 int rina_agent_relay_to_tor(struct rina_agent_core *a,
 			    const struct rina_hdr *h, __u32 wire_len,
 			    const struct rina_agent_addr *from);
+int rina_agent_redirect_to_tor(struct rina_agent_core *a,
+			       const struct rina_hdr *h,
+			       const struct rina_agent_addr *from);
 void rina_agent_tor_reply(struct rina_agent_core *a, const struct rina_hdr *h,
 			  const struct rina_agent_addr *from);
 __u64 rina_agent_tor_tick(struct rina_agent_core *a, __u64 now);

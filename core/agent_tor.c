@@ -68,6 +68,51 @@ int rina_agent_relay_to_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 	return 1;
 }
 
+/*
+ * A worker on the agent's own host in another process (torchrun's
+ * --nproc-per-node 2) sends to the agent's address over the host's
+ * loopback, where the ToR never sees it: while the ToR aggregates, it
+ * must send to the ToR's address, as librina's agent rank does
+ * (user/lib/ina_worker.c, contrib_dest()). TOR_ON tells it so; k < 0:
+ * every worker on our host, the agent's rank's too (which reads our
+ * state instead, and ignores it). rina.ko's agent relays its rank's
+ * instead (relay_own) and tells no one.
+ */
+static void tell_host_workers(struct rina_agent_core *a, int k)
+{
+	__u32 j;
+
+	if (a->cfg.relay_own || a->tor_state != RINA_AGENT_TOR_ON)
+		return;
+	for (j = 0; j < a->cfg.n_local; j++)
+		if ((k < 0 || (__u32)k == j) &&
+		    a->cfg.local[j].ip == a->cfg.self.ip)
+			rina_agent_send_ctrl(a, &a->cfg.local[j],
+					     RINA_CTRL_TOR_ON);
+}
+
+/*
+ * A contribution of such a worker that came here while the ToR
+ * aggregates: adding it here would split its slot between the ToR and
+ * the agent. Dropped; the worker, told again, resends it to the ToR.
+ */
+int rina_agent_redirect_to_tor(struct rina_agent_core *a,
+			       const struct rina_hdr *h,
+			       const struct rina_agent_addr *from)
+{
+	int k;
+
+	if (a->cfg.relay_own || a->tor_state != RINA_AGENT_TOR_ON ||
+	    from->ip != a->cfg.self.ip || (h->flags & RINA_F_SW_BYPASS))
+		return 0;
+	k = rina_agent_local_index(a, from);
+	if (k < 0)
+		return 0;
+	tell_host_workers(a, k);
+	a->st.tor_redirects++;
+	return 1;
+}
+
 static void tor_lost(struct rina_agent_core *a, __u64 now, int forgot);
 
 /* OK either way: held already, or installed by the request */
@@ -168,6 +213,8 @@ void rina_agent_tor_reply(struct rina_agent_core *a, const struct rina_hdr *h,
 	/* the listener may read tor_returning */
 	ev(a, RINA_AGENT_EV_TOR, a->tor_status);
 	a->tor_returning = 0;
+	/* before HELLO_ACK: a worker told after it might send here first */
+	tell_host_workers(a, -1);
 	rina_agent_answer_workers(a);
 }
 

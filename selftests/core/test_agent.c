@@ -1328,14 +1328,15 @@ static void test_tor_lost(void)
 	 * After the loss, the rack's data is added here; an own-chunk
 	 * contribution whose result the ToR completed and we hold (the
 	 * worker missed our word on it) gets that word again, not a slot
-	 * that would wait for workers that are done.
+	 * that would wait for workers that are done. (Another host's
+	 * data came past the ToR: ours never passes it.)
 	 */
 	setup_on(&a);
 	rx_ag_copy(&a, (__u16)own, 200 + 3, 0);	/* p_chunk 1, L 3 */
 	rina_agent_core_tick(&a);
 	run_for(&a, RINA_AGENT_TOR_PROBE_US +
 		(RINA_AGENT_TOR_TRIES + 1) * RINA_AGENT_TOR_RETRY_US, 10000);
-	rx_data(&a, 0, 10, &a.cfg.local[0]);
+	rx_data(&a, 0, 10, &a.cfg.local[1]);
 	run_for(&a, 60000, 10000);
 	ok = a.tor_state == RINA_AGENT_TOR_LOST;
 	nsent = 0;
@@ -1343,7 +1344,7 @@ static void test_tor_lost(void)
 	rina_agent_core_tick(&a);
 	ok &= held_acks(&a.cfg.local[1], 203, 1) == 1 &&
 	      a.st.contrib_in == 2 && a.st.slots_done == 0;
-	rx_data(&a, 0, 10, &a.cfg.local[1]);
+	rx_data(&a, 0, 10, &a.cfg.local[0]);
 	rx_data(&a, 0, 10, &a.cfg.prev);
 	ok &= partials_out(&a, 0, 10) == 1 && a.st.slots_done == 1;
 	rina_agent_core_fini(&a);
@@ -1411,14 +1412,34 @@ static void test_relay_own(void)
 	rina_agent_core_fini(&a);
 	ktap_result(ok, "agent: relay_own passes its rank's contributions to the ToR while it aggregates, adds them before it answers and once it is lost");
 
-	/* librina's agent (no relay_own): its worker sends to the ToR */
+	/*
+	 * librina's agent (no relay_own): a worker on its host sends to
+	 * the ToR's address once told TOR_ON, which every such worker is
+	 * when the ToR takes the job, and no other; one whose contribution
+	 * comes here all the same (another process, told too late) is told
+	 * again, the contribution neither added nor relayed: the ToR adds
+	 * the rack.
+	 */
 	setup_relay = false;
-	setup_on(&a);
+	setup(&a, true);
+	rina_agent_core_tor_install(&a);
+	nsent = 0;
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
+	ok = count(RINA_OP_CTRL, RINA_CTRL_TOR_ON, &a.cfg.local[0]) == 1 &&
+	     count(RINA_OP_CTRL, RINA_CTRL_TOR_ON, NULL) == 1;
+	nsent = 0;
 	rx_data(&a, 0, 10, &a.cfg.local[0]);
-	ok = to_tor_data(&a, 10) == 0 && a.st.tor_relays == 0 &&
-	     a.st.contrib_in == 1;
+	ok &= to_tor_data(&a, 10) == 0 && a.st.tor_relays == 0 &&
+	      a.st.contrib_in == 0 && a.st.tor_redirects == 1 &&
+	      count(RINA_OP_CTRL, RINA_CTRL_TOR_ON, &a.cfg.local[0]) == 1;
+	rx_data(&a, 0, 11, &a.cfg.local[1]);	/* another host's: here */
+	ok &= a.st.contrib_in == 1 && a.st.tor_redirects == 1 &&
+	      count(RINA_OP_CTRL, RINA_CTRL_TOR_ON, NULL) == 1;
 	rina_agent_core_fini(&a);
-	ktap_result(ok, "agent: without relay_own the agent relays nothing to the ToR");
+	ktap_result(ok, "agent: without relay_own the workers on its host are told TOR_ON when the ToR takes the job; a contribution of theirs that comes here is told again, not added nor relayed (%llu added, %llu redirected)",
+		    (unsigned long long)a.st.contrib_in,
+		    (unsigned long long)a.st.tor_redirects);
 
 	/*
 	 * A new session of a many-session agent: the ToR's slots of the

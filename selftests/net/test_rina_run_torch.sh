@@ -5,7 +5,9 @@
 # each emulated host is h<R>-<I>, resolving to its own address, while the
 # machine's host name and /etc/hosts stay as they were; the tree's python/
 # and build/python on PYTHONPATH; --torchrun: one torchrun per emulated
-# host, which numbers the processes itself.
+# host, which numbers the processes itself; and with INA racks behind
+# their ToRs, two processes on each rack's host: the agent's rank and
+# another, whose contributions must reach the ToR too.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 
@@ -17,7 +19,7 @@ RUN=$top/build/bin/rina-run
 tmp=$(mktemp -d /tmp/test_rina_run_torch.XXXXXX)
 defer rm -rf "$tmp"
 
-ktap_plan 7
+ktap_plan 8
 host_before=$(hostname)
 hosts_before=$(md5sum </etc/hosts)
 
@@ -101,9 +103,34 @@ if /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null; then
 	cmp -s "$tmp/tr.want" "$tmp/tr.job" &&
 		ktap_ok "--torchrun 2: the job file has two rank lines a host, ports 21056 and 21057" ||
 		ktap_fail "--torchrun job file" "$(cat "$tmp/tr.job")"
+
+	# INA racks with their ToRs, the agent's rank and another process
+	# on each rack's host: that one's contributions go to the ToR's
+	# address once its agent says TOR_ON (before, they went to the
+	# agent over the host's loopback, never reached the ToR, and the
+	# first call timed out). Exact, and every slot the ToR's (the
+	# agents added none). rina-bench's rank is the job file's line for
+	# its host and local rank.
+	# shellcheck disable=SC2016 # expanded by each process's shell
+	RDZV_PORT=29613 BENCH=$top/build/bin/rina-bench "$RUN" --topo 2x1 \
+		--ina all --timeout 120 --torchrun 2 \
+		--torchrun-args --no_python -- sh -c \
+		'h=$(hostname); r=${h#h}
+		 RINA_RANK=$(( ${r%-*} * 2 + LOCAL_RANK )) exec "$BENCH" \
+			-d int32 -b 256K -e 256K -n 3 -w 1 --json' \
+		>"$tmp/ina" 2>&1
+	rc=$?
+	exact=$(grep -c '"n_ranks":4,.*"wrong":0,' "$tmp/ina")
+	agents=$(grep '"role":"ina-agent"' "$tmp/ina" |
+		grep -c '"tor":"on".*"agent_slots_done":0,')
+	[ $rc -eq 0 ] && [ "$exact" -eq 4 ] && [ "$agents" -eq 2 ] &&
+		ktap_ok "--torchrun 2, INA racks with ToRs: the agent's rank and another process a host, exact, every slot the ToR's" ||
+		ktap_fail "--torchrun 2 with ToRs" \
+			"rc $rc, $exact of 4 exact, $agents of 2 agents with the ToR on and no slot of their own: $(grep 'rina-bench:' "$tmp/ina" | head -3)"
 else
 	ktap_skip "--torchrun" "python3-torch not installed"
 	ktap_skip "--torchrun job file" "python3-torch not installed"
+	ktap_skip "--torchrun 2 with ToRs" "python3-torch not installed"
 fi
 
 ktap_finish

@@ -38,8 +38,8 @@ local opcodes = {
 
 local ctrl_types = {
 	[1] = "HELLO", [2] = "HELLO_ACK", [3] = "ABORT", [4] = "BYE",
-	[5] = "BYE_ACK", [6] = "STALL", [16] = "TOR_INSTALL",
-	[17] = "TOR_REMOVE", [18] = "TOR_REPLY",
+	[5] = "BYE_ACK", [6] = "STALL", [7] = "TOR_LOST", [8] = "TOR_ON",
+	[16] = "TOR_INSTALL", [17] = "TOR_REMOVE", [18] = "TOR_REPLY",
 }
 local CTRL_ABORT, CTRL_TOR_INSTALL, CTRL_TOR_REMOVE, CTRL_TOR_REPLY =
 	3, 16, 17, 18

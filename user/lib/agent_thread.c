@@ -403,6 +403,7 @@ static void rina_agent_cfg_fill(const struct rina_comm *c,
 				struct rina_agent_cfg *cfg)
 {
 	const struct rina_member *mb = &c->ring.m[c->member];
+	const struct rina_rack_desc *rack;
 	uint32_t k;
 
 	/* the job's rules as rina-sim derives them (core/engine_cfg.h) */
@@ -419,13 +420,10 @@ static void rina_agent_cfg_fill(const struct rina_comm *c,
 	memcpy(cfg->secret, c->job.secret, sizeof(cfg->secret));
 	cfg->tagged = c->tagged;
 	cfg->auth_mac = c->auth_mac;
-	for (k = 0; k < c->job.n_racks; k++) {
-		const struct rina_rack_desc *r = &c->job.racks[k];
-
-		if (r->id != mb->rack || !r->tor_ip)
-			continue;
-		cfg->tor.ip = r->tor_ip;
-		cfg->tor.port = r->tor_port ? r->tor_port :
+	rack = rina_job_rack(&c->job, mb->rack);
+	if (rack && rack->tor_ip) {
+		cfg->tor.ip = rack->tor_ip;
+		cfg->tor.port = rack->tor_port ? rack->tor_port :
 				htons(RINA_UDP_PORT_AGENT);
 	}
 	/* a ToR that starts after us is asked again, as a lost one */

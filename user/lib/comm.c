@@ -73,6 +73,23 @@ static void member_addr(const struct rina_comm *c, unsigned int member,
 		memcpy(a->mac, c->job.ranks[m->agent].mac, 6);
 }
 
+/*
+ * A worker on its agent's host, in another process: its contributions
+ * go to its ToR's address while the agent says the ToR aggregates
+ * (ina_worker.c, contrib_dest()). The agent's rank learns the address
+ * from its agent (agent_thread.c).
+ */
+static void host_worker_tor(struct rina_comm *c, const struct rina_member *me)
+{
+	const struct rina_rack_desc *r = rina_job_rack(&c->job, me->rack);
+
+	if (me->agent == c->rank || !r || !r->tor_ip ||
+	    c->job.ranks[me->agent].ip != c->job.ranks[c->rank].ip)
+		return;
+	c->tor_to.ip = r->tor_ip;
+	c->tor_to.port = htons(RINA_UDP_PORT_AGENT);
+}
+
 static void place_in_ring(struct rina_comm *c, bool use_ina)
 {
 	const struct rina_member *me;
@@ -95,6 +112,7 @@ static void place_in_ring(struct rina_comm *c, bool use_ina)
 		c->prev = c->next;
 		c->contrib_to = c->next;	/* the ToR's once installed */
 		c->next_rank = c->prev_rank = me->agent;
+		host_worker_tor(c, me);
 	} else {
 		c->next = c->member_next;
 		c->prev = c->member_prev;

@@ -61,17 +61,22 @@ static int fail(struct rina_comm *c, int rc)
 }
 
 /*
- * The agent rank's contributions go to the ToR's address only while it
- * aggregates the rack (it may go away and come back: agent_thread.c); looked
- * up once per pass of sends, not per packet.
+ * The contributions of a worker on its agent's host (the agent's rank,
+ * or another process there) go to the ToR's address only while it
+ * aggregates the rack (it may go away and come back: agent_thread.c):
+ * one to the host's own address would never reach the ToR. The agent's
+ * rank reads the agent's state, another process what the agent told it
+ * (TOR_ON, TOR_LOST); looked up once per pass of sends, not per packet.
  */
 static void contrib_dest(struct rina_comm *c)
 {
 	struct rina_addr to;
+	bool on;
 
-	if (!c->agent || !c->tor_to.ip)
+	if (!c->tor_to.ip)
 		return;
-	to = rina_agent_tor_on(c->agent) ? c->tor_to : c->next;
+	on = c->agent ? rina_agent_tor_on(c->agent) : c->tor_on_told;
+	to = on ? c->tor_to : c->next;
 	if (!rina_addr_eq(&to, &c->contrib_to))
 		rina_iw_agg_changed(c->iw);
 	c->contrib_to = to;

@@ -69,11 +69,17 @@ struct rina_comm {
 	 * backed-off timers start over (ina_worker.c, wrestart())
 	 */
 	bool			tor_lost_told;
+	/*
+	 * a worker on its agent's host, not the agent's rank: the agent
+	 * said the ToR aggregates (RINA_CTRL_TOR_ON), and no TOR_LOST since
+	 */
+	bool			tor_on_told;
 	/* the ring has INA members: struct rina_sched.pad */
 	bool			pad;
 	/* where contributions go: the agent's or the ToR's address */
 	struct rina_addr	contrib_to;
-	struct rina_addr	tor_to;		/* the ToR's, once installed */
+	/* the ToR's, once installed; from the start on the agent's host */
+	struct rina_addr	tor_to;
 	struct rina_agent	*agent;		/* this rank is its rack's agent */
 	int			kfd;		/* /dev/rina attached, or -1 */
 	uint64_t		kev_next;	/* rina_session_events(): next read */

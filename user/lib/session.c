@@ -200,8 +200,20 @@ int rina_session_ctrl(struct rina_comm *c, const struct rina_hdr *h,
 			seen->bye_next = true;
 		return 0;
 	case RINA_CTRL_TOR_LOST:
-		if (c->ina_local && rina_addr_eq(from, &c->next))
+		if (c->ina_local && rina_addr_eq(from, &c->next)) {
 			c->tor_lost_told = true;
+			c->tor_on_told = false;
+		} else {
+			c->st.rx_malformed++;
+		}
+		return 0;
+	case RINA_CTRL_TOR_ON:
+		/*
+		 * To every worker on the agent's host: the agent's rank
+		 * reads the agent's state instead (ina_worker.c)
+		 */
+		if (c->ina_local && rina_addr_eq(from, &c->next))
+			c->tor_on_told = true;
 		else
 			c->st.rx_malformed++;
 		return 0;

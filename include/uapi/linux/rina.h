@@ -131,6 +131,10 @@ enum rina_ctrl_type {
 	RINA_CTRL_TOR_LOST	= 7,	/* INA agent -> its workers: the ToR
 					 * went silent, the agent aggregates;
 					 * timers start over; arg: 0 */
+	RINA_CTRL_TOR_ON	= 8,	/* INA agent -> a worker on its own
+					 * host: the ToR aggregates, send
+					 * contributions to its address; arg: 0
+					 */
 	RINA_CTRL_TOR_INSTALL	= 16,	/* agent -> ToR, see protocol.md */
 	RINA_CTRL_TOR_REMOVE	= 17,
 	RINA_CTRL_TOR_REPLY	= 18,
