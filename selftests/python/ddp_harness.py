@@ -69,7 +69,8 @@ class DdpCase(unittest.TestCase):
         # the job's timeout is not the rina backend's: its calls take
         # the process group's (ddp_backend_worker.py: 60 s, for a
         # rendezvous of slow-starting ranks) unless RINA_TIMEOUT_MS says
-        e = dict(os.environ, RINA_TIMEOUT_MS=str(TIMEOUT_MS), **(env or {}))
+        e = dict(os.environ, RINA_TIMEOUT_MS=str(TIMEOUT_MS))
+        e.update(env or {})
         e.pop("PYTHONPATH", None)
         if self.PYTHONPATH:
             e["PYTHONPATH"] = self.PYTHONPATH
