@@ -25,7 +25,9 @@ thread with its own ProcessGroupRina (no root, no network):
   and rina_barrier (ctypes; the backend uses the rina_i... forms); its
   allgather and reduce-scatter on plain rings of 2..6 ranks (the ring's
   phases alone) byte-exact at odd sizes and at about half the bytes an
-  allreduce of the whole buffer sends, and exact on INA rings."""
+  allreduce of the whole buffer sends, and exact on INA rings; its
+  broadcast on a plain ring a chain from the root, byte-exact, under
+  3/4 of an allreduce's bytes a rank."""
 import datetime
 import os
 import sys
@@ -990,6 +992,53 @@ class CApi(unittest.TestCase):
                 self.assertLess(ag, 0.7 * ar, what)
                 self.assertLess(rs, 0.7 * ar, what)
                 self.assertGreater(ag, 0.3 * ar, what)
+
+    def test_broadcast_chain(self):
+        """On a plain ring a broadcast is a chain from the root: every
+        rank gets the root's bytes exactly (odd size, every root);
+        each rank sends under 3/4 of the bytes of an allreduce of the
+        buffer (a chain carries it once a link, an allreduce 2(N-1)/N
+        times: 2/3 on 4 ranks), the root's upstream rank only ACKs."""
+        import ctypes
+        lib = self.lib()
+        vp, sz, c = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
+        lib.rina_broadcast.argtypes = [vp, sz, c, vp]
+        n, size = 4, 200003
+
+        def src(root):
+            return bytes((i * 7 + root * 13) % 251 for i in range(size))
+
+        def main(comm, r):
+            h = comm._h()
+            out = []
+            for root in range(n):
+                buf = ctypes.create_string_buffer(
+                    src(root) if r == root else b"", size)
+                big = (ctypes.c_int32 * (size // 4))()
+                tx = []
+                for call in (lambda: lib.rina_broadcast(buf, size, root,
+                                                        h),
+                             lambda: lib.rina_allreduce(big, big,
+                                                        size // 4, 0, 0,
+                                                        h)):
+                    before = comm.stats()["tx_bytes"]
+                    self.assertEqual(call(), 0)
+                    tx.append(comm.stats()["tx_bytes"] - before)
+                out.append((buf.raw[:size] == src(root), tx))
+            return out
+        for r, o in enumerate(comm_ranks(job_text(n, 3000), n, main, 120)):
+            self.assertNotIsInstance(o, Exception, str(o))
+            for root, (same, (bc, ar)) in enumerate(o):
+                what = "rank %d, root %d: broadcast %d, allreduce %d " \
+                    "bytes" % (r, root, bc, ar)
+                print("# " + what)
+                self.assertTrue(same, what)
+                # job_text's ring is in rank order
+                if r == (root - 1) % n:
+                    self.assertLess(bc, 0.1 * ar, what)
+                else:
+                    self.assertLess(bc, 0.75 * ar, what)
+                    self.assertGreater(bc, 0.5 * ar, what)
 
 
 if __name__ == "__main__":
