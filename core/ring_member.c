@@ -123,8 +123,13 @@ static int rx_data(struct rm_call *k, const struct rina_hdr *h, __u8 from,
 	if (rina_ntohs(h->n_elem) != rina_wire_elems(len) ||
 	    (!len && !s->pad))
 		return mismatch(k, h, "element count");
+	/* a sender with another root counts the hops from it */
+	if (ag && k->bc &&
+	    h->hop != (__u8)((k->i + L - k->root) % L))
+		return mismatch(k, h, "broadcast root");
 	own = rina_own_chunk(k->i, L);
-	if ((!ag && id.chunk == k->i) || (ag && id.chunk == own)) {
+	if ((!ag && id.chunk == k->i) ||
+	    (ag && rm_ag_origin(k, id.chunk) == k->i)) {
 		m->st.rx_malformed++;	/* never sent to us by the schedule */
 		return 0;
 	}
@@ -449,7 +454,8 @@ static void count_expected(struct rm_call *k)
 				if (!rina_pkt_sent(s, b, c, p))
 					continue;
 				k->expect_rx += k->rs * (c != k->i) +
-						k->ag * (c != own);
+						k->ag *
+						(rm_ag_origin(k, c) != k->i);
 				k->expect_ack += k->rs * (c != own) +
 						 k->ag * rm_forwards_ag(k, c);
 			}
@@ -458,20 +464,24 @@ static void count_expected(struct rm_call *k)
 /*
  * An allgather alone (RINA_RM_AG): acc holds our own chunk reduced, so
  * its packets are ready to forward, and there is no step 0 to inject.
+ * A broadcast's root holds every chunk, the others none.
  */
 static void start_ag_only(struct rm_call *k)
 {
 	const struct rina_sched *s = &k->s;
-	__u32 own = rina_own_chunk(k->i, s->L), p;
+	__u32 c, p;
 	__u64 b;
 
 	k->inj_b = s->nblocks;
 	if (s->L < 2)
 		return;
 	for (b = 0; b < s->nblocks; b++)
-		for (p = 0; p < s->P; p++)
-			if (rina_pkt_sent(s, b, own, p))
-				rm_fwd_push(k, rina_seq(s, b, own, p, 1));
+		for (c = 0; c < s->L; c++)
+			for (p = 0; p < s->P; p++)
+				if (rm_ag_origin(k, c) == k->i &&
+				    rina_pkt_sent(s, b, c, p))
+					rm_fwd_push(k, rina_seq(s, b, c, p,
+								1));
 }
 
 /* Towards an INA member: windows by the rack's ordinals. */
@@ -539,8 +549,15 @@ int rina_rm_start(struct rina_rm *m, __s32 *acc, __u64 count,
 	if (!k->rxmap || !k->ackmap || !k->ovfmap || !k->outpos ||
 	    !k->fwdq || !k->fwd_head || !k->fwd_tail || !k->out)
 		return RINA_RM_E_NOMEM;
-	k->rs = !cfg->phases || (cfg->phases & RINA_RM_RS);
-	k->ag = !cfg->phases || (cfg->phases & RINA_RM_AG);
+	k->bc = !!(cfg->phases & RINA_RM_BC);
+	k->root = cfg->root;
+	k->rs = !k->bc && (!cfg->phases || (cfg->phases & RINA_RM_RS));
+	k->ag = k->bc || !cfg->phases || (cfg->phases & RINA_RM_AG);
+	if (k->bc && k->root >= ring->L) {	/* the host's mistake */
+		m->err.src = cfg->rank;
+		m->err.what = "broadcast root (not a member)";
+		return RINA_RM_E_MISMATCH;
+	}
 	count_expected(k);
 	if (!k->rs)
 		start_ag_only(k);
@@ -562,6 +579,12 @@ int rina_rm_start(struct rina_rm *m, __s32 *acc, __u64 count,
 void rina_rm_phases(struct rina_rm *m, __u8 phases)
 {
 	m->cfg.phases = phases;
+}
+
+void rina_rm_broadcast(struct rina_rm *m, __u32 root)
+{
+	m->cfg.phases = RINA_RM_BC;
+	m->cfg.root = root;
 }
 
 int rina_rm_pump(struct rina_rm *m, __u64 *wait_us)

@@ -56,12 +56,17 @@ struct rina_rm_cfg {
 	 * RINA_RM_AG starts from it. Not in a ring with INA members.
 	 * rina_rm_phases() changes it between calls (librina's
 	 * allgather and reduce-scatter, user/lib/collectives.c).
+	 * RINA_RM_BC is a broadcast: the allgather phase alone with every
+	 * chunk starting at member root, a pipelined chain that carries
+	 * the buffer once over each link but the one into the root.
 	 */
 	__u8			phases;
+	__u32			root;		/* RINA_RM_BC: < ring->L */
 };
 
 #define RINA_RM_RS		0x1
 #define RINA_RM_AG		0x2
+#define RINA_RM_BC		0x4
 
 enum rina_rm_result {
 	RINA_RM_STASH		= 1,	/* rx: the next call's; keep it */
@@ -112,6 +117,8 @@ int rina_rm_start(struct rina_rm *m, __s32 *acc, __u64 count,
  * calls differ: never during a call, every member the same per call.
  */
 void rina_rm_phases(struct rina_rm *m, __u8 phases);
+/* The same for a broadcast (RINA_RM_BC) from member root (< L). */
+void rina_rm_broadcast(struct rina_rm *m, __u32 root);
 /*
  * A received message of the job, its header checked (core/wire.h) and
  * not CTRL; from: RINA_PEER_PREV and/or RINA_PEER_NEXT as its source address

@@ -64,6 +64,8 @@ struct rm_call {
 	 */
 	int		inject_first;
 	int		rs, ag;		/* the phases this call runs */
+	int		bc;		/* ag a broadcast from member root */
+	__u32		root;
 	struct rina_txq	txq;		/* our host's queue: rm_txq_check() */
 	__u64		*sr_ready;	/* by receiver ordinal */
 	__u64		*sr_done;	/* sent (bit set) ... */
@@ -158,5 +160,14 @@ int rm_pump(struct rm_call *k);
 int rm_retransmit(struct rm_call *k, __u64 *wait_us);
 __u32 rm_contrib_upto(const struct rina_rm *m, __u32 chunk, __u32 i);
 int rm_forwards_ag(const struct rm_call *k, __u32 chunk);
+
+/*
+ * The member whose allgather data of chunk starts there: its owner
+ * (rina_own_chunk()), or in a broadcast the root for every chunk.
+ */
+static inline __u32 rm_ag_origin(const struct rm_call *k, __u32 chunk)
+{
+	return k->bc ? k->root : (chunk + k->s.L - 1) % k->s.L;
+}
 
 #endif /* RINA_CORE_RING_MEMBER_INT_H */

@@ -36,13 +36,13 @@ __u32 rm_contrib_upto(const struct rina_rm *m, __u32 chunk, __u32 i)
 
 /*
  * Whether allgather data of chunk goes on to the next member: not when
- * the next member owns the chunk ((i + 2) mod L): its allgather started
- * there and has come all the way round.
+ * its allgather started there (the chunk's owner, a broadcast's root)
+ * and has come all the way round.
  */
 int rm_forwards_ag(const struct rm_call *k, __u32 chunk)
 {
-	return chunk != rina_own_chunk(rina_ring_next(k->m->cfg.ring, k->i),
-				       k->s.L);
+	return rm_ag_origin(k, chunk) !=
+	       rina_ring_next(k->m->cfg.ring, k->i);
 }
 
 /* Build one data packet for seq from the accumulator. */
@@ -78,7 +78,7 @@ int rm_emit(struct rm_call *k, __u32 seq, int retx)
 	h->dtype_op = k->dtype_op;
 	if (id.ag) {
 		/* hops travelled when it arrives downstream */
-		h->hop = (__u8)((nxt + L - (id.chunk + L - 1) % L) % L);
+		h->hop = (__u8)((nxt + L - rm_ag_origin(k, id.chunk)) % L);
 		h->step = h->hop;
 		h->flags = RINA_F_AG_PHASE;
 		h->num_contrib = rina_htons((__u16)cfg->n_ranks);

@@ -234,7 +234,7 @@ public:
 			 const std::string &transport, uint32_t timeout_ms,
 			 const std::vector<int> &ring_of)
 		: c10d::ProcessGroup(rank, size), ring_of_(ring_of),
-		  torch_of_(size)
+		  torch_of_(size), timeout_ms_(timeout_ms)
 	{
 		struct rina_config cfg = RINA_CONFIG_INIT;
 
@@ -285,6 +285,12 @@ public:
 	uintptr_t handle() const
 	{
 		return reinterpret_cast<uintptr_t>(comm_);
+	}
+
+	/* rina_config.timeout_ms as given (0: the job's) */
+	uint32_t timeout_ms() const
+	{
+		return timeout_ms_;
 	}
 
 	const std::string getBackendName() const override
@@ -745,6 +751,7 @@ private:
 	std::vector<int> ring_of_;
 	std::vector<int> torch_of_;
 	bool identity_ = true;
+	uint32_t timeout_ms_;
 };
 
 } // namespace
@@ -766,5 +773,6 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
 		     pybind11::call_guard<pybind11::gil_scoped_release>())
 		.def("shutdown", &ProcessGroupRina::shutdown,
 		     pybind11::call_guard<pybind11::gil_scoped_release>())
-		.def("_rina_handle", &ProcessGroupRina::handle);
+		.def("_rina_handle", &ProcessGroupRina::handle)
+		.def("_rina_timeout_ms", &ProcessGroupRina::timeout_ms);
 }

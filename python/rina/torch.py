@@ -12,7 +12,9 @@ calls, completed from librina's progress thread. This module does its
 rendezvous through the c10d Store torch hands the backend: each rank
 publishes its address, rack and job settings there, every rank checks
 that they agree and builds the same job text, then joins the ring.
-python/README.md, "The rina backend", has the environment it reads.
+As with Gloo, the process group's timeout is every collective's
+(call_timeout_ms()). python/README.md, "The rina backend", has the
+environment it reads.
 
 The hook (no backend "rina" needed):
 
@@ -334,6 +336,37 @@ def build_job_text(settings, infos, job_id=None, secret_file=None,
     return "\n".join(lines) + "\n"
 
 
+# rina_config.timeout_ms is a uint32 of milliseconds; RINA_TIMEOUT_MS
+# takes librina's range (rina_comm_init_env, the job file's timeout_ms)
+TIMEOUT_MS_MAX = 0xffffffff
+ENV_TIMEOUT_MS_MAX = 3600000
+
+
+def call_timeout_ms(timeout, env):
+    """Every collective's timeout, for rina_config.timeout_ms: as Gloo
+    does, the process group's timeout (torch's timeout, a timedelta;
+    init_process_group's 30 min by default), unless RINA_TIMEOUT_MS is
+    set: then that (0: the job's timeout_ms line, else librina's
+    default, 10 s). A job's timeout_ms line does not override torch's
+    timeout (job files carry one as a matter of course).
+
+    librina names a rank silent or dead, and fails the call on every
+    rank, only after this long without progress (3/4 of it for a worker
+    of an INA rack whose agent aggregates in software): a rank that
+    comes late to a call by less than that is waited for."""
+    v = env.get("RINA_TIMEOUT_MS")
+    if v:
+        if not re.fullmatch("[0-9]{1,7}", v) or \
+                int(v) > ENV_TIMEOUT_MS_MAX:
+            raise RuntimeError("rina backend: RINA_TIMEOUT_MS=%s is not "
+                               "a number in 0..%d" % (_short(v),
+                                                      ENV_TIMEOUT_MS_MAX))
+        return int(v)
+    ms = -(-timeout // datetime.timedelta(milliseconds=1))	# rounded up
+    # 0 would be "the job's"; beyond 49 days is "never" anyway
+    return min(max(ms, 1), TIMEOUT_MS_MAX)
+
+
 def _wait(store, keys, timeout, what):
     try:
         store.wait(keys, timeout)
@@ -377,7 +410,9 @@ def _disagree(infos, field, what):
 
 def _create(store, rank, size, timeout, env=None):
     """torch.distributed's creator for backend "rina" (torch 1.13:
-    creator(prefix_store, rank, size, timeout)); env: os.environ."""
+    creator(prefix_store, rank, size, timeout)); env: os.environ.
+    timeout (init_process_group's) bounds the rendezvous and is every
+    collective's timeout (call_timeout_ms())."""
     ext = _extension()
     env = os.environ if env is None else env
     job = env.get("RINA_JOB")
@@ -466,8 +501,13 @@ def _create(store, rank, size, timeout, env=None):
         text = build_job_text(settings + [l for _, _, _, l in file_ranks],
                               [], None, secret_path)
     pg = err = None
+    # how long the others' rina_comm_init may wait for their neighbours
+    # (the call timeout, as ours; 0 is the job's, 1 h at most)
+    hello_ms = ENV_TIMEOUT_MS_MAX
     try:
-        timeout_ms = int(env.get("RINA_TIMEOUT_MS", "0") or 0)
+        # a bad RINA_TIMEOUT_MS is this rank's init failure, told to all
+        timeout_ms = call_timeout_ms(timeout, env)
+        hello_ms = timeout_ms or hello_ms
         pg = ext.ProcessGroupRina(rank, size, text,
                                   env.get("RINA_TRANSPORT", "auto"),
                                   timeout_ms, ring_of or [])
@@ -477,9 +517,12 @@ def _create(store, rank, size, timeout, env=None):
         if secret_path:			# librina read it at init
             os.unlink(secret_path)
     # every rank learns whether every other one joined: a clear error on
-    # each, never a wait for a ring that will not form
+    # each, never a wait for a ring that will not form. A rank whose
+    # neighbour never greets it (one that failed before it could say
+    # so) tells after hello_ms: wait that long beyond torch's timeout.
     store.set("rina/init/%d" % rank, "" if err is None else err)
-    _wait(store, ["rina/init/%d" % r for r in range(size)], timeout,
+    _wait(store, ["rina/init/%d" % r for r in range(size)],
+          timeout + datetime.timedelta(milliseconds=hello_ms),
           "joining the ring")
     failed = [(r, store.get("rina/init/%d" % r).decode("utf-8", "replace"))
               for r in range(size)]

@@ -163,6 +163,9 @@ struct run {
 	/* the split call on one engine a member (rina_rm_phases()) */
 	int	reuse;
 	int	rs_only;		/* RINA_RM_RS alone */
+	int	bc;			/* RINA_RM_BC from member root */
+	__u32	root;
+	int	root_of_last;		/* bc: the last member's, if >= 0 */
 	/* 0: 2 ms; 50 us and 80 ns a byte (100 Mbit/s) a link */
 	__u32	rto_us, delay_us, byte_ns;
 };
@@ -263,7 +266,8 @@ static int run_phase(struct net *n, const struct run *r, struct outcome *o,
 
 	for (i = 0; i < r->L; i++) {
 		struct host *h = &n->h[i];
-		__u8 phases = r->rs_only ? RINA_RM_RS :
+		__u8 phases = r->bc ? RINA_RM_BC :
+			      r->rs_only ? RINA_RM_RS :
 			      r->split ? RINA_RM_RS << ph : 0;
 		struct rina_cc_params cp;
 		struct rina_rm_cfg cfg = {
@@ -274,7 +278,7 @@ static int run_phase(struct net *n, const struct run *r, struct outcome *o,
 			.rto_us = r->rto_us ? r->rto_us : 2000,
 			.pad = 0, .path = &h->path, .txbuf = h->txbuf,
 			.max_msg = MAX_MSG, .agg = &agg,
-			.phases = phases,
+			.phases = phases, .root = r->root,
 		};
 
 		h->wake = 0;
@@ -287,6 +291,8 @@ static int run_phase(struct net *n, const struct run *r, struct outcome *o,
 			h->i = (int)i;
 			h->rm = rina_rm_create(&cfg, &ops, h);
 		}
+		if (r->bc && i == r->L - 1 && r->root_of_last >= 0)
+			rina_rm_broadcast(h->rm, (__u32)r->root_of_last);
 		cnt[i] = i == r->L - 1 && r->count_of_last ? r->count_of_last :
 			 r->count;
 		if (!ph) {
@@ -369,10 +375,10 @@ static void run_ring(const struct run *r, struct outcome *o)
 		o->st.tx_acks += s.tx_acks;
 		for (j = 0; j < r->count && !r->count_of_last && !r->big &&
 		     !r->rs_only; j++) {
-			__s32 want = input(r, 0, j);
+			__s32 want = input(r, r->bc ? (int)r->root : 0, j);
 			__u32 m;
 
-			for (m = 1; m < r->L; m++) {
+			for (m = 1; m < r->L && !r->bc; m++) {
 				__s32 v = input(r, (int)m, j);
 
 				if (r->op == RINA_WIRE_MAX)
@@ -408,7 +414,7 @@ int main(void)
 	struct run r;
 	__u32 L, c;
 
-	ktap_plan(44);
+	ktap_plan(51);
 
 	/* 1: exact sums, lossless, L 2..6, counts below L to many blocks */
 	for (L = 2; L <= MAX_L; L++)
@@ -560,6 +566,57 @@ int main(void)
 	ktap_result(all_rc(&o, 3, RINA_RM_E_OVERFLOW),
 		    "... one call: RINA_RM_E_OVERFLOW on every member (%d %d %d)",
 		    o.rc[0], o.rc[1], o.rc[2]);
+
+	/*
+	 * 9: a broadcast (RINA_RM_BC): every member ends with the root's
+	 * buffer, which crossed every link but the one into the root once
+	 * (half the data packets of an allreduce, all of them on L - 1
+	 * links); lossless from every root, at 5% loss, and a member that
+	 * names another root: a mismatch, no hang.
+	 */
+	for (L = 2; L <= 5; L++) {
+		int ok = 1;
+
+		r = (struct run){ .L = L, .E = 64, .W = 16, .count = 4099,
+				  .op = RINA_WIRE_SUM };
+		run_ring(&r, &o2);
+		for (c = 0; c < L; c++) {
+			r = (struct run){ .L = L, .E = 64, .W = 16,
+					  .count = c ? 4099 : 1,
+					  .op = RINA_WIRE_SUM, .bc = 1,
+					  .root = c, .root_of_last = -1 };
+			run_ring(&r, &o);
+			ok &= all_rc(&o, L, 0) && o.exact &&
+			      !o.st.retransmits &&
+			      (!c || 2 * o.st.tx_data == o2.st.tx_data);
+		}
+		ktap_result(ok,
+			    "ring of %u, broadcast from each member: every member the root's buffer, half the data packets of an allreduce (%llu)",
+			    L, (unsigned long long)o2.st.tx_data);
+	}
+	r = (struct run){ .L = 4, .E = 64, .W = 16, .count = 20000,
+			  .loss_ppm = 50000, .op = RINA_WIRE_SUM, .bc = 1,
+			  .root = 2, .root_of_last = -1 };
+	run_ring(&r, &o);
+	ktap_result(all_rc(&o, 4, 0) && o.exact && o.lost,
+		    "... and at 5%% loss: the root's buffer everywhere (%llu lost)",
+		    (unsigned long long)o.lost);
+	/*
+	 * (c = 2 would stall, not fail: members 0, 1 wait for root 2,
+	 * which waits for root 0; nothing is sent that could tell. The
+	 * host agrees on the root first: librina's broadcast does.)
+	 */
+	for (c = 0; c < 2; c++) {
+		r = (struct run){ .L = 3, .E = 64, .W = 16, .count = 3000,
+				  .op = RINA_WIRE_SUM, .bc = 1, .root = c,
+				  .root_of_last = (int)(c + 1) % 3 };
+		run_ring(&r, &o);
+		ktap_result(o.rc[0] == RINA_RM_E_MISMATCH ||
+			    o.rc[1] == RINA_RM_E_MISMATCH ||
+			    o.rc[2] == RINA_RM_E_MISMATCH,
+			    "broadcast, members 0, 1 name root %u, member 2 root %u: RINA_RM_E_MISMATCH (%d %d %d)",
+			    c, (c + 1) % 3, o.rc[0], o.rc[1], o.rc[2]);
+	}
 
 	/* 8: a packet of the next call is handed back to the host */
 	{

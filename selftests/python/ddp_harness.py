@@ -66,7 +66,11 @@ class DdpCase(unittest.TestCase):
         process, OUT). With --torchrun, torchrun runs the worker."""
         out = tempfile.mkdtemp(prefix="rina-ddp.")
         self.addCleanup(shutil.rmtree, out, True)
-        e = dict(os.environ, **(env or {}))
+        # the job's timeout is not the rina backend's: its calls take
+        # the process group's (ddp_backend_worker.py: 60 s, for a
+        # rendezvous of slow-starting ranks) unless RINA_TIMEOUT_MS says
+        e = dict(os.environ, RINA_TIMEOUT_MS=str(TIMEOUT_MS))
+        e.update(env or {})
         e.pop("PYTHONPATH", None)
         if self.PYTHONPATH:
             e["PYTHONPATH"] = self.PYTHONPATH

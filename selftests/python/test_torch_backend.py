@@ -16,11 +16,18 @@ thread with its own ProcessGroupRina (no root, no network):
 - the Store rendezvous (rina.torch._create over a HashStore): the job
   text every rank builds, ranks that disagree on the job or never
   join: an error on every rank, never a hang;
+- the process group's timeout (init_process_group(timeout=)) is every
+  collective's: ranks 12 s late (past librina's 10 s default) with a
+  60 s timeout are waited for; with a 3 s one every rank fails with a
+  clear error, the late ones as soon as they call; RINA_TIMEOUT_MS
+  wins;
 - librina's blocking rina_broadcast, rina_allgather, rina_reduce_scatter
   and rina_barrier (ctypes; the backend uses the rina_i... forms); its
   allgather and reduce-scatter on plain rings of 2..6 ranks (the ring's
   phases alone) byte-exact at odd sizes and at about half the bytes an
-  allreduce of the whole buffer sends, and exact on INA rings."""
+  allreduce of the whole buffer sends, and exact on INA rings; its
+  broadcast on a plain ring a chain from the root, byte-exact, under
+  3/4 of an allreduce's bytes a rank."""
 import datetime
 import os
 import sys
@@ -539,7 +546,7 @@ def create_all(n, envs, ranks=None, timeout=5, body=sum_of_ranks):
 
 def env_for(r, **kw):
     e = {"RINA_TRANSPORT": "inproc", "RINA_ADDR": "198.19.%d.1" % (r // 2),
-         "RINA_JOB_OPTS": "timeout_ms 1500; elements 64"}
+         "RINA_JOB_OPTS": "elements 64", "RINA_TIMEOUT_MS": "1500"}
     e.update(kw)
     return e
 
@@ -664,6 +671,150 @@ class Rendezvous(unittest.TestCase):
         envs = [env_for(r) for r in range(n)]
         envs[1]["RINA_TRANSPORT"] = "bogus"
         all_fail(self, create_all(n, envs), "rank 1: rina backend: rank 1")
+
+
+def rack_env(r, **kw):
+    """Two racks of two ranks, rack 1 INA (rank 2 its agent, aggregating
+    in software), no timeout_ms line: the job's would be librina's
+    default, 10 s."""
+    e = {"RINA_TRANSPORT": "inproc", "RINA_ADDR": "198.19.%d.1" % (r // 2),
+         "RINA_RACK": str(r // 2), "RINA_INA_RACKS": "1",
+         "RINA_JOB_OPTS": "elements 64"}
+    e.update(kw)
+    return e
+
+
+LATE = (1, 3)		# a plain rack's member, an INA rack's worker
+LATE_S = 12		# past librina's default timeout (10 s)
+
+
+@unittest.skipIf(WHY, WHY or "")
+class Timeout(unittest.TestCase):
+    """The process group's timeout (init_process_group(timeout=)) is
+    every collective's, as with Gloo, unless RINA_TIMEOUT_MS says."""
+
+    def test_call_timeout_ms(self):
+        td = datetime.timedelta
+        f = rt.call_timeout_ms
+        self.assertEqual(f(td(minutes=30), {}), 1800000)	# torch's default
+        self.assertEqual(f(td(seconds=60), {"RINA_TIMEOUT_MS": ""}), 60000)
+        self.assertEqual(f(td(microseconds=1500), {}), 2)	# rounded up
+        self.assertEqual(f(td(0), {}), 1)		# 0 is "the job's"
+        self.assertEqual(f(td(hours=2), {}), 7200000)
+        self.assertEqual(f(td(days=100), {}), 0xffffffff)
+        self.assertEqual(f(td(seconds=60), {"RINA_TIMEOUT_MS": "2500"}),
+                         2500)
+        self.assertEqual(f(td(seconds=60), {"RINA_TIMEOUT_MS": "0"}), 0)
+        for bad in ("-1", "1e3", " 5", "3600001", "99999999999"):
+            with self.assertRaisesRegex(RuntimeError, "RINA_TIMEOUT_MS"):
+                f(td(seconds=60), {"RINA_TIMEOUT_MS": bad})
+
+    def test_init_process_group_timeout(self):
+        """torch hands init_process_group's timeout to the creator, and
+        the process group to librina; RINA_TIMEOUT_MS wins."""
+        saved = dict(os.environ)
+        try:
+            for env, want in (({}, 42000),
+                              ({"RINA_TIMEOUT_MS": "2500"}, 2500)):
+                os.environ.update(rack_env(0, **env))
+                dist.init_process_group(
+                    "rina", store=dist.HashStore(), rank=0, world_size=1,
+                    timeout=datetime.timedelta(seconds=42))
+                try:
+                    # no reference kept: destroy_process_group frees it
+                    self.assertEqual(dist.distributed_c10d.
+                                     _get_default_group()._rina_timeout_ms(),
+                                     want)
+                    x = torch.ones(3)
+                    dist.all_reduce(x)
+                    self.assertTrue(torch.equal(x, torch.ones(3)))
+                finally:
+                    dist.destroy_process_group()
+                os.environ.clear()
+                os.environ.update(saved)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+    def test_init_fails_everywhere(self):
+        """One rank's communicator cannot start (and cannot tell the
+        others): theirs wait for their neighbours for the whole group
+        timeout, and still every rank says why, not "did not join"."""
+        n = 3
+        envs = [rack_env(r) for r in range(n)]
+        envs[1]["RINA_TRANSPORT"] = "bogus"
+        t0 = time.monotonic()
+        all_fail(self, create_all(n, envs, timeout=2),
+                 "rank 1: rina backend: rank 1")
+        self.assertLess(time.monotonic() - t0, 10)
+
+    def late_run(self, timeout, late_until, done=lambda r: None):
+        """Ranks LATE call an allreduce late_until() seconds after init,
+        the others at once: each rank's (result or exception, seconds
+        from its call to its end, seconds its shutdown took); done(r)
+        as rank r's call ends."""
+        def body(pg, r):
+            if r in LATE:
+                late_until()
+            t0 = time.monotonic()
+            try:
+                res = sum_of_ranks(pg, r)
+            except RuntimeError as e:
+                res = e
+            t1 = time.monotonic()
+            done(r)
+            pg.shutdown()
+            return res, t1 - t0, time.monotonic() - t1
+        return create_all(4, [rack_env(r) for r in range(4)],
+                          timeout=timeout, body=body)
+
+    def test_late_rank_within_timeout(self):
+        """Ranks 12 s late, within the group's 60 s: everyone waits for
+        them and gets the exact sum; librina's 10 s default no longer
+        fails them (the INA rack's agent waits too)."""
+        t0 = time.monotonic()
+        outs = self.late_run(60, lambda: time.sleep(LATE_S))
+        for r, o in enumerate(outs):
+            if isinstance(o, Exception):
+                raise o
+            res, dt, _ = o
+            print("# rank %d: call %.2f s" % (r, dt))
+            self.assertIsInstance(res, torch.Tensor, "rank %d: %s" % (r, res))
+            self.assertTrue(torch.equal(res, torch.full((3,), 10.0)),
+                            "rank %d: %s" % (r, res))
+            if r not in LATE:
+                self.assertGreater(dt, LATE_S - 1, "rank %d" % r)
+        self.assertLess(time.monotonic() - t0, LATE_S + 30)
+
+    def test_late_rank_past_timeout(self):
+        """The same with a 3 s group timeout: the ranks that came in time
+        fail with a clear error within the timeout (and the grace librina
+        gives an abort naming the late ones to come), the late ones as
+        soon as they call, after the others failed (not 12 s: the test
+        need not wait); every process group shuts down at once."""
+        timeout = 3
+        ontime = {r for r in range(4) if r not in LATE}
+        ended, lock = set(), threading.Lock()
+        all_ended = threading.Event()
+
+        def done(r):
+            with lock:
+                ended.add(r)
+                if ontime <= ended:
+                    all_ended.set()
+        outs = self.late_run(timeout, lambda: all_ended.wait(LATE_S), done)
+        for r, o in enumerate(outs):
+            if isinstance(o, Exception):
+                raise o
+            err, dt, down = o
+            print("# rank %d: %.2f s, shutdown %.2f s: %s" % (
+                r, dt, down, str(err).splitlines()[0][:200]))
+            self.assertIsInstance(err, RuntimeError, "rank %d" % r)
+            self.assertIn("rina backend: allreduce failed", str(err))
+            self.assertTrue("timed out" in str(err) or
+                            "aborted" in str(err), str(err))
+            self.assertLess(dt, 2 * timeout, "rank %d" % r)
+            self.assertLess(down, 1, "rank %d" % r)
 
 
 # reduce-scatter (dtype, op): int32 sum and max, float32 sum, float64 sum
@@ -841,6 +992,53 @@ class CApi(unittest.TestCase):
                 self.assertLess(ag, 0.7 * ar, what)
                 self.assertLess(rs, 0.7 * ar, what)
                 self.assertGreater(ag, 0.3 * ar, what)
+
+    def test_broadcast_chain(self):
+        """On a plain ring a broadcast is a chain from the root: every
+        rank gets the root's bytes exactly (odd size, every root);
+        each rank sends under 3/4 of the bytes of an allreduce of the
+        buffer (a chain carries it once a link, an allreduce 2(N-1)/N
+        times: 2/3 on 4 ranks), the root's upstream rank only ACKs."""
+        import ctypes
+        lib = self.lib()
+        vp, sz, c = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
+        lib.rina_broadcast.argtypes = [vp, sz, c, vp]
+        n, size = 4, 200003
+
+        def src(root):
+            return bytes((i * 7 + root * 13) % 251 for i in range(size))
+
+        def main(comm, r):
+            h = comm._h()
+            out = []
+            for root in range(n):
+                buf = ctypes.create_string_buffer(
+                    src(root) if r == root else b"", size)
+                big = (ctypes.c_int32 * (size // 4))()
+                tx = []
+                for call in (lambda: lib.rina_broadcast(buf, size, root,
+                                                        h),
+                             lambda: lib.rina_allreduce(big, big,
+                                                        size // 4, 0, 0,
+                                                        h)):
+                    before = comm.stats()["tx_bytes"]
+                    self.assertEqual(call(), 0)
+                    tx.append(comm.stats()["tx_bytes"] - before)
+                out.append((buf.raw[:size] == src(root), tx))
+            return out
+        for r, o in enumerate(comm_ranks(job_text(n, 3000), n, main, 120)):
+            self.assertNotIsInstance(o, Exception, str(o))
+            for root, (same, (bc, ar)) in enumerate(o):
+                what = "rank %d, root %d: broadcast %d, allreduce %d " \
+                    "bytes" % (r, root, bc, ar)
+                print("# " + what)
+                self.assertTrue(same, what)
+                # job_text's ring is in rank order
+                if r == (root - 1) % n:
+                    self.assertLess(bc, 0.1 * ar, what)
+                else:
+                    self.assertLess(bc, 0.75 * ar, what)
+                    self.assertGreater(bc, 0.5 * ar, what)
 
 
 if __name__ == "__main__":

@@ -383,18 +383,23 @@ size_t rina_dtype_size(enum rina_dtype dtype);
  * each rank's segment placed where its ring member owns the data: about
  * half the bytes of an allreduce of the whole buffer. A reduce-scatter
  * alone reports RINA_ERR_OVERFLOW on the ranks whose own elements
- * wrapped (an allreduce: on every rank). Otherwise each is one
- * allreduce: broadcast and allgather an int32 SUM in which every rank
- * contributes its bytes, packed into int32 words, in its own segment and
- * zeros elsewhere (int32 addition is exact, x + 0 never wraps), so the
- * bytes arrive unchanged, whatever they hold; reduce-scatter an
- * allreduce of its dtype and op of which each rank keeps its segment;
+ * wrapped (an allreduce: on every rank). There a (non-empty) broadcast
+ * is a pipelined chain from the root along the ring (the allgather
+ * phase alone with every chunk starting at the root), after a small
+ * allreduce of the ranks' roots: the buffer crosses every link but the
+ * one into the root once, half the bytes of an allreduce. Otherwise
+ * each is one allreduce: broadcast and allgather an int32 SUM in which
+ * every rank contributes its bytes, packed into int32 words, in its
+ * own segment and zeros elsewhere (int32 addition is exact, x + 0
+ * never wraps), so the bytes arrive unchanged, whatever they hold;
+ * reduce-scatter an allreduce of its dtype and op of which each rank
+ * keeps its segment;
  * barrier an allreduce of one int32. Results, errors, timeouts, the
  * call order and the threading rules are those of rina_iallreduce (the
  * request completes once the result is in place). The cost of those is
- * that of an allreduce of the whole buffer: an allgather on a ring with
- * INA racks moves about twice the bytes of a ring allgather, a
- * broadcast twice those of a pipeline.
+ * that of an allreduce of the whole buffer: an allgather or a broadcast
+ * on a ring with INA racks moves about twice the bytes of a ring
+ * allgather or a pipeline.
  *
  * rina_ibroadcast: bytes of buf from rank root into buf on every rank;
  *   ranks that name different roots all fail with RINA_ERR_MISMATCH.

@@ -7,7 +7,10 @@
  * rank's segment is laid out where its ring member owns the data after
  * a reduce-scatter (own_copy(), from the call's schedule), so an
  * allgather moves each byte once around the ring, half the bytes of an
- * allreduce of the gathered buffer.
+ * allreduce of the gathered buffer. A broadcast there is the allgather
+ * phase with every chunk starting at the root (RINA_RM_BC): a pipelined
+ * chain that carries the buffer once over every link but the one into
+ * the root, after a small allreduce of every rank's root (bcast_run()).
  *
  * Otherwise (and for a zero-byte allgather, which must still meet the
  * others) each is one int32 SUM allreduce (reduce-scatter: one
@@ -51,6 +54,7 @@ struct coll {
 	rina_comm_t	*comm;
 	int		rank, size;
 	int		root;		/* broadcast: slot check, else -1 */
+	int		bc_member;	/* native broadcast's root, else -1 */
 	int		barrier;	/* barrier: the sum must be size */
 	/* a ring phase alone: its pieces, the call's type and op */
 	struct piece	pc[2];
@@ -79,6 +83,7 @@ static struct coll *coll_alloc(rina_comm_t *comm)
 	k->rank = rina_comm_rank(comm);
 	k->size = rina_comm_size(comm);
 	k->root = -1;
+	k->bc_member = -1;
 	return k;
 }
 
@@ -250,7 +255,7 @@ static int phase_run(rina_comm_t *comm, void *arg)
 	for (i = 0; i < k->npc; i++) {
 		ret = rina_wire_phases(k->pc[i].acc, k->pc[i].acc,
 				       k->pc[i].s.count, k->dtype, k->op, comm,
-				       k->phases);
+				       k->phases, 0);
 		if (ret)
 			return ret;
 	}
@@ -283,6 +288,19 @@ out:
 	return ret;
 }
 
+/* Every rank wrote root + 1 into its own slot: the same root? */
+static int roots_agree(const struct coll *k)
+{
+	int r;
+
+	for (r = 0; r < k->size; r++)
+		if (k->tmp[r] != k->root + 1)
+			return rina_fail(RINA_ERR_MISMATCH,
+					 "broadcast: rank %d named root %d, rank %d root %d",
+					 r, k->tmp[r] - 1, k->rank, k->root);
+	return RINA_OK;
+}
+
 static int coll_fin(int result, void *arg)
 {
 	struct coll *k = arg;
@@ -292,15 +310,9 @@ static int coll_fin(int result, void *arg)
 	if (result)
 		goto out;
 	if (k->root >= 0) {
-		/* every rank wrote root + 1 into its own slot */
-		for (r = 0; r < k->size; r++) {
-			if (k->tmp[r] == k->root + 1)
-				continue;
-			result = rina_fail(RINA_ERR_MISMATCH,
-					   "broadcast: rank %d named root %d, rank %d root %d",
-					   r, k->tmp[r] - 1, k->rank, k->root);
+		result = roots_agree(k);
+		if (result)
 			goto out;
-		}
 	}
 	if (k->barrier && k->tmp[0] != k->size) {
 		result = rina_fail(RINA_ERR_MISMATCH,
@@ -340,12 +352,36 @@ static int coll_start(struct coll *k, rina_comm_t *comm, rina_callback_t cb,
 	return ret;
 }
 
+/*
+ * The progress thread's part of a plain ring's broadcast: the roots'
+ * slots (a small allreduce), so that ranks that name different roots
+ * fail alike and at once (a chain from a root that thinks it is none
+ * would never start), then the root's words down the ring, once.
+ */
+static int bcast_run(rina_comm_t *comm, void *arg)
+{
+	struct coll *k = arg;
+	size_t hdr = (size_t)k->size;
+	int ret;
+
+	ret = rina_wire_phases(k->tmp, k->tmp, hdr, RINA_INT32, RINA_SUM,
+			       comm, 0, 0);
+	if (!ret)
+		ret = roots_agree(k);
+	if (ret)
+		return ret;
+	return rina_wire_phases(k->tmp + hdr, k->tmp + hdr, k->words - hdr,
+				RINA_INT32, RINA_SUM, comm, RINA_RM_BC,
+				(uint32_t)k->bc_member);
+}
+
 static int phase_start(struct coll *k, rina_comm_t *comm, rina_callback_t cb,
 		       void *arg, rina_request_t **req)
 {
 	int ret;
 
-	ret = rina_icall_fin(comm, phase_run, coll_fin, k, cb, arg, req);
+	ret = rina_icall_fin(comm, k->bc_member >= 0 ? bcast_run : phase_run,
+			     coll_fin, k, cb, arg, req);
 	if (ret)
 		coll_free(k);
 	return ret;
@@ -391,6 +427,11 @@ int rina_ibroadcast(void *buf, size_t bytes, int root, rina_comm_t *comm,
 	k->off = hdr * 4;
 	k->len = bytes;
 	k->nseg = 1;
+	if (bytes && phases_alone(comm)) {
+		/* the root's words down the ring once, as a chain */
+		k->bc_member = comm->ring.member_of[root];
+		return phase_start(k, comm, cb, arg, req);
+	}
 	return coll_start(k, comm, cb, arg, req);
 }
 

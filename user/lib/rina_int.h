@@ -105,10 +105,12 @@ struct rina_comm {
 
 	/*
 	 * The ring phases (RINA_RM_RS, RINA_RM_AG) the next calls run
-	 * alone, 0 for both: set for one collective on a plain ring only
+	 * alone, 0 for both, or a broadcast from ring member bc_root
+	 * (RINA_RM_BC): set for one collective on a plain ring only
 	 * (rina_wire_phases(), collectives.c).
 	 */
 	uint8_t			phases;
+	uint32_t		bc_root;
 	uint16_t		round;		/* next call's round number */
 	uint32_t		slot_base;
 	int			broken;		/* enum rina_result, sticky */
@@ -283,10 +285,12 @@ int rina_wire_allreduce(const void *sendbuf, void *recvbuf, size_t count,
  * The same running only the ring's phases (RINA_RM_RS, RINA_RM_AG; 0
  * both) on a plain ring: the buffer laid out by the schedule
  * (collectives.c); float32's exponents still take a whole allreduce.
+ * RINA_RM_BC: int32 words broadcast from ring member root (its
+ * recvbuf's, by the allgather phase alone; core/ring_member.h).
  */
 int rina_wire_phases(const void *sendbuf, void *recvbuf, size_t count,
 		     enum rina_dtype dtype, enum rina_redop op,
-		     rina_comm_t *c, uint8_t phases);
+		     rina_comm_t *c, uint8_t phases, uint32_t root);
 
 /* bfloat16, float16, float64 through the float32 path (convert.c). */
 bool rina_dtype_converted(enum rina_dtype dtype);

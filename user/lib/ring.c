@@ -194,7 +194,10 @@ int rina_ring_run(struct rina_comm *c, int32_t *acc, size_t count,
 	if (!m)
 		return rina_fail(RINA_ERR_NOMEM, "out of memory");
 	c->dead_peer = -1;
-	rina_rm_phases(m, c->phases);
+	if (c->phases & RINA_RM_BC)
+		rina_rm_broadcast(m, c->bc_root);
+	else
+		rina_rm_phases(m, c->phases);
 	ret = rina_rm_start(m, acc, count, dtype_op, c->round++,
 			    c->slot_base);
 	if (ret) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rina_int.h"
+#include "ring_member.h"
 
 static int grow_work(struct rina_comm *c, size_t count)
 {
@@ -69,12 +70,12 @@ int rina_wire_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 			enum rina_dtype dtype, enum rina_redop op,
 			rina_comm_t *c)
 {
-	return rina_wire_phases(sendbuf, recvbuf, count, dtype, op, c, 0);
+	return rina_wire_phases(sendbuf, recvbuf, count, dtype, op, c, 0, 0);
 }
 
 int rina_wire_phases(const void *sendbuf, void *recvbuf, size_t count,
 		     enum rina_dtype dtype, enum rina_redop op,
-		     rina_comm_t *c, uint8_t phases)
+		     rina_comm_t *c, uint8_t phases, uint32_t root)
 {
 	int ret;
 
@@ -84,8 +85,13 @@ int rina_wire_phases(const void *sendbuf, void *recvbuf, size_t count,
 	if (phases && (c->pad || c->ina_local))
 		return rina_fail(RINA_ERR_INVALID,
 				 "a ring phase alone needs a ring without INA racks");
+	if ((phases & RINA_RM_BC) &&
+	    (dtype != RINA_INT32 || op != RINA_SUM || root >= c->L))
+		return rina_fail(RINA_ERR_INVALID,
+				 "a broadcast moves int32 words from a member");
 	c->st.calls++;
 	c->phases = phases;
+	c->bc_root = root;
 	if (dtype == RINA_INT32)
 		ret = int32_allreduce(c, sendbuf, recvbuf, count, op);
 	else if (grow_work(c, count))
