@@ -20,7 +20,9 @@
 # median [min..max] per arm. Environment: ARMS (default "none closed
 # flood"), REPS (3), SIZE (4M), ITERS (400), COUNT (3000000), SECS (8),
 # CHRT (e.g. "chrt -f 5": the ranks at real-time priority), and
-# RUN_OPTS (extra rina-run options, e.g. "--rate 25mbit").
+# RUN_OPTS (extra rina-run options, e.g. "--rate 25mbit");
+# RINA_UDP_RX_FILTER=1 reaches the ranks: the tag filter before the
+# socket (udp_transport.c), for an A/B in one run of this script each.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 
