@@ -342,13 +342,13 @@ static int udp_rx_tag_filter(struct rina_transport *t, uint16_t job_id,
 }
 
 static const struct rina_transport_ops udp_ops = {
-	.rx_tag_filter	= udp_rx_tag_filter,
 	.name		= "udp",
 	.send		= udp_send,
 	.recv		= udp_recv,
 	.get_stats	= udp_get_stats,
 	.destroy	= udp_destroy,
 	.tx_queued	= udp_tx_queued,
+	.rx_tag_filter	= udp_rx_tag_filter,
 };
 
 static void set_buf(int fd, int force_opt, int opt, int bytes)
