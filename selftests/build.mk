@@ -77,6 +77,12 @@ ALL_TARGETS += $(SELFTEST_BIN)/tx_log.so
 $(SELFTEST_BIN)/tx_log.so: $(TOP)/selftests/net/tx_log.c
 	$(call cc-prog,-O2 -fPIC -shared $(COMMON_CFLAGS),$<,-ldl)
 
+# A bounded flood of forged data at one port, for
+# selftests/net/flood_bench.sh (issue 49).
+ALL_TARGETS += $(SELFTEST_BIN)/flood
+$(SELFTEST_BIN)/flood: $(TOP)/selftests/net/flood.c
+	$(call cc-prog,-O2 $(COMMON_CFLAGS),$<)
+
 # Reorders received datagrams, preloaded into every rank by the soak
 # (scripts/soak.py).
 ALL_TARGETS += $(SELFTEST_BIN)/rx_reorder.so

@@ -7,6 +7,7 @@ id. Bounded: exactly COUNT packets spread over SECONDS, then it exits and
 prints what it sent.
 
     inject.py ctrl|data|observer|replay JOBFILE COUNT SECONDS [--own-address]
+              [--only RANK[:PORT]]
     inject.py farnack JOBFILE COUNT SECONDS SRC_IP:PORT DST_IP:PORT
 
 ctrl: ABORT, HELLO, HELLO_ACK, BYE and TOR_LOST, unsigned or with a
@@ -24,7 +25,9 @@ session's tag shows, sends the recordings as they were (addresses,
 ports, tag) to their destinations, COUNT of them over SECONDS, while the
 job's later communicators run. --own-address sends from the injector's
 own address instead
-(no spoofing): what a non-root attacker can do. farnack: well-formed
+(no spoofing): what a non-root attacker can do. --only RANK floods that
+rank's port alone (PORT: another port of its host, say a closed one,
+for the cost of the same flood that no socket takes). farnack: well-formed
 allgather NACKs (one seq each, seqs 0..63) of rounds far from the job's,
 alternately 16384 ahead of and behind its first rounds, from the spoofed
 SRC (a worker of an INA rack) to DST (its agent port) only.
@@ -210,6 +213,8 @@ def main():
     what, job_path, count, seconds = sys.argv[1], sys.argv[2], \
         int(sys.argv[3]), float(sys.argv[4])
     own = "--own-address" in sys.argv[5:]
+    only = sys.argv[sys.argv.index("--only") + 1] \
+        if "--only" in sys.argv[5:] else None
     job_id, ranks, ina = parse_job(job_path)
     if what == "replay":
         replay(record_session(job_id), count, seconds)
@@ -225,6 +230,10 @@ def main():
         targets.append((ranks[low][0], PORT_AGENT))
     if what == "farnack":
         spoof, targets = endpoint(sys.argv[5]), [endpoint(sys.argv[6])]
+    if only is not None:
+        r, _, p = only.partition(":")
+        ip, port, _ = ranks[int(r)]
+        targets = [(ip, int(p) if p else port)]
     raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     rng = random.Random(12345)

@@ -104,6 +104,14 @@ void rina_session_set(struct rina_comm *c, uint64_t session)
 	if (c->tagged)
 		rina_session_tag(c->job.secret, rina_siphash24, c->job.job_id,
 				 session, c->tag);
+	/*
+	 * forged data can now be dropped before it reaches us (a flood
+	 * slows the rank that reads it, udp_transport.c); a new session
+	 * replaces the filter at once, or its data would be dropped too
+	 */
+	if (c->tagged && session && c->tp && c->tp->ops->rx_tag_filter)
+		c->tp->ops->rx_tag_filter(c->tp, (uint16_t)c->job.job_id,
+					  c->tag);
 	if (c->auth_mac)
 		rina_data_key(c->job.secret, rina_siphash24, c->job.job_id,
 			      session, c->mac_key);

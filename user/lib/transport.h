@@ -77,6 +77,13 @@ struct rina_transport_ops {
 			  struct rina_transport_stats *st);
 	void (*destroy)(struct rina_transport *t);
 	/*
+	 * Optional: refuse in the kernel, before the socket queue, the
+	 * job's data, ACKs and NACKs whose last RINA_TAG_LEN bytes are not
+	 * tag; -EOPNOTSUPP where the transport does not (issue 49).
+	 */
+	int (*rx_tag_filter)(struct rina_transport *t, uint16_t job_id,
+			     const uint8_t tag[RINA_TAG_LEN]);
+	/*
 	 * Bytes of socket memory that datagrams already sent still hold
 	 * in this host's queues (SIOCOUTQ), or -errno. NULL: not known.
 	 */

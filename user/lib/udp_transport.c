@@ -11,10 +11,12 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,7 @@ struct udp_transport {
 	int			fd;
 	uint32_t		max_len;
 	bool			gso, gro;
+	bool			rx_filter;	/* RINA_UDP_RX_FILTER */
 	uint8_t			*rxbuf;		/* RX_DGRAMS x RX_DGRAM_MAX */
 	/* segments of the last recvmmsg not handed out yet */
 	struct rina_msg		pend[RX_DGRAMS * GSO_MAX_SEGS];
@@ -284,6 +287,60 @@ static void udp_destroy(struct rina_transport *t)
 	free(u);
 }
 
+/*
+ * A flood of forged data at a rank costs its neighbours through the rank
+ * that reads it: each datagram takes socket memory, wakes the rank and is
+ * copied out only to fail the tag check (issue 49, security.md). A classic
+ * BPF filter, which any user may attach, drops it in the kernel instead.
+ * It sees the datagram from the UDP header on: runts (malformed), other
+ * jobs' (foreign) and CTRL (signed, not tagged) pass to be counted and
+ * checked as before; this job's data, ACKs and NACKs pass only with the
+ * tag as their last bytes. A GRO super-datagram is judged by its last
+ * segment's tag. Opt-in (RINA_UDP_RX_FILTER) until the kernel's drops
+ * are counted: what it drops never reaches rx_bad_tag.
+ */
+#define UDP_HDR		8
+#define RX_TRAILER_MIN	(UDP_HDR + RINA_HDR_LEN + RINA_TAG_LEN)
+
+static int udp_rx_tag_filter(struct rina_transport *t, uint16_t job_id,
+			     const uint8_t tag[RINA_TAG_LEN])
+{
+	struct udp_transport *u = (struct udp_transport *)t;
+	uint32_t hi = (uint32_t)tag[0] << 24 | (uint32_t)tag[1] << 16 |
+		      (uint32_t)tag[2] << 8 | tag[3];
+	uint32_t lo = (uint32_t)tag[4] << 24 | (uint32_t)tag[5] << 16 |
+		      (uint32_t)tag[6] << 8 | tag[7];
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, RX_TRAILER_MIN, 0, 12),
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS,
+			 UDP_HDR + offsetof(struct rina_hdr, job_id)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, job_id, 0, 10),
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS,
+			 UDP_HDR + offsetof(struct rina_hdr, ver_op)),
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, RINA_OP_CTRL, 7, 0),
+		/* X = where the tag is: the last RINA_TAG_LEN bytes */
+		BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
+		BPF_STMT(BPF_ALU | BPF_SUB | BPF_K, RINA_TAG_LEN),
+		BPF_STMT(BPF_MISC | BPF_TAX, 0),
+		BPF_STMT(BPF_LD | BPF_W | BPF_IND, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, hi, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_IND, 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, lo, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (!u->rx_filter)
+		return -EOPNOTSUPP;
+	if (setsockopt(u->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+		       sizeof(prog)))
+		return -errno;
+	return 0;
+}
+
 static const struct rina_transport_ops udp_ops = {
 	.name		= "udp",
 	.send		= udp_send,
@@ -291,6 +348,7 @@ static const struct rina_transport_ops udp_ops = {
 	.get_stats	= udp_get_stats,
 	.destroy	= udp_destroy,
 	.tx_queued	= udp_tx_queued,
+	.rx_tag_filter	= udp_rx_tag_filter,
 };
 
 static void set_buf(int fd, int force_opt, int opt, int bytes)
@@ -336,6 +394,7 @@ int rina_udp_transport_create(const struct rina_transport_cfg *cfg,
 		setsockopt(u->fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
 	}
 	u->gso = !getenv("RINA_UDP_NO_GSO");
+	u->rx_filter = !!getenv("RINA_UDP_RX_FILTER");
 	if (cfg->rcvbuf) {
 		set_buf(u->fd, SO_RCVBUFFORCE, SO_RCVBUF, (int)cfg->rcvbuf);
 		set_buf(u->fd, SO_SNDBUFFORCE, SO_SNDBUF, (int)cfg->rcvbuf);
