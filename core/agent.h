@@ -277,7 +277,7 @@ struct rina_agent_core {
 	struct rina_rack	rack;	/* downstream (rack.h) */
 	__u64			last_news;	/* last ACK that acked something */
 	/*
-	 * The retransmission timer last fired (0: not since news), and how
+	 * The retransmission timer last fired (0: never), and how
 	 * often since an ACK last brought news: rina_agent_ag_retransmit()
 	 */
 	__u64			timer_fired;
