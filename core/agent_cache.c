@@ -160,39 +160,12 @@ void rina_agent_ag_send_down(struct rina_agent_core *a, struct rina_agent_ag *e,
 }
 
 /*
- * When the oldest unacknowledged packet e is due on the timer: as TCP's,
- * the timer restarts whenever an ACK brings news (RFC 6298 5.3: an RTO
- * after the later of e's sending and that ACK) and when it fires, then
- * with its value doubled until news comes (5.5, 5.6), so that one stall
- * of the ACKs resends one packet, not the whole window behind it.
- * Restarted by news alone, the timer stayed expired after it fired, and
- * each later pass (each datagram the agent's host thread woke for) resent
- * the next packet: on a shaped 4x2 all-INA ring 93% of the agents' timer
- * resends came so, in stretches of 20-90 ms without an ACK, every one
- * spurious, and each reached every worker of the rack downstream again
- * (performance-notes.md, "The agents' timer restarts when it fires").
- */
-static __u64 timer_due(const struct rina_agent_core *a,
-		       const struct rina_agent_ag *e)
-{
-	__u64 since = e->t_sent, rto = e->rto << a->backoff;
-
-	if (a->last_news > since)
-		since = a->last_news;
-	if (a->timer_fired > since)
-		since = a->timer_fired;
-	/* e->rto is at most the cap already: backed off, no further */
-	if (rto > RINA_AGENT_RTO_MAX_US)
-		rto = e->rto > RINA_AGENT_RTO_MAX_US ? e->rto :
-		      RINA_AGENT_RTO_MAX_US;
-	return since + rto;
-}
-
-/*
  * Retransmit downstream what is lost (RACK: sent before something that
  * was acknowledged), or the oldest packet when the one retransmission
- * timer fires (timer_due()), so packets that merely wait behind others
- * never fire it; it backs off while nothing comes back. Timed from each
+ * timer fires. As TCP's, the timer restarts whenever an ACK brings news
+ * (RFC 6298 5.3: the oldest packet is due RTO after the later of its
+ * sending and that ACK), so packets that merely wait behind others never
+ * fire it; it backs off while nothing comes back. Timed from each
  * packet's sending instead, it fired on ACKs that waited in two full
  * host queues (the downstream agent's host uplink, ours downlink): on a
  * shaped 4x2 all-INA ring each agent resent some 1700 allgather packets
@@ -211,8 +184,8 @@ __u64 rina_agent_ag_retransmit(struct rina_agent_core *a)
 	__u32 credit = rina_cc_retx_credit(&a->cc, &a->rtt,
 					   RINA_CC_RETX_PERIOD_MIN_US,
 					   RINA_AGENT_RTO_MAX_US, now);
-	__u64 due;
-	int lost;
+	int timer_used = 0, lost;
+	__u64 since;
 
 	while (a->fifo_head != a->fifo_tail) {
 		struct rina_agent_ag *e = a->fifo[a->fifo_head];
@@ -222,18 +195,19 @@ __u64 rina_agent_ag_retransmit(struct rina_agent_core *a)
 			continue;
 		}
 		lost = rina_rack_lost(&a->rack, e->t_sent, reo);
-		due = timer_due(a, e);
-		if (!lost && due > now)
-			return due - now;
+		since = e->t_sent > a->last_news ? e->t_sent : a->last_news;
+		if (!lost && since + e->rto > now)
+			return since + e->rto - now;
+		if (!lost) {
+			/* timer: one per pass, as ring.c explains */
+			if (timer_used)
+				return 0;
+			timer_used = 1;
+		}
 		if (!credit) {
 			__u64 at = rina_cc_retx_refill_at(&a->cc);
 
 			return at > now ? at - now : 1;
-		}
-		if (!lost) {	/* the timer fired: it restarts, backed off */
-			a->timer_fired = now;
-			if (a->backoff < RINA_AGENT_BACKOFF_MAX)
-				a->backoff++;
 		}
 		credit--;
 		rina_cc_retx_spend(&a->cc, 1);
@@ -437,7 +411,6 @@ void rina_agent_ack_from_downstream(struct rina_agent_core *a,
 			e->acked = 1;
 			acked++;
 			a->last_news = now;	/* restarts the timer */
-			a->backoff = 0;
 			/*
 			 * Karn: a resent packet's ACK may be its first copy's,
 			 * late; taking the resend's time for it, RACK judged
