@@ -210,8 +210,7 @@ out:
 	return ret;
 }
 
-/* The request pointer and the communicator of a call, checked. */
-static int check_req(rina_comm_t *c, rina_request_t **req)
+int rina_check_req(rina_comm_t *c, rina_request_t **req)
 {
 	if (!req)
 		return rina_fail(RINA_ERR_INVALID, "request pointer is NULL");
@@ -282,7 +281,7 @@ int rina_iallreduce_fin(const void *sendbuf, void *recvbuf, size_t count,
 	};
 	int ret;
 
-	ret = check_req(c, req);
+	ret = rina_check_req(c, req);
 	if (ret)
 		return ret;
 	if (count && (!sendbuf || !recvbuf))
@@ -300,7 +299,7 @@ int rina_icall_fin(rina_comm_t *c, rina_run_t run, rina_fin_t fin,
 		.run = run, .cb = cb, .arg = arg, .fin = fin,
 		.fin_arg = fin_arg,
 	};
-	int ret = check_req(c, req);
+	int ret = rina_check_req(c, req);
 
 	if (ret)
 		return ret;

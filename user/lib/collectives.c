@@ -387,16 +387,6 @@ static int phase_start(struct coll *k, rina_comm_t *comm, rina_callback_t cb,
 	return ret;
 }
 
-static int check_args(rina_comm_t *comm, rina_request_t **req)
-{
-	if (!req)
-		return rina_fail(RINA_ERR_INVALID, "request pointer is NULL");
-	*req = NULL;
-	if (!comm)
-		return rina_fail(RINA_ERR_INVALID, "comm is NULL");
-	return RINA_OK;
-}
-
 int rina_ibroadcast(void *buf, size_t bytes, int root, rina_comm_t *comm,
 		    rina_callback_t cb, void *arg, rina_request_t **req)
 {
@@ -404,7 +394,7 @@ int rina_ibroadcast(void *buf, size_t bytes, int root, rina_comm_t *comm,
 	size_t hdr;
 	int ret;
 
-	ret = check_args(comm, req);
+	ret = rina_check_req(comm, req);
 	if (ret)
 		return ret;
 	if (bytes && !buf)
@@ -443,7 +433,7 @@ int rina_iallgather(const void *sendbuf, void *recvbuf, size_t bytes,
 	size_t seg, n;
 	int ret;
 
-	ret = check_args(comm, req);
+	ret = rina_check_req(comm, req);
 	if (ret)
 		return ret;
 	if (bytes && (!sendbuf || !recvbuf))
@@ -515,7 +505,7 @@ int rina_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t count,
 	struct coll *k;
 	int ret;
 
-	ret = check_args(comm, req);
+	ret = rina_check_req(comm, req);
 	if (ret)
 		return ret;
 	if (count && (!sendbuf || !recvbuf))
@@ -575,7 +565,7 @@ int rina_ibarrier(rina_comm_t *comm, rina_callback_t cb, void *arg,
 	struct coll *k;
 	int ret;
 
-	ret = check_args(comm, req);
+	ret = rina_check_req(comm, req);
 	if (ret)
 		return ret;
 	k = coll_new(comm, 1);

@@ -34,4 +34,7 @@ int rina_icall_fin(rina_comm_t *comm, rina_run_t run, rina_fin_t fin,
 		   void *fin_arg, rina_callback_t cb, void *arg,
 		   rina_request_t **req);
 
+/* A call's request pointer (cleared) and communicator, checked. */
+int rina_check_req(rina_comm_t *comm, rina_request_t **req);
+
 #endif /* RINA_COLLECTIVES_H */
