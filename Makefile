@@ -9,7 +9,8 @@
 #                   a job secret's cost (bench_auth.sh), INA under loss
 #                   (bench_loss.sh), Rina beside an iperf3 TCP flow
 #                   (bench_coexist.sh);
-#                   BENCH_DDP=1: also PyTorch DDP step times (~12 min,
+#                   BENCH_DDP=1: also PyTorch DDP step times and a bare
+#                   dist.all_reduce sweep (~20 min,
 #                   scripts/bench_ddp.sh)
 #   make soak       a 2x4 cluster under mixed faults for SOAK_S seconds
 #                   (default 120), every result checked (scripts/soak.py,

@@ -14,7 +14,7 @@
 # its rina-backend group then sits on ports no ToR knows.
 #
 # Environment knobs (defaults in brackets):
-#   BENCH_DDP_PARAMS ["1M 25M"]
+#   BENCH_DDP_PARAMS ["1M 25M"]  empty: no DDP, the sweep only
 #   BENCH_DDP_TOPOS ["2x2 2x4 2x4-ina"]  KxM, or KxM-ina: every rack INA
 #     with its ToR (rina-run --ina all --tor on)
 #   BENCH_DDP_SHAPES ["none shaped"]  none: unshaped (CPU-bound) links
@@ -41,15 +41,22 @@
 #   BENCH_DDP_RUN_TIMEOUT [600]  seconds one setting (one rina-run) may
 #     take before rina-run kills it: the bench ends within
 #     settings x this, whatever happens
-#   BENCH_OUT [build/bench]   ddp_rows.jsonl, ddp_summary.txt and
-#     ddp_step_time.png go there
-# The defaults (12 settings) take about 15 minutes on an idle 2-core
-# machine.
+#   BENCH_DDP_SWEEP [1]  then a bare dist.all_reduce sweep
+#     (python/bench/allreduce_bench.py: the backend "rina" against Gloo,
+#     call by call) on every topology and link kind above; 0: none
+#   BENCH_DDP_SWEEP_MIN [256K], BENCH_DDP_SWEEP_MAX [4M]  its sizes
+#     (doubling); shaped links at the 1M model's rate
+#   BENCH_DDP_SWEEP_CALLS [5]  timed calls per size and backend
+#   BENCH_OUT [build/bench]   ddp_rows.jsonl, ddp_summary.txt,
+#     ddp_step_time.png, allreduce_rows.jsonl, allreduce_summary.txt and
+#     allreduce_sweep.png go there
+# The defaults (12 DDP settings, 6 sweeps) take about 20 minutes on an
+# idle 2-core machine.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 RUN=$top/build/bin/rina-run
 PY=/usr/bin/python3
-params_list=${BENCH_DDP_PARAMS:-1M 25M}
+params_list=${BENCH_DDP_PARAMS-1M 25M}
 topos=${BENCH_DDP_TOPOS:-2x2 2x4 2x4-ina}
 shapes=${BENCH_DDP_SHAPES:-none shaped}
 queue=${BENCH_DDP_QUEUE:-20ms}
@@ -95,6 +102,21 @@ for topo in $topos; do
 	[[ "$topo" =~ ^[0-9]+x[0-9]+(-ina)?$ ]] ||
 		die "BENCH_DDP_TOPOS: '$topo' is not KxM or KxM-ina"
 done
+sweep=${BENCH_DDP_SWEEP:-1}
+sweep_min=${BENCH_DDP_SWEEP_MIN:-256K}
+sweep_max=${BENCH_DDP_SWEEP_MAX:-4M}
+sweep_calls=${BENCH_DDP_SWEEP_CALLS:-5}
+[[ "$sweep" =~ ^[01]$ ]] || die "BENCH_DDP_SWEEP must be 0 or 1"
+[[ "$sweep_calls" =~ ^[1-9][0-9]*$ ]] ||
+	die "BENCH_DDP_SWEEP_CALLS must be a positive number"
+for v in "$sweep_min" "$sweep_max"; do
+	[[ "$v" =~ ^[1-9][0-9]*[KMG]?$ ]] ||
+		die "BENCH_DDP_SWEEP_MIN/MAX: '$v' is not a size (256K, 4M)"
+done
+if [ "$sweep" = 1 ] && [ ! -e "$top/build/python/rina_c10d.stamp" ]; then
+	echo "bench_ddp: no rina_c10d extension: no all_reduce sweep" >&2
+	sweep=0
+fi
 [[ "$run_timeout" =~ ^[1-9][0-9]*$ ]] ||
 	die "BENCH_DDP_RUN_TIMEOUT must be a number of seconds"
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
@@ -157,6 +179,48 @@ for p in $params_list; do
 done
 echo "# bench_ddp: $((SECONDS - start))s, load after" \
 	"$(cut -d' ' -f1-3 /proc/loadavg)"
-$PY "$top/scripts/bench_ddp_plot.py" "$raw" "$out" |
+[ -s "$raw" ] && $PY "$top/scripts/bench_ddp_plot.py" "$raw" "$out" |
 	tee "$out/ddp_summary.txt"
+[ "$sweep" = 1 ] || exit $failed
+
+# The bare dist.all_reduce sweep: one rina-run per topology and link
+# kind, the two backends taking turns call by call inside it
+ar_raw=$out/allreduce_rows.jsonl
+: >"$ar_raw"
+echo "# bench_ddp: all_reduce sweep $sweep_min..$sweep_max," \
+	"$sweep_calls calls a size and backend, topologies $topos," \
+	"links $shapes"
+start=$SECONDS
+for shape in $shapes; do
+	rate=none
+	shaping=()
+	if [ "$shape" = shaped ]; then
+		rate=$(per_model RATE 1M 25mbit 25mbit)
+		shaping=(--rate "$rate" --queue "$queue")
+	fi
+	for topo in $topos; do
+		t0=$SECONDS
+		ina=()
+		[ "${topo%-ina}" != "$topo" ] && ina=(--ina all --tor on)
+		PYTHONPATH=$top/python "$RUN" --topo "${topo%-ina}" \
+			"${ina[@]}" "${shaping[@]}" --timeout "$run_timeout" -- \
+			$PY "$top/python/bench/allreduce_bench.py" \
+			-b "$sweep_min" -e "$sweep_max" -n "$sweep_calls" \
+			--json --tag "topo=$topo" --tag "rate=$rate" \
+			>"$log" 2>&1
+		rc=$?
+		sed -n 's/^\[rank 0\] \({.*}\)$/\1/p' "$log" >>"$ar_raw"
+		if [ $rc -ne 0 ] || ! grep -q '^\[rank 0\] {' "$log"; then
+			echo "bench_ddp: all_reduce sweep $topo $rate failed" \
+				"(exit $rc):" >&2
+			tail -5 "$log" | sed 's/^/bench_ddp:   /' >&2
+			failed=1
+		fi
+		echo "# bench_ddp: sweep $topo links $rate:" \
+			"$((SECONDS - t0))s" >&2
+	done
+done
+echo "# bench_ddp: all_reduce sweep $((SECONDS - start))s"
+$PY "$top/scripts/bench_allreduce_plot.py" "$ar_raw" "$out" |
+	tee "$out/allreduce_summary.txt"
 exit $failed
