@@ -94,7 +94,7 @@ STATS_FIELDS = (
     "rx_ce", "ce_acked", "cwnd_cuts_loss", "cwnd_cuts_delay",
     "cwnd_cuts_ecn", "resent_orphaned", "agent_gap_nacks",
     "retx_tx_bytes", "tx_refused_bytes", "txq_holds", "ctrl_duplicates",
-    "ctrl_before_start",
+    "ctrl_before_start", "rx_kernel_drops",
 )
 
 

@@ -3,8 +3,10 @@
  * One rank of the lifecycle test (selftests/net/test_lifecycle.sh): N
  * back-to-back cycles of init, one float32 allreduce (checked), destroy
  * on the same job and port, with no pause between them. Prints
- * "lifecycle: N cycles ok, fds A -> B, rx_bad_tag T" (T: data refused
- * at the door, over all cycles) or the first failure.
+ * "lifecycle: N cycles ok, fds A -> B, rx_bad_tag T rx_kernel_drops K"
+ * (T: data refused at the door, K: dropped by the kernel at the socket,
+ * the tag filter's refusals among them, over all cycles) or the first
+ * failure.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -31,7 +33,7 @@ int main(int argc, char **argv)
 {
 	static float x[COUNT];
 	int cycles = argc > 1 ? atoi(argv[1]) : 100, i, j, fds0 = -1;
-	unsigned long long bad_tag = 0;
+	unsigned long long bad_tag = 0, kernel_drops = 0;
 
 	for (i = 0; i < cycles; i++) {
 		struct rina_stats st;
@@ -78,13 +80,15 @@ int main(int argc, char **argv)
 			}
 		}
 		st.size = sizeof(st);
-		if (!rina_comm_get_stats(c, &st))
+		if (!rina_comm_get_stats(c, &st)) {
 			bad_tag += st.rx_bad_tag;
+			kernel_drops += st.rx_kernel_drops;
+		}
 		rina_comm_destroy(c);
 		if (!i)
 			fds0 = open_fds();
 	}
-	printf("lifecycle: %d cycles ok, fds %d -> %d, rx_bad_tag %llu\n",
-	       cycles, fds0, open_fds(), bad_tag);
+	printf("lifecycle: %d cycles ok, fds %d -> %d, rx_bad_tag %llu rx_kernel_drops %llu\n",
+	       cycles, fds0, open_fds(), bad_tag, kernel_drops);
 	return fds0 == open_fds() ? 0 : 1;
 }

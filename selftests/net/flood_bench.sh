@@ -12,7 +12,9 @@
 #   closed   the same flood to a closed port of rank 1's host: what the
 #            flood costs without any socket (the kernel drops it at the
 #            UDP lookup), so what no filter before the socket can save
-#   flood    the flood to rank 1's port (refused at the door, rx_bad_tag)
+#   flood    the flood to rank 1's port (dropped by the socket's tag
+#            filter, rx_kernel_drops; at the door, rx_bad_tag, with
+#            RINA_UDP_RX_FILTER=0)
 #   inject   inject.py's paced flood to rank 1's port (--only 1)
 #
 # One line per run: the call time (median of rank 0's calls), rank 0's
@@ -21,7 +23,7 @@
 # flood"), REPS (3), SIZE (4M), ITERS (400), COUNT (3000000), SECS (8),
 # CHRT (e.g. "chrt -f 5": the ranks at real-time priority), and
 # RUN_OPTS (extra rina-run options, e.g. "--rate 25mbit");
-# RINA_UDP_RX_FILTER=1 reaches the ranks: the tag filter before the
+# RINA_UDP_RX_FILTER=0 reaches the ranks: no tag filter before the
 # socket (udp_transport.c), for an A/B in one run of this script each.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"

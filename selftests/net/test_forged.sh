@@ -16,7 +16,9 @@
 #   test_forged.sh data   100000 SR_CONTRIB, SR_PARTIAL, AG_DATA, ACK,
 #                         NACK for guessed rounds and seqs, untagged or
 #                         with a guessed tag: with the secret every one is
-#                         dropped at the door (rx_bad_tag); without one
+#                         dropped, by the socket's tag filter in the
+#                         kernel (rx_kernel_drops) or at the door
+#                         (rx_bad_tag: an agent's port); without one
 #                         they reach the protocol (the proof). And on a
 #                         2x2 of INA racks behind the software ToR
 #                         (rina-tor): with the secret the ToR drops what
@@ -31,8 +33,10 @@
 #                         recorded in one session of a job sent as they
 #                         were into the job's later communicators
 #                         (back-to-back, selftests/lib/lifecycle.c) are
-#                         refused (rx_bad_tag: each session has its own
-#                         tag), every cycle exact, plain and INA racks
+#                         refused (each session has its own tag: at the
+#                         door, rx_bad_tag, or by the socket's tag filter,
+#                         rx_kernel_drops), every cycle exact, plain and
+#                         INA racks
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/selftests/lib.sh"
 
@@ -158,8 +162,9 @@ survived()
 # replayed NAME RINA-RUN-ARGS...: rank 3's host records the job's data
 # of one session and replays it (REPLAY_COUNT over REPLAY_SECS seconds)
 # while every rank runs REPLAY_CYCLES back-to-back communicators; every
-# cycle must be exact and the door must refuse what came (rx_bad_tag, at
-# least a twentieth of what was sent: ~17% on an idle machine, since a
+# cycle must be exact and what came must be refused (rx_bad_tag at the
+# door, or rx_kernel_drops by the tag filter: at least a twentieth of
+# what was sent: ~17% on an idle machine, since a
 # communicator's counters are read after its call, and a replay that
 # reaches a rank between two communicators finds no socket)
 REPLAY_COUNT=20000 REPLAY_SECS=8 REPLAY_CYCLES=${REPLAY_CYCLES:-300}
@@ -175,16 +180,16 @@ replayed()
 		"$PY" "$INJECT" "$top/build/selftests/lifecycle" >"$out" 2>&1
 	rc=$?
 	sent=$(sent_of "$out")
-	bad=$(sed -n 's/.*lifecycle: .* rx_bad_tag \([0-9]*\).*/\1/p' "$out" |
-	      awk '{ s += $1 } END { print s + 0 }')
+	bad=$(sed -n 's/.*lifecycle: .* rx_bad_tag \([0-9]*\) rx_kernel_drops \([0-9]*\).*/\1 \2/p' \
+		"$out" | awk '{ s += $1 + $2 } END { print s + 0 }')
 	if [ "$rc" -eq 0 ] &&
 	   [ "$(grep -c "lifecycle: $REPLAY_CYCLES cycles ok" "$out")" = 4 ] &&
 	   [ "${sent:-0}" -ge "$REPLAY_COUNT" ] &&
 	   [ "$bad" -gt 0 ] && [ "$bad" -ge $((sent / 20)) ]; then
-		ktap_ok "$name: $REPLAY_CYCLES communicators exact; $bad of $sent packets replayed from an earlier session refused (rx_bad_tag)"
+		ktap_ok "$name: $REPLAY_CYCLES communicators exact; $bad of $sent packets replayed from an earlier session refused (rx_bad_tag + rx_kernel_drops)"
 	else
 		grep 'lifecycle:\|inject:' "$out" | head -6 | sed 's/^/# /'
-		ktap_fail "$name" "rc $rc, sent ${sent:-0}, rx_bad_tag $bad"
+		ktap_fail "$name" "rc $rc, sent ${sent:-0}, rx_bad_tag + rx_kernel_drops $bad"
 	fi
 }
 
@@ -208,7 +213,8 @@ fi
 if [ "$CLASS" = ctrl ]; then
 	refused_by=ctrl_forged
 else
-	refused_by=rx_bad_tag
+	# the socket's tag filter, or the door (an agent's port)
+	refused_by=rx_bad_tag+rx_kernel_drops
 fi
 run plain-signed "" "${secret[@]}"
 survived plain-signed $? $refused_by
@@ -248,13 +254,15 @@ run ina-tor-signed "" --ina all --tor on --tor-stats "$tmp/ina-tor-signed.tor" \
 	"${secret[@]}"
 rc=$?
 echo "# ToR bad_tag $(tor_sum ina-tor-signed bad_tag), hosts rx_bad_tag" \
-	"$(counter_sum "$tmp/ina-tor-signed.out" rx_bad_tag), ToR slots" \
+	"$(counter_sum "$tmp/ina-tor-signed.out" rx_bad_tag), rx_kernel_drops" \
+	"$(counter_sum "$tmp/ina-tor-signed.out" rx_kernel_drops), ToR slots" \
 	"$(tor_sum ina-tor-signed slot_done)"
 if [ "$(tor_sum ina-tor-signed slot_done)" -gt 0 ] &&
    [ "$(tor_sum ina-tor-signed bad_tag)" -gt 0 ]; then
 	# the hosts of a ToR job take packets of its size (64 elements):
 	# longer forgeries to their ports are cut short, malformed
-	survived ina-tor-signed $rc rx_bad_tag+malformed bad_tag
+	survived ina-tor-signed $rc rx_bad_tag+rx_kernel_drops+malformed \
+		bad_tag
 else
 	ktap_fail "ina-tor-signed" "the ToR added no slot or refused nothing"
 fi

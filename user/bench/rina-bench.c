@@ -620,7 +620,7 @@ int main(int argc, char **argv)
 			printf("# Avg bus bandwidth    : %.4f\n",
 			       rows ? sum_busbw / rows : 0);
 		}
-		printf("# rank %d counters: tx_packets %llu rx_packets %llu retransmits %llu duplicates %llu timeouts %llu malformed %llu stale %llu early %llu fault_dropped %llu fault_duplicated %llu fault_rx_dropped %llu ctrl_forged %llu ctrl_replayed %llu rx_bad_tag %llu ctrl_duplicates %llu ctrl_before_start %llu\n",
+		printf("# rank %d counters: tx_packets %llu rx_packets %llu retransmits %llu duplicates %llu timeouts %llu malformed %llu stale %llu early %llu fault_dropped %llu fault_duplicated %llu fault_rx_dropped %llu ctrl_forged %llu ctrl_replayed %llu rx_bad_tag %llu ctrl_duplicates %llu ctrl_before_start %llu rx_kernel_drops %llu\n",
 		       rank, (unsigned long long)s1.tx_packets,
 		       (unsigned long long)s1.rx_packets,
 		       (unsigned long long)s1.retransmits,
@@ -636,7 +636,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)s1.ctrl_replayed,
 		       (unsigned long long)s1.rx_bad_tag,
 		       (unsigned long long)s1.ctrl_duplicates,
-		       (unsigned long long)s1.ctrl_before_start);
+		       (unsigned long long)s1.ctrl_before_start,
+		       (unsigned long long)s1.rx_kernel_drops);
 		if (!strcmp(rina_comm_transport(comm), "xdp"))
 			printf("# rank %d xdp: redirected %llu passed %llu dropped %llu fault-dropped %llu; sockets: rx_dropped %llu rx_ring_full %llu fill_ring_empty %llu invalid_descs %llu\n",
 			       rank,

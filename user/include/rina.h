@@ -216,6 +216,15 @@ struct rina_stats {
 	 * sender's retries get through; not counted in ctrl_replayed.
 	 */
 	uint64_t	ctrl_before_start;
+	/*
+	 * Datagrams the kernel dropped at this rank's UDP socket, before
+	 * librina saw them: the job's data, ACKs and NACKs without its tag,
+	 * refused by the socket's filter (a forgery, or a packet of an
+	 * earlier session), and those that found the receive buffer full.
+	 * The kernel counts both in one counter (SO_MEMINFO); the namespace's
+	 * UdpRcvbufErrors tells the second apart. 0 on other transports.
+	 */
+	uint64_t	rx_kernel_drops;
 };
 
 enum rina_rack_agent {

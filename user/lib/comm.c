@@ -464,6 +464,7 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 	tmp.xdp_prog_passed = ts.prog_passed;
 	tmp.xdp_prog_dropped = ts.prog_dropped;
 	tmp.xdp_prog_fault_dropped = ts.prog_fault_dropped;
+	tmp.rx_kernel_drops = ts.rx_kernel_drops;
 	tmp.cwnd_cuts_loss = c->to_next.cc.st.cuts_loss +
 			     c->to_agg.cc.st.cuts_loss;
 	tmp.cwnd_cuts_delay = c->to_next.cc.st.cuts_delay +

@@ -107,9 +107,12 @@ void rina_session_set(struct rina_comm *c, uint64_t session)
 	/*
 	 * forged data can now be dropped before it reaches us (a flood
 	 * slows the rank that reads it, udp_transport.c); a new session
-	 * replaces the filter at once, or its data would be dropped too
+	 * replaces the filter at once, or its data would be dropped too.
+	 * Not with per-packet MACs: the MAC takes the tag's place, and
+	 * classic BPF cannot check it.
 	 */
-	if (c->tagged && session && c->tp && c->tp->ops->rx_tag_filter)
+	if (c->tagged && !c->auth_mac && session && c->tp &&
+	    c->tp->ops->rx_tag_filter)
 		c->tp->ops->rx_tag_filter(c->tp, (uint16_t)c->job.job_id,
 					  c->tag);
 	if (c->auth_mac)

@@ -47,6 +47,8 @@ struct rina_transport_stats {
 	uint64_t prog_passed;		/* to the stack: not Rina, agent port */
 	uint64_t prog_dropped;		/* malformed Rina packets */
 	uint64_t prog_fault_dropped;	/* its drop_ppm knob */
+	/* datagrams the kernel dropped at the socket (SO_MEMINFO) */
+	uint64_t rx_kernel_drops;
 };
 
 struct rina_transport_cfg {

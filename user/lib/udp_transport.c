@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/sock_diag.h>
 #include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
@@ -43,7 +44,9 @@ struct udp_transport {
 	int			fd;
 	uint32_t		max_len;
 	bool			gso, gro;
-	bool			rx_filter;	/* RINA_UDP_RX_FILTER */
+	bool			rx_filter;	/* not RINA_UDP_RX_FILTER=0 */
+	/* the socket's drop count (u32, wraps) when last read */
+	uint32_t		drops_seen;
 	uint8_t			*rxbuf;		/* RX_DGRAMS x RX_DGRAM_MAX */
 	/* segments of the last recvmmsg not handed out yet */
 	struct rina_msg		pend[RX_DGRAMS * GSO_MAX_SEGS];
@@ -259,10 +262,31 @@ static int udp_recv(struct rina_transport *t, struct rina_msg *msgs, int max,
 	return n;
 }
 
+/*
+ * What the kernel dropped at the socket: the tag filter's refusals and
+ * the datagrams that found the receive buffer full, in one count
+ * (sk_drops), 32 bits wide: read as a difference, so that it wraps.
+ */
+static void udp_read_drops(struct udp_transport *u)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+
+	if (getsockopt(u->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) ||
+	    len <= SK_MEMINFO_DROPS * sizeof(mem[0]))
+		return;
+	u->st.rx_kernel_drops += (uint32_t)(mem[SK_MEMINFO_DROPS] -
+					    u->drops_seen);
+	u->drops_seen = mem[SK_MEMINFO_DROPS];
+}
+
 static void udp_get_stats(struct rina_transport *t,
 			  struct rina_transport_stats *st)
 {
-	*st = ((struct udp_transport *)t)->st;
+	struct udp_transport *u = (struct udp_transport *)t;
+
+	udp_read_drops(u);
+	*st = u->st;
 }
 
 /*
@@ -296,8 +320,9 @@ static void udp_destroy(struct rina_transport *t)
  * jobs' (foreign) and CTRL (signed, not tagged) pass to be counted and
  * checked as before; this job's data, ACKs and NACKs pass only with the
  * tag as their last bytes. A GRO super-datagram is judged by its last
- * segment's tag. Opt-in (RINA_UDP_RX_FILTER) until the kernel's drops
- * are counted: what it drops never reaches rx_bad_tag.
+ * segment's tag. What it drops never reaches rx_bad_tag: the kernel
+ * counts it with the socket's overflows (rx_kernel_drops). On unless
+ * RINA_UDP_RX_FILTER=0.
  */
 #define UDP_HDR		8
 #define RX_TRAILER_MIN	(UDP_HDR + RINA_HDR_LEN + RINA_TAG_LEN)
@@ -365,6 +390,7 @@ int rina_udp_transport_create(const struct rina_transport_cfg *cfg,
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct udp_transport *u;
 	int pmtu = IP_PMTUDISC_DO, one = 1;
+	const char *env;
 
 	u = calloc(1, sizeof(*u));
 	if (!u) {
@@ -394,7 +420,8 @@ int rina_udp_transport_create(const struct rina_transport_cfg *cfg,
 		setsockopt(u->fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
 	}
 	u->gso = !getenv("RINA_UDP_NO_GSO");
-	u->rx_filter = !!getenv("RINA_UDP_RX_FILTER");
+	env = getenv("RINA_UDP_RX_FILTER");
+	u->rx_filter = !env || strcmp(env, "0");
 	if (cfg->rcvbuf) {
 		set_buf(u->fd, SO_RCVBUFFORCE, SO_RCVBUF, (int)cfg->rcvbuf);
 		set_buf(u->fd, SO_SNDBUFFORCE, SO_SNDBUF, (int)cfg->rcvbuf);
