@@ -17,6 +17,9 @@ static void session_set(struct rina_agent_core *a, __u64 s)
 	if (a->cfg.tagged)
 		rina_session_tag(a->cfg.secret, a->ops->mac, a->cfg.job_id, s,
 				 a->tag);
+	/* a MAC takes the tag's place: nothing for a host to filter on */
+	if (a->cfg.tagged && !a->cfg.auth_mac && s && a->ops->tag_set)
+		a->ops->tag_set(a->ctx, a->cfg.job_id, a->tag);
 	if (a->cfg.auth_mac)
 		rina_data_key(a->cfg.secret, a->ops->mac, a->cfg.job_id, s,
 			      a->mac_key);

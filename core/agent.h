@@ -168,6 +168,15 @@ struct rina_agent_ops {
 	 * bits, the session it draws (linux/rina.h, "The session").
 	 */
 	__u64	(*random_u64)(void *ctx);
+	/*
+	 * Optional, tagged jobs without per-packet MACs: the session's data
+	 * tag is now tag. The host may drop the job's data, ACKs and NACKs
+	 * to the agent port that do not end with it before they reach
+	 * rina_agent_core_rx() (librina: the socket's filter), so that a
+	 * flood of forgeries does not take the agent's time.
+	 */
+	void	(*tag_set)(void *ctx, __u16 job_id,
+			   const __u8 tag[RINA_TAG_LEN]);
 };
 
 struct rina_agent_cfg {

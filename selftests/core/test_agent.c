@@ -117,10 +117,22 @@ static __u64 h_random(void *ctx)
 	return 0x5e0000 + ++drawn;
 }
 
+/* what the core told its host to filter on (ops.tag_set) */
+static unsigned int tags_told;
+static __u8 tag_told[RINA_TAG_LEN];
+
+static void h_tag_set(void *ctx, __u16 job_id, const __u8 tag[RINA_TAG_LEN])
+{
+	(void)ctx;
+	if (job_id == 7)
+		tags_told++;
+	memcpy(tag_told, tag, RINA_TAG_LEN);
+}
+
 static const struct rina_agent_ops ops = {
 	.zalloc = h_zalloc, .free = h_free, .now_us = h_now, .send = h_send,
 	.relay = h_relay, .mac = rina_siphash24, .wall_us = h_wall, .ctrl_stamp = h_stamp,
-	.random_u64 = h_random,
+	.random_u64 = h_random, .tag_set = h_tag_set,
 };
 
 /* the session upstream's HELLOs carry (rx_ctrl()) */
@@ -142,6 +154,7 @@ static struct rina_agent_addr addr(unsigned int host, unsigned int port)
 static struct rina_cc_params setup_cc;	/* zero: no congestion control */
 static bool setup_relay;		/* cfg.relay_own: rina.ko's agent */
 static bool setup_retry;		/* cfg.tor_retry: fallback software */
+static bool setup_mac;			/* cfg.auth_mac: per-packet MACs */
 static __u32 setup_member;		/* cfg.member: 0, the ring's first */
 
 static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
@@ -171,6 +184,7 @@ static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
 		cfg.has_secret = 1;
 		memcpy(cfg.secret, test_secret, sizeof(cfg.secret));
 		cfg.tagged = 1;	/* as librina and rina.ko do */
+		cfg.auth_mac = setup_mac;
 	}
 	if (rina_agent_core_init(a, &cfg, &ops, NULL)) {
 		printf("Bail out! agent core init\n");
@@ -1988,10 +2002,58 @@ static void test_session(void)
 	ktap_result(ok, "agent of many sessions, the ring's first member: a new session draws a new number");
 }
 
+/* the session's tag as the host's filter needs it: what it must match */
+static bool told(unsigned int n, __u64 session)
+{
+	__u8 tag[RINA_TAG_LEN];
+
+	rina_session_tag(test_secret, rina_siphash24, 7, session, tag);
+	return tags_told == n && !memcmp(tag, tag_told, sizeof(tag));
+}
+
+/*
+ * The host learns each session's tag to drop forgeries before they reach
+ * the core (librina: the agent socket's filter, issue 49): when the
+ * session is drawn or upstream names it; never for per-packet MACs
+ * (their trailer is a MAC, not the tag) or an unsigned job (no tag).
+ */
+static void test_tag_told(void)
+{
+	struct rina_agent_core a;
+	bool ok;
+
+	tags_told = 0;
+	setup_job(&a, false, true);
+	ok = a.session && told(1, a.session);
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent, the ring's first member: tells its host the tag of the session it draws");
+
+	tags_told = 0;
+	setup_member = 1;
+	setup_job(&a, false, true);
+	ok = tags_told == 0;
+	rx_signed(&a, RINA_CTRL_HELLO, 9, 2, UP_SESSION, a.cfg.prev);
+	ok &= a.session == UP_SESSION && told(1, UP_SESSION);
+	rina_agent_core_fini(&a);
+	setup_member = 0;
+	ktap_result(ok, "agent, not the first member: tells its host the tag once upstream's HELLO named the session, not before");
+
+	tags_told = 0;
+	setup_mac = true;
+	setup_job(&a, false, true);
+	ok = a.session && tags_told == 0;
+	rina_agent_core_fini(&a);
+	setup_mac = false;
+	setup_job(&a, false, false);
+	ok &= tags_told == 0;
+	rina_agent_core_fini(&a);
+	ktap_result(ok, "agent: no tag told for a job with per-packet MACs (the trailer is a MAC) or without a secret");
+}
+
 int main(void)
 {
 	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 1 + 3 + 6 + 3 + 4 + 7 + 5 + 3 + 1 +
-		  2 + 3);
+		  2 + 3 + 3);
 	test_install();
 	test_tor_copies();
 	test_ack_delay();
@@ -2010,5 +2072,6 @@ int main(void)
 	test_lost_mid_call();
 	test_tor_forgot();
 	test_session();
+	test_tag_told();
 	return ktap_finish();
 }

@@ -217,7 +217,8 @@ struct rina_stats {
 	 */
 	uint64_t	ctrl_before_start;
 	/*
-	 * Datagrams the kernel dropped at this rank's UDP socket, before
+	 * Datagrams the kernel dropped at this rank's UDP sockets (its
+	 * own, and its INA agent's port where it runs the agent), before
 	 * librina saw them: the job's data, ACKs and NACKs without its tag,
 	 * refused by the socket's filter (a forgery, or a packet of an
 	 * earlier session), and those that found the receive buffer full.

@@ -33,6 +33,8 @@ struct rina_agent {
 	int		tor_on;
 	int		rank_busy;	/* the rank is in a call */
 	bool		returning;	/* re-installing a lost ToR */
+	/* the core told the session's tag (op_tag_set); the port is open */
+	bool		tag_told, port_open;
 
 	struct rina_msg	tx[RINA_BATCH];
 	uint8_t		*txbuf;
@@ -198,6 +200,28 @@ static void agent_tor_return(struct rina_agent *a)
 	aflush(a);
 }
 
+/*
+ * Forgeries to the agent port dropped before its socket (issue 49). The
+ * ring's first member draws its session in rina_agent_core_init(),
+ * before the port is open: told then, the filter waits for the port.
+ */
+static void agent_filter(struct rina_agent *a)
+{
+	if (a->tag_told && a->port_open && a->c.tp->ops->rx_tag_filter)
+		a->c.tp->ops->rx_tag_filter(a->c.tp, a->core.cfg.job_id,
+					    a->core.tag);
+}
+
+static void op_tag_set(void *ctx, __u16 job_id, const __u8 tag[RINA_TAG_LEN])
+{
+	struct rina_agent *a = ctx;
+
+	(void)job_id;	/* the core's, as the tag */
+	(void)tag;
+	a->tag_told = true;
+	agent_filter(a);
+}
+
 static const struct rina_agent_ops agent_ops = {
 	.zalloc		= op_zalloc,
 	.free		= op_free,
@@ -212,6 +236,7 @@ static const struct rina_agent_ops agent_ops = {
 	.ctrl_stamp	= op_ctrl_stamp,
 	.random_u64	= op_random,
 	.event		= op_event,
+	.tag_set	= op_tag_set,
 };
 
 static void to_core_addr(struct rina_agent_addr *o, const struct rina_addr *a)
@@ -492,6 +517,8 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out)
 				mb->rack, why);
 		goto err_core;
 	}
+	a->port_open = true;
+	agent_filter(a);
 	ret = agent_tor_install(a, c);
 	if (ret)
 		goto err_tp;
@@ -577,6 +604,7 @@ void rina_agent_get_stats(const struct rina_agent *a,
 	st->retx_tx_bytes = a->c.st.retx_tx_bytes;
 	a->c.tp->ops->get_stats(a->c.tp, &ts);
 	st->tx_refused_bytes = ts.tx_error_bytes;
+	st->rx_kernel_drops = ts.rx_kernel_drops;
 	st->tor_state = a->core.tor_state;
 	st->tor_status = a->core.tor_status;
 }

@@ -508,6 +508,7 @@ int rina_comm_get_stats(rina_comm_t *c, struct rina_stats *st)
 		tmp.agent_gap_nacks = as.gap_nacks;
 		tmp.retx_tx_bytes += as.retx_tx_bytes;
 		tmp.tx_refused_bytes += as.tx_refused_bytes;
+		tmp.rx_kernel_drops += as.rx_kernel_drops;
 	}
 	tmp.size = size;
 	memcpy(st, &tmp, size);

@@ -48,6 +48,8 @@ struct rina_agent_stats {
 	uint64_t gap_nacks;		/* local workers asked for a gap */
 	/* its own datagrams: rina_stats.retx_tx_bytes, tx_refused_bytes */
 	uint64_t retx_tx_bytes, tx_refused_bytes;
+	/* what the kernel dropped at its socket (the tag filter's too) */
+	uint64_t rx_kernel_drops;
 	uint32_t tor_state, tor_status;	/* core/agent.h */
 	uint64_t ctrl_duplicates, ctrl_before_start;
 };
