@@ -19,10 +19,9 @@ as error bars; on shaped links a dotted line per topology marks the
 allreduce at the link rate (headers not counted), as in
 bench_ddp_plot.py.
 """
-import json
 import sys
 
-from bench_ddp_plot import TARGET_INA, TARGET_PLAIN, rate_bps
+from bench_ddp_plot import TARGET_INA, TARGET_PLAIN, cli, rate_bps
 
 
 def settings(rows):
@@ -138,17 +137,5 @@ def plot(rows, outdir):
     print("# plot: %s" % path)
 
 
-def main(path, outdir):
-    rows = [json.loads(l) for l in open(path) if l.strip().startswith("{")]
-    if not rows:
-        print("bench_allreduce_plot: no rows in %s" % path, file=sys.stderr)
-        sys.exit(1)
-    table(rows)
-    plot(rows, outdir)
-
-
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    main(*sys.argv[1:])
+    cli(__doc__, "bench_allreduce_plot", table, plot)

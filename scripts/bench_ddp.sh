@@ -134,6 +134,30 @@ echo "# bench_ddp: $(date -u '+%F %H:%M UTC'), models $params_list," \
 	"load $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$SECONDS
 failed=0
+
+# run_setting WHAT ROWS TOPO SCRIPT ARGS...: SCRIPT under rina-run on
+# TOPO (KxM-ina: every rack INA through its ToR) with $shaping, rank 0's
+# JSON rows appended to ROWS without rina-run's "[rank 0] "; a failed
+# run or one without rows is reported and sets failed
+run_setting()
+{
+	local what=$1 rows=$2 topo=$3 script=$4 rc t0=$SECONDS ina=()
+	shift 4
+	[ "${topo%-ina}" != "$topo" ] && ina=(--ina all --tor on)
+	PYTHONPATH=$top/python "$RUN" --topo "${topo%-ina}" "${ina[@]}" \
+		"${shaping[@]}" --timeout "$run_timeout" -- \
+		$PY "$top/python/bench/$script" "$@" --json \
+		--tag "topo=$topo" --tag "rate=$rate" >"$log" 2>&1
+	rc=$?
+	sed -n 's/^\[rank 0\] \({.*}\)$/\1/p' "$log" >>"$rows"
+	if [ $rc -ne 0 ] || ! grep -q '^\[rank 0\] {' "$log"; then
+		echo "bench_ddp: $what $topo $rate failed (exit $rc):" >&2
+		tail -5 "$log" | sed 's/^/bench_ddp:   /' >&2
+		failed=1
+	fi
+	echo "# bench_ddp: $what $topo links $rate: $((SECONDS - t0))s" >&2
+}
+
 for p in $params_list; do
 	batch=$(per_model BATCH "$p" 32 4)
 	steps=$(per_model STEPS "$p" 10 4)
@@ -146,34 +170,13 @@ for p in $params_list; do
 			shaping=(--rate "$rate" --queue "$queue")
 		fi
 		for topo in $topos; do
-			t0=$SECONDS
 			load=$(cut -d' ' -f1 /proc/loadavg)
-			ina=()
-			[ "${topo%-ina}" != "$topo" ] &&
-				ina=(--ina all --tor on)
-			PYTHONPATH=$top/python "$RUN" --topo "${topo%-ina}" \
-				"${ina[@]}" "${shaping[@]}" \
-				--timeout "$run_timeout" -- \
-				$PY "$top/python/bench/ddp_bench.py" \
-				--params "$p" --batch "$batch" \
+			run_setting "$p (load before $load)" "$raw" "$topo" \
+				ddp_bench.py --params "$p" --batch "$batch" \
 				--steps "$steps" --warmup "$warmup" \
 				--rounds "$rounds" --layers "$layers" \
 				--bucket-mb "$bucket" --modes "$modes" \
-				--init "$init" --json \
-				--tag "topo=$topo" --tag "rate=$rate" \
-				--tag "load1=$load" >"$log" 2>&1
-			rc=$?
-			# rank 0's JSON rows, without rina-run's "[rank 0] "
-			sed -n 's/^\[rank 0\] \({.*}\)$/\1/p' "$log" >>"$raw"
-			if [ $rc -ne 0 ] ||
-			   ! grep -q '^\[rank 0\] {' "$log"; then
-				echo "bench_ddp: $p $topo $rate failed" \
-					"(exit $rc):" >&2
-				tail -5 "$log" | sed 's/^/bench_ddp:   /' >&2
-				failed=1
-			fi
-			echo "# bench_ddp: $p $topo links $rate:" \
-				"$((SECONDS - t0))s (load before $load)" >&2
+				--init "$init" --tag "load1=$load"
 		done
 	done
 done
@@ -199,25 +202,9 @@ for shape in $shapes; do
 		shaping=(--rate "$rate" --queue "$queue")
 	fi
 	for topo in $topos; do
-		t0=$SECONDS
-		ina=()
-		[ "${topo%-ina}" != "$topo" ] && ina=(--ina all --tor on)
-		PYTHONPATH=$top/python "$RUN" --topo "${topo%-ina}" \
-			"${ina[@]}" "${shaping[@]}" --timeout "$run_timeout" -- \
-			$PY "$top/python/bench/allreduce_bench.py" \
-			-b "$sweep_min" -e "$sweep_max" -n "$sweep_calls" \
-			--json --tag "topo=$topo" --tag "rate=$rate" \
-			>"$log" 2>&1
-		rc=$?
-		sed -n 's/^\[rank 0\] \({.*}\)$/\1/p' "$log" >>"$ar_raw"
-		if [ $rc -ne 0 ] || ! grep -q '^\[rank 0\] {' "$log"; then
-			echo "bench_ddp: all_reduce sweep $topo $rate failed" \
-				"(exit $rc):" >&2
-			tail -5 "$log" | sed 's/^/bench_ddp:   /' >&2
-			failed=1
-		fi
-		echo "# bench_ddp: sweep $topo links $rate:" \
-			"$((SECONDS - t0))s" >&2
+		run_setting "all_reduce sweep" "$ar_raw" "$topo" \
+			allreduce_bench.py -b "$sweep_min" -e "$sweep_max" \
+			-n "$sweep_calls"
 	done
 done
 echo "# bench_ddp: all_reduce sweep $((SECONDS - start))s"

@@ -193,17 +193,20 @@ def plot(rows, outdir):
     print("# plot: %s" % path)
 
 
-def main(path, outdir):
+def cli(doc, name, table_fn, plot_fn):
+    """NAME ROWS.jsonl OUTDIR: the table of ROWS, its plot in OUTDIR
+    (this script's and bench_allreduce_plot.py's command line)."""
+    if len(sys.argv) != 3:
+        print(doc, file=sys.stderr)
+        sys.exit(2)
+    path, outdir = sys.argv[1:]
     rows = [json.loads(l) for l in open(path) if l.strip().startswith("{")]
     if not rows:
-        print("bench_ddp_plot: no rows in %s" % path, file=sys.stderr)
+        print("%s: no rows in %s" % (name, path), file=sys.stderr)
         sys.exit(1)
-    table(rows)
-    plot(rows, outdir)
+    table_fn(rows)
+    plot_fn(rows, outdir)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    main(*sys.argv[1:])
+    cli(__doc__, "bench_ddp_plot", table, plot)
