@@ -21,7 +21,7 @@ bench_ddp_plot.py.
 """
 import sys
 
-from bench_ddp_plot import TARGET_INA, TARGET_PLAIN, cli, rate_bps
+from bench_ddp_plot import TARGET_INA, TARGET_PLAIN, cli, pyplot, rate_bps
 
 
 def settings(rows):
@@ -85,13 +85,9 @@ def table(rows):
 
 
 def plot(rows, outdir):
-    try:
-        import matplotlib
-    except ImportError:
-        print("# no python3-matplotlib: no plot", file=sys.stderr)
+    plt = pyplot()
+    if not plt:
         return
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     kinds = [k for k in ("none", "shaped")
              if any((r["rate"] == "none") == (k == "none") for r in rows)]
     fig, axes = plt.subplots(1, len(kinds), figsize=(6 * len(kinds), 4.2),

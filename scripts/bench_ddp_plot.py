@@ -130,14 +130,23 @@ def backend_table(backend):
           "backend is faster)")
 
 
-def plot(rows, outdir):
+def pyplot():
+    """matplotlib.pyplot without a display, or None (and a word) when
+    Debian's python3-matplotlib is not installed."""
     try:
         import matplotlib
     except ImportError:
         print("# no python3-matplotlib: no plot", file=sys.stderr)
-        return
+        return None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    return plt
+
+
+def plot(rows, outdir):
+    plt = pyplot()
+    if not plt:
+        return
     params = sorted({r["params"] for r in rows})
     kinds = ["none", "shaped"]
     fig, axes = plt.subplots(len(params), 2, figsize=(11, 3.6 * len(params)),
