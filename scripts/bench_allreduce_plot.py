@@ -19,7 +19,6 @@ as error bars; on shaped links a dotted line per topology marks the
 allreduce at the link rate (headers not counted), as in
 bench_ddp_plot.py.
 """
-import sys
 
 from bench_ddp_plot import TARGET_INA, TARGET_PLAIN, cli, pyplot, rate_bps
 

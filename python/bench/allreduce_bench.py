@@ -25,7 +25,6 @@ wrong. A benchmark, not a test: figures depend on the machine's load.
 """
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
