@@ -6,7 +6,9 @@
 # program built with pkg-config rina against librina-dev and of the
 # Python bindings), rina-dkms builds rina.ko through DKMS for the Debian
 # kernels whose headers are installed and that module passes the guest
-# tests (scripts/vm/run-vm-tests.sh), and purging them leaves nothing.
+# tests (scripts/vm/run-vm-tests.sh; with --no-vm: it has the code of
+# the tree's module, which kmod_vm runs there), and purging them leaves
+# nothing.
 # Host, not a chroot: python3-rina pulls libtorch, too big to
 # debootstrap per run. Packages of ours already installed: the test
 # fails rather than touch them.
@@ -28,7 +30,7 @@ defer rm -rf "$tmp"
 require_root
 require_cmd dpkg-buildpackage dh dh_dkms lintian dkms ip python3
 
-ktap_plan 12
+ktap_plan 13
 
 installed=()
 for p in "${PKGS[@]}"; do
@@ -205,6 +207,50 @@ else
 	dkms status rina 2>&1 | sed 's/^/# /'
 	ktap_fail "DKMS built rina.ko for every kernel with headers" \
 		"none for:${bad:- (no kernel headers)}"
+fi
+# 5b. The module kmod_vm boots in the guests (build/kmod/<kernel>, built
+# by scripts/vm/build-kmod.sh with the same Kbuild and kernel flags) has
+# DKMS's module's code: every loaded section byte for byte, but for the
+# build ID (a hash of the whole file) and the strings, where WARN_ON()
+# records the source paths; the strings but for those paths are the
+# same too. So the guest tests that make check runs on the tree's module
+# hold for DKMS's, which --no-vm does not boot.
+same_code()
+{
+	local a=$1 b=$2 s
+	secs() {
+		objdump -h "$1" | awk '/^ *[0-9]+ / { n = $2; getline
+			if (/ALLOC/ && /CONTENTS/) print n }'
+	}
+	strs() {
+		for s in $(secs "$1" | grep '^\.rodata\.str'); do
+			objcopy -O binary -j "$s" "$1" /dev/stdout | tr '\0' '\n'
+		done | grep -vE '^$|/(kmod|core)/[a-z_]+\.[ch]$' | sort
+	}
+	[ "$(secs "$a")" = "$(secs "$b")" ] || { echo "sections"; return 1; }
+	for s in $(secs "$a"); do
+		case "$s" in .note.gnu.build-id|.rodata.str*) continue ;; esac
+		cmp -s <(objcopy -O binary -j "$s" "$a" /dev/stdout) \
+			<(objcopy -O binary -j "$s" "$b" /dev/stdout) ||
+			{ echo "$s"; return 1; }
+	done
+	[ "$(strs "$a")" = "$(strs "$b")" ] || { echo "strings"; return 1; }
+}
+differ=""
+for k in $kvers; do
+	tree=$top/build/kmod/$k/rina.ko
+	make -s --no-print-directory -C "$top" "$tree" >"$tmp/kmod.log" 2>&1
+	if [ ! -s "$tmp/kmod/$k/rina.ko" ] || [ ! -s "$tree" ]; then
+		differ+=" $k (no module)"
+	elif ! why=$(same_code "$tmp/kmod/$k/rina.ko" "$tree"); then
+		differ+=" $k ($why)"
+	fi
+done
+if [ -n "$kvers" ] && [ -z "$differ" ]; then
+	ktap_ok "DKMS's rina.ko has the code of the module the guest tests run (kmod_vm), for $(echo $kvers)"
+else
+	ktap_fail "DKMS's rina.ko has the code of the module the guest tests run" \
+		"differs:${differ:- (no kernel headers)}"
 fi
 if [ $vm -eq 0 ]; then
 	ktap_skip "DKMS's rina.ko passes the guest tests" "--no-vm"
