@@ -41,13 +41,15 @@ void rina_agent_tor_ask_install(struct rina_agent_core *a)
 }
 
 /*
- * rina.ko's agent (cfg.relay_own): its rank's worker sends contributions
- * to the agent port like every local worker, since a datagram to the
- * host's own address would loop back instead of reaching the ToR
- * (librina's worker sends them to the ToR's address itself). Pass them
- * on, unchanged and as checked, while the ToR aggregates; once it is
- * lost they are added here with the rest of the rack. Data the workers
- * flag for software (SW_BYPASS) stays here.
+ * rina.ko's agent (cfg.relay_own): the workers on its host (its rank's,
+ * and those of other processes there, torchrun's --nproc-per-node 2)
+ * send contributions to the agent port like every local worker, since a
+ * datagram to the host's own address would loop back instead of
+ * reaching the ToR (librina's agent tells them to send to the ToR's
+ * address instead, TOR_ON). Pass them on, unchanged and as checked, from
+ * the worker's own address and port, while the ToR aggregates; once it
+ * is lost they are added here with the rest of the rack. Data the
+ * workers flag for software (SW_BYPASS) stays here.
  */
 int rina_agent_relay_to_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 			    __u32 wire_len, const struct rina_agent_addr *from)
@@ -60,7 +62,7 @@ int rina_agent_relay_to_tor(struct rina_agent_core *a, const struct rina_hdr *h,
 	if (!a->cfg.relay_own || !a->ops->relay ||
 	    a->tor_state != RINA_AGENT_TOR_ON ||
 	    from->ip != a->cfg.self.ip ||
-	    rina_ntohs(h->src_id) != a->cfg.rank ||
+	    rina_agent_local_index(a, from) < 0 ||
 	    (h->flags & RINA_F_SW_BYPASS))
 		return 0;
 	a->ops->relay(a->ctx, &to, from, h, wire_len);
@@ -75,7 +77,7 @@ int rina_agent_relay_to_tor(struct rina_agent_core *a, const struct rina_hdr *h,
  * must send to the ToR's address, as librina's agent rank does
  * (user/lib/ina_worker.c, contrib_dest()). TOR_ON tells it so; k < 0:
  * every worker on our host, the agent's rank's too (which reads our
- * state instead, and ignores it). rina.ko's agent relays its rank's
+ * state instead, and ignores it). rina.ko's agent relays theirs
  * instead (relay_own) and tells no one.
  */
 static void tell_host_workers(struct rina_agent_core *a, int k)

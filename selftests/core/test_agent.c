@@ -155,6 +155,8 @@ static struct rina_cc_params setup_cc;	/* zero: no congestion control */
 static bool setup_relay;		/* cfg.relay_own: rina.ko's agent */
 static bool setup_retry;		/* cfg.tor_retry: fallback software */
 static bool setup_mac;			/* cfg.auth_mac: per-packet MACs */
+/* local[1] on the agent's host too (another process), another port */
+static bool setup_host_pair;
 static __u32 setup_member;		/* cfg.member: 0, the ring's first */
 
 static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
@@ -175,7 +177,8 @@ static void setup_job(struct rina_agent_core *a, bool tor, bool signed_job)
 	cfg.job_hash = 0x1122334455667788ULL;
 	cfg.self = addr(1, RINA_UDP_PORT_AGENT);
 	cfg.local[0] = addr(1, RINA_UDP_PORT_MIN);
-	cfg.local[1] = addr(2, RINA_UDP_PORT_MIN);
+	cfg.local[1] = setup_host_pair ? addr(1, RINA_UDP_PORT_MIN + 1) :
+					 addr(2, RINA_UDP_PORT_MIN);
 	cfg.next = addr(0x101, RINA_UDP_PORT_MIN);
 	cfg.prev = addr(0x201, RINA_UDP_PORT_MIN);
 	if (tor)
@@ -701,6 +704,9 @@ static void rx_data_chunk(struct rina_agent_core *a, __u16 round,
 	rx_sr(a, round, chunk, seq, from, 0);
 }
 
+/* the rank a contribution names as its sender (src_id) */
+static __u16 sr_src_id;
+
 /* A contribution (or, from prev, a partial) with "flags" (RINA_F_RETX). */
 static void rx_sr(struct rina_agent_core *a, __u16 round, __u16 chunk,
 		  __u32 seq, const struct rina_agent_addr *from, __u8 flags)
@@ -719,6 +725,7 @@ static void rx_sr(struct rina_agent_core *a, __u16 round, __u16 chunk,
 	p.h.slot = htons((__u16)seq);
 	p.h.p_chunk = htons(1);
 	p.h.num_contrib = htons(1);
+	p.h.src_id = htons(sr_src_id);
 	p.h.flags = flags;
 	for (j = 0; j < 4; j++)
 		p.w[j] = htonl((__u32)(j + 1));
@@ -1370,20 +1377,27 @@ static void test_tor_lost(void)
  * relayed as from the agent's host's worker (local[0]): the ToR knows its
  * workers by address and port.
  */
-static unsigned int to_tor_data(const struct rina_agent_core *a, __u32 seq)
+static unsigned int to_tor_data_from(const struct rina_agent_core *a,
+				     __u32 seq, unsigned int k)
 {
 	unsigned int j, n = 0;
 
 	for (j = 0; j < nsent; j++)
 		if (sent[j].to.ip == a->cfg.tor.ip &&
-		    sent[j].from.ip == a->cfg.local[0].ip &&
-		    sent[j].from.port == a->cfg.local[0].port &&
+		    sent[j].from.ip == a->cfg.local[k].ip &&
+		    sent[j].from.port == a->cfg.local[k].port &&
 		    sent[j].to.port == htons(RINA_UDP_PORT_AGENT) &&
 		    (sent[j].h.ver_op & 0xf) == RINA_OP_SR_CONTRIB &&
 		    ntohl(sent[j].h.seq) == seq &&
 		    sent[j].len == RINA_HDR_LEN + 16)
 			n++;
 	return n;
+}
+
+/* relayed to the ToR as local[0] sent it */
+static unsigned int to_tor_data(const struct rina_agent_core *a, __u32 seq)
+{
+	return to_tor_data_from(a, seq, 0);
 }
 
 /*
@@ -1425,6 +1439,33 @@ static void test_relay_own(void)
 	      a.st.contrib_in == 3;
 	rina_agent_core_fini(&a);
 	ktap_result(ok, "agent: relay_own passes its rank's contributions to the ToR while it aggregates, adds them before it answers and once it is lost");
+
+	/*
+	 * rina.ko's agent with a second process on its host (local[1] on
+	 * the agent's address, another port): its contributions go on to
+	 * the ToR too, from its own address and port, which the ToR knows
+	 * it by; none is added here while the ToR aggregates.
+	 */
+	setup_host_pair = true;
+	setup(&a, true);
+	setup_host_pair = false;
+	rina_agent_core_tor_install(&a);
+	rx_ctrl(&a, RINA_CTRL_TOR_REPLY, RINA_TOR_ST_OK, a.cfg.job_hash,
+		a.cfg.tor);
+	nsent = 0;
+	sr_src_id = 3;		/* its rank; the agent's is 0 */
+	rx_data(&a, 0, 20, &a.cfg.local[1]);
+	sr_src_id = 0;
+	rx_data(&a, 0, 21, &a.cfg.local[0]);
+	ok = to_tor_data_from(&a, 20, 1) == 1 && to_tor_data(&a, 21) == 1 &&
+	     to_tor_data_from(&a, 20, 0) == 0 && a.st.tor_relays == 2 &&
+	     a.st.contrib_in == 0 && count(RINA_OP_CTRL, RINA_CTRL_TOR_ON,
+					   NULL) == 0;
+	rina_agent_core_fini(&a);
+	setup_relay = false;
+	ktap_result(ok, "agent: relay_own passes the contributions of a second process on its host to the ToR as that process sent them (%llu relayed, %llu added)",
+		    (unsigned long long)a.st.tor_relays,
+		    (unsigned long long)a.st.contrib_in);
 
 	/*
 	 * librina's agent (no relay_own): a worker on its host sends to
@@ -2053,7 +2094,7 @@ static void test_tag_told(void)
 int main(void)
 {
 	ktap_plan(4 + 2 + 3 + 2 + 4 + 2 + 1 + 1 + 1 + 3 + 6 + 3 + 4 + 7 + 5 + 3 + 1 +
-		  2 + 3 + 3);
+		  2 + 3 + 3 + 1);
 	test_install();
 	test_tor_copies();
 	test_ack_delay();

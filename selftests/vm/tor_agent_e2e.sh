@@ -31,7 +31,10 @@
 #    (tor_returns 1, state "on") and the next calls are added in it;
 #  - two jobs whose rack-0 agents are both host 0's kernel, the second
 #    on agent_port 21070, on one rina-tor at once: both exact, both
-#    added in the switch.
+#    added in the switch;
+#  - a second process on the agent's host (rank 4, port 21057, rack 0):
+#    the kernel agent relays its contributions too, the ToR adds the
+#    rack's three ranks, exact.
 # Prints KTAP; cleans up after itself; each run bounded by a watchdog.
 . /tests/ktap.sh
 . /tests/guest_lib.sh
@@ -172,15 +175,18 @@ agent_ctr() {
 }
 
 # start NAME ID ARGS...: rina-bench on every rank in the background,
-# pids in $pids, a watchdog that ends them should a run hang
+# rank r on the host that is word r of $rank_hosts, pids in $pids, a
+# watchdog that ends them should a run hang
+rank_hosts="0 1 2 3"
 start() {
-	name=$1 id=$2 pids=""
+	name=$1 id=$2 pids="" r=0
 	shift 2
-	for h in 0 1 2 3; do
+	for h in $rank_hosts; do
 		$IP netns exec "$(ns $h)" env RINA_JOB=$D/j$id.txt \
-			RINA_RANK=$h RINA_KERNEL=1 $BENCH --transport udp \
-			--json -d int32 "$@" > $D/$name.$h 2>&1 &
+			RINA_RANK=$r RINA_KERNEL=1 $BENCH --transport udp \
+			--json -d int32 "$@" > $D/$name.$r 2>&1 &
 		pids="$pids $!"
+		r=$((r + 1))
 	done
 	(sleep $WATCHDOG_S; kill -9 $pids) 2>/dev/null &
 	wd=$!
@@ -204,7 +210,8 @@ exact() {
 		 sed 's/.*"size":\([0-9]*\),.*"hash":"\([0-9a-f]*\)".*/\1 \2/' |
 		 sort -u | wc -l)
 	echo "# $1: $nfail ranks failed, rows $rows, wrong $bad, sizes $sizes, hashes $hashes"
-	[ $nfail = 0 ] && [ "$rows" = $(( 4 * $2 )) ] && [ "$bad" = 0 ] &&
+	[ $nfail = 0 ] && [ "$rows" = $(( $(echo $rank_hosts | wc -w) * $2 )) ] &&
+		[ "$bad" = 0 ] &&
 		[ "$hashes" = "$sizes" ]
 }
 diag() {
@@ -552,6 +559,38 @@ else
 fi
 del_job 46
 del_job 47
+kill $tor_pid
+wait $tor_pid 2>/dev/null
+tor_pid=""
+
+# 7. a second process on the agent's host (torchrun's --nproc-per-node
+# 2): rank 4 on host 0's address, port 21057, in rack 0. Its
+# contributions come to the agent port over the host's loopback like
+# rank 0's, and the kernel agent relays them to the ToR from rank 4's
+# address and port; the ToR adds the three ranks of the rack, the agent
+# none (contrib_in 0)
+job 49 "rank 4 $NET.1:21057 rack 0" > $D/j49.txt
+if start_tor 5 49 && add_job 49 "rank 4 $NET.1:21057 rack 0"; then
+	rank_hosts="0 1 2 3 0"
+	start two_on_host 49 -c 1 -b 4096 -e 262144 -f 8 -n 3 -w 1
+	reap
+	sleep 1.2	# rina-tor's stats, written every second
+	sd=$(tor_ctr 49 slot_done) ci=$(tor_ctr 49 contrib_in)
+	relays=$(agent_ctr 49 tor_relays) added=$(agent_ctr 49 contrib_in)
+	echo "# job 49: ToR slot_done $sd contrib_in $ci; host 0's agent: tor $(agent_tor 49), relays $relays, added $added"
+	if exact two_on_host 3 && [ "${sd:-0}" -gt 0 ] &&
+	   [ "${ci:-0}" -ge $((3 * sd)) ] && [ "$added" = 0 ] &&
+	   [ "${relays:-0}" -gt 0 ] && [ "$(agent_tor 49)" = on ]; then
+		ktap_ok tor_agent_e2e_second_process_on_agent_host
+	else
+		diag two_on_host 49
+		ktap_fail tor_agent_e2e_second_process_on_agent_host
+	fi
+	rank_hosts="0 1 2 3"
+else
+	ktap_fail tor_agent_e2e_second_process_on_agent_host "no job or ToR"
+fi
+del_job 49
 kill $tor_pid
 wait $tor_pid 2>/dev/null
 tor_pid=""
