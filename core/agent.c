@@ -204,6 +204,9 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	a->ag_up.n = 0;
 	a->rack.ts = 0;
 	a->last_news = 0;
+	a->timer_fired = 0;
+	a->backoff = 0;
+	a->tx_no = a->rack_no = a->rack_at = 0;
 	a->max_round = 0;
 	if (a->active)
 		a->st.sessions++;

@@ -36,7 +36,7 @@
 
 #define RINA_AGENT_MAX_LOCAL	31	/* ranks of an INA rack */
 #define RINA_AGENT_RTO_MAX_US	200000	/* timer cap before back-off */
-#define RINA_AGENT_BACKOFF_MAX	8	/* the timer doubles at most to this */
+#define RINA_AGENT_BACKOFF_MAX	8	/* the timer doubles at most so often */
 #define RINA_AGENT_HELLO_US	10000	/* HELLO downstream period */
 #define RINA_AGENT_BYE_US	5000	/* BYE downstream period */
 #define RINA_AGENT_NO_WAIT	(~0ULL)
@@ -280,7 +280,18 @@ struct rina_agent_core {
 	__u32			fifo_head, fifo_tail, fifo_cap;
 	struct rina_rack	rack;	/* downstream (rack.h) */
 	__u64			last_news;	/* last ACK that acked something */
+	/*
+	 * The retransmission timer last fired (0: never), and how often
+	 * since an ACK last brought news: rina_agent_ag_retransmit()
+	 */
+	__u64			timer_fired;
 	__u32			backoff;
+	/*
+	 * Sendings downstream so far; the latest first sending (in that
+	 * count) of a copy acknowledged, and when its ACK came: RACK's
+	 * reordering timer, rina_agent_ag_retransmit()
+	 */
+	__u64			tx_no, rack_no, rack_at;
 	struct rina_rtt		rtt;		/* downstream (rtt.h) */
 	struct rina_cc		cc;		/* downstream (cc.h) */
 	__u16			max_round;

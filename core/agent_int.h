@@ -49,7 +49,14 @@ struct rina_agent_ag {
 	__u8	hop;		/* hop downstream */
 	__u32	in_fifo;	/* references from the FIFO */
 	__u32	tries;
-	__u64	t_sent, rto;
+	/*
+	 * t_sent: its last sending downstream; t_first: its first, what
+	 * RACK times it by once acknowledged (rina_agent_ack_from_downstream());
+	 * no_sent, no_first: the same as the agent's count of sendings
+	 * downstream, which orders copies sent within one clock tick
+	 */
+	__u64	t_sent, t_first, rto;
+	__u64	no_sent, no_first;
 	__u8	pkt[];		/* as sent to the local workers */
 };
 
