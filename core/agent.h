@@ -287,11 +287,11 @@ struct rina_agent_core {
 	__u64			timer_fired;
 	__u32			backoff;
 	/*
-	 * Sendings downstream so far; the latest first sending (in that
-	 * count) of a copy acknowledged, and when its ACK came: RACK's
-	 * reordering timer, rina_agent_ag_retransmit()
+	 * Sendings downstream so far; the first sending (in that count) of
+	 * the latest timer's probe acknowledged, and when its ACK came:
+	 * rina_agent_ag_retransmit()
 	 */
-	__u64			tx_no, rack_no, rack_at;
+	__u64			tx_no, probe_no, probe_at;
 	struct rina_rtt		rtt;		/* downstream (rtt.h) */
 	struct rina_cc		cc;		/* downstream (cc.h) */
 	__u16			max_round;

@@ -47,6 +47,7 @@ struct rina_agent_ag {
 	__u8	fwd;		/* went downstream: needs its ACK */
 	__u8	acked;
 	__u8	hop;		/* hop downstream */
+	__u8	probe;		/* went again as the timer's probe */
 	__u32	in_fifo;	/* references from the FIFO */
 	__u32	tries;
 	/*
