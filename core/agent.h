@@ -36,7 +36,7 @@
 
 #define RINA_AGENT_MAX_LOCAL	31	/* ranks of an INA rack */
 #define RINA_AGENT_RTO_MAX_US	200000	/* timer cap before back-off */
-#define RINA_AGENT_BACKOFF_MAX	8	/* the timer doubles at most so often */
+#define RINA_AGENT_BACKOFF_MAX	8	/* the timer doubles at most to this */
 #define RINA_AGENT_HELLO_US	10000	/* HELLO downstream period */
 #define RINA_AGENT_BYE_US	5000	/* BYE downstream period */
 #define RINA_AGENT_NO_WAIT	(~0ULL)

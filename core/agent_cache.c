@@ -285,7 +285,7 @@ __u64 rina_agent_ag_retransmit(struct rina_agent_core *a)
 		credit--;
 		rina_cc_retx_spend(&a->cc, 1);
 		rina_cc_on_loss(&a->cc, &a->rtt, now);
-		if (!lost) {	/* the timer fired: it restarts, backed off */
+		if (!lost) {	/* the timer fired: it restarts */
 			a->timer_fired = now;
 			if (a->backoff < RINA_AGENT_BACKOFF_MAX)
 				a->backoff++;

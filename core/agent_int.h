@@ -52,7 +52,7 @@ struct rina_agent_ag {
 	__u32	tries;
 	/*
 	 * t_sent: its last sending downstream; t_first: its first, what
-	 * RACK times it by once acknowledged (rina_agent_ack_from_downstream());
+	 * RACK times it by once acknowledged (the ACK from downstream);
 	 * no_sent, no_first: the same as the agent's count of sendings
 	 * downstream, which orders copies sent within one clock tick
 	 */
