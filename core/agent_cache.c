@@ -196,10 +196,10 @@ static __u64 timer_due(const struct rina_agent_core *a,
  * from a lost tail: its ACK, whichever of its copies that acknowledges,
  * comes after the ACKs of everything sent before its first copy (the
  * path is FIFO and the downstream agent ACKs allgather data as it comes),
- * so RACK on first send times (rina_agent_ack_from_downstream()) judges
- * lost whatever is still unacknowledged then, and it all goes again in
- * the same pass. If the ACKs were only late, they come first and the
- * stall cost this one copy. Resending the oldest instead (the previous
+ * so whatever is still unacknowledged a reordering allowance after it is
+ * lost (rina_agent_ag_retransmit()), and it all goes again at once. If
+ * the ACKs were only late, they come first and the stall cost this one
+ * copy. Resending the oldest instead (the previous
  * rule, and RFC 6298 5.4's) repaired a lost tail one copy per timer
  * period: rina-sim's shallow-queue case 2.71 s -> 6.41 s of simulated
  * time.
