@@ -207,6 +207,9 @@ void rina_agent_core_reset(struct rina_agent_core *a)
 	a->ag_up.n = 0;
 	a->rack.ts = 0;
 	a->last_news = 0;
+	a->timer_fired = 0;
+	a->backoff = 0;
+	a->tx_no = a->probe_no = a->probe_at = 0;
 	a->max_round = 0;
 	if (a->active)
 		a->st.sessions++;

@@ -289,7 +289,18 @@ struct rina_agent_core {
 	__u32			fifo_head, fifo_tail, fifo_cap;
 	struct rina_rack	rack;	/* downstream (rack.h) */
 	__u64			last_news;	/* last ACK that acked something */
+	/*
+	 * The retransmission timer last fired (0: never), and how often
+	 * since an ACK last brought news: rina_agent_ag_retransmit()
+	 */
+	__u64			timer_fired;
 	__u32			backoff;
+	/*
+	 * Sendings downstream so far; the first sending (in that count) of
+	 * the latest timer's probe acknowledged, and when its ACK came:
+	 * rina_agent_ag_retransmit()
+	 */
+	__u64			tx_no, probe_no, probe_at;
 	struct rina_rtt		rtt;		/* downstream (rtt.h) */
 	struct rina_cc		cc;		/* downstream (cc.h) */
 	__u16			max_round;

@@ -132,6 +132,8 @@ struct rina_agent_ag *rina_agent_ag_store(struct rina_agent_core *a,
 	e->fwd = !!fwd;
 	e->hop = hop;
 	e->t_sent = a->ops->now_us(a->ctx);
+	e->t_first = e->t_sent;
+	e->no_sent = e->no_first = ++a->tx_no;
 	e->rto = rina_agent_rto(a);
 	if (rina_keymap_put(&a->ag, e->round, e->seq, e)) {
 		a->st.nomem++;
@@ -160,12 +162,73 @@ void rina_agent_ag_send_down(struct rina_agent_core *a, struct rina_agent_ag *e,
 }
 
 /*
- * Retransmit downstream what is lost (RACK: sent before something that
- * was acknowledged), or the oldest packet when the one retransmission
- * timer fires. As TCP's, the timer restarts whenever an ACK brings news
- * (RFC 6298 5.3: the oldest packet is due RTO after the later of its
- * sending and that ACK), so packets that merely wait behind others never
- * fire it; it backs off while nothing comes back. Timed from each
+ * When the oldest unacknowledged copy e is due on the timer: as TCP's,
+ * the timer restarts whenever an ACK brings news (RFC 6298 5.3: an RTO
+ * after the later of e's sending and that ACK), and when it fires, then
+ * with its value doubled until news comes (5.5, 5.6). Restarted by news
+ * alone, it stayed expired once it fired, and each later pass of the
+ * host thread resent the next copy: on a shaped 4x2 all-INA ring 93% of
+ * the agents' timer resends came so, in stretches of 20-90 ms without an
+ * ACK (the downstream agent's ACKs cross three host queues), every one a
+ * duplicate downstream (performance-notes.md, "The agents' timer: a
+ * probe of the newest copy").
+ */
+static __u64 timer_due(const struct rina_agent_core *a,
+		       const struct rina_agent_ag *e)
+{
+	__u64 since = e->t_sent, rto = e->rto << a->backoff;
+
+	if (a->last_news > since)
+		since = a->last_news;
+	if (a->timer_fired > since)
+		since = a->timer_fired;
+	/* e->rto is at most the cap already: backed off, no further */
+	if (rto > RINA_AGENT_RTO_MAX_US)
+		rto = e->rto > RINA_AGENT_RTO_MAX_US ? e->rto :
+		      RINA_AGENT_RTO_MAX_US;
+	return since + rto;
+}
+
+/*
+ * What the timer sends when it fires: the unacknowledged copy first sent
+ * last, moved to the FIFO's tail (the FIFO stays in send order). A tail
+ * loss probe (RFC 8985 7.3), and the timer's way to tell a late ACK path
+ * from a lost tail: its ACK, whichever of its copies that acknowledges,
+ * comes after the ACKs of everything sent before its first copy (the
+ * path is FIFO and the downstream agent ACKs allgather data as it comes),
+ * so whatever is still unacknowledged a reordering allowance after it is
+ * lost (rina_agent_ag_retransmit()), and it all goes again at once. If
+ * the ACKs were only late, they come first and the stall cost this one
+ * copy. Resending the oldest instead (the previous
+ * rule, and RFC 6298 5.4's) repaired a lost tail one copy per timer
+ * period: rina-sim's shallow-queue case 2.71 s -> 6.41 s of simulated
+ * time.
+ */
+static struct rina_agent_ag *probe_pick(struct rina_agent_core *a)
+{
+	__u32 mask = a->fifo_cap - 1, j, at = a->fifo_head;
+	struct rina_agent_ag *p = NULL, *e;
+
+	for (j = a->fifo_head; j != a->fifo_tail; j = (j + 1) & mask) {
+		e = a->fifo[j];
+		if (!e->acked && (!p || e->t_first >= p->t_first)) {
+			p = e;
+			at = j;
+		}
+	}
+	if (!p)
+		return NULL;
+	for (j = at; ((j + 1) & mask) != a->fifo_tail; j = (j + 1) & mask)
+		a->fifo[j] = a->fifo[(j + 1) & mask];
+	a->fifo[j] = p;
+	return p;
+}
+
+/*
+ * Retransmit downstream what is lost (RACK: sent before the first
+ * sending of something that was acknowledged), and a probe when the one
+ * retransmission timer fires (timer_due(), probe_pick()), so packets
+ * that merely wait behind others never fire it. Timed from each
  * packet's sending instead, it fired on ACKs that waited in two full
  * host queues (the downstream agent's host uplink, ours downlink): on a
  * shaped 4x2 all-INA ring each agent resent some 1700 allgather packets
@@ -184,25 +247,35 @@ __u64 rina_agent_ag_retransmit(struct rina_agent_core *a)
 	__u32 credit = rina_cc_retx_credit(&a->cc, &a->rtt,
 					   RINA_CC_RETX_PERIOD_MIN_US,
 					   RINA_AGENT_RTO_MAX_US, now);
-	int timer_used = 0, lost;
-	__u64 since;
+	struct rina_agent_ag *e;
+	__u64 due;
+	int lost, order;
 
 	while (a->fifo_head != a->fifo_tail) {
-		struct rina_agent_ag *e = a->fifo[a->fifo_head];
-
+		e = a->fifo[a->fifo_head];
 		if (e->acked) {
 			fifo_pop(a);
 			continue;
 		}
-		lost = rina_rack_lost(&a->rack, e->t_sent, reo);
-		since = e->t_sent > a->last_news ? e->t_sent : a->last_news;
-		if (!lost && since + e->rto > now)
-			return since + e->rto - now;
-		if (!lost) {
-			/* timer: one per pass, as ring.c explains */
-			if (timer_used)
-				return 0;
-			timer_used = 1;
+		/*
+		 * Sent before the first sending of a timer's probe that was
+		 * acknowledged, and not acknowledged a reordering allowance
+		 * after it: lost (RFC 8985 6.2's timer, ordered by the count
+		 * of sendings, which tells apart copies sent within one
+		 * clock tick). The times alone (rina_rack_lost()) never
+		 * judge a copy sent less than the allowance before, and
+		 * there is nothing after a lost tail. Not after any ACK:
+		 * rina-sim's 2x4 all-INA shallow-queue case took 2.00 s
+		 * instead of 1.44 s so, and mixed 2x2 2.46 instead of 1.72.
+		 */
+		order = e->no_sent < a->probe_no;
+		lost = rina_rack_lost(&a->rack, e->t_sent, reo) ||
+		       (order && now >= a->probe_at + reo);
+		due = timer_due(a, e);
+		if (!lost && due > now) {
+			if (order && a->probe_at + reo < due)
+				due = a->probe_at + reo;
+			return due - now;
 		}
 		if (!credit) {
 			__u64 at = rina_cc_retx_refill_at(&a->cc);
@@ -212,10 +285,23 @@ __u64 rina_agent_ag_retransmit(struct rina_agent_core *a)
 		credit--;
 		rina_cc_retx_spend(&a->cc, 1);
 		rina_cc_on_loss(&a->cc, &a->rtt, now);
+		if (!lost) {	/* the timer fired: it restarts */
+			a->timer_fired = now;
+			if (a->backoff < RINA_AGENT_BACKOFF_MAX)
+				a->backoff++;
+			e = probe_pick(a);
+			rina_agent_ag_send_down(a, e, 1);
+			e->probe = 1;
+			e->tries++;
+			e->t_sent = now;
+			e->no_sent = ++a->tx_no;
+			continue;
+		}
 		fifo_pop(a);
 		rina_agent_ag_send_down(a, e, 1);
 		e->tries++;
 		e->t_sent = now;
+		e->no_sent = ++a->tx_no;
 		e->rto = e->rto * 2 > RINA_AGENT_RTO_MAX_US ?
 			 RINA_AGENT_RTO_MAX_US : e->rto * 2;
 		fifo_push(a, e);
@@ -411,16 +497,22 @@ void rina_agent_ack_from_downstream(struct rina_agent_core *a,
 			e->acked = 1;
 			acked++;
 			a->last_news = now;	/* restarts the timer */
+			a->backoff = 0;
 			/*
-			 * Karn: a resent packet's ACK may be its first copy's,
-			 * late; taking the resend's time for it, RACK judged
-			 * lost everything stored between the two copies (as
-			 * the ring member's rack_takes() explains)
+			 * RACK by the first sending, whichever copy this ACK
+			 * is for: a resent packet's ACK may be its first
+			 * copy's, late, and taking the resend's time for it
+			 * RACK judged lost everything stored between the two
+			 * (as the ring member's rack_takes() explains). So a
+			 * timer's probe tells a lost tail (probe_pick()).
 			 */
-			if (e->tries)
-				continue;
-			rina_rtt_update(&a->rtt, now - e->t_sent, now);
-			rina_rack_acked(&a->rack, e->t_sent);
+			rina_rack_acked(&a->rack, e->t_first);
+			if (e->probe && e->no_first > a->probe_no) {
+				a->probe_no = e->no_first;
+				a->probe_at = now;
+			}
+			if (!e->tries)	/* Karn */
+				rina_rtt_update(&a->rtt, now - e->t_sent, now);
 		}
 	}
 	/*

@@ -47,9 +47,17 @@ struct rina_agent_ag {
 	__u8	fwd;		/* went downstream: needs its ACK */
 	__u8	acked;
 	__u8	hop;		/* hop downstream */
+	__u8	probe;		/* went again as the timer's probe */
 	__u32	in_fifo;	/* references from the FIFO */
 	__u32	tries;
-	__u64	t_sent, rto;
+	/*
+	 * t_sent: its last sending downstream; t_first: its first, what
+	 * RACK times it by once acknowledged (the ACK from downstream);
+	 * no_sent, no_first: the same as the agent's count of sendings
+	 * downstream, which orders copies sent within one clock tick
+	 */
+	__u64	t_sent, t_first, rto;
+	__u64	no_sent, no_first;
 	__u8	pkt[];		/* as sent to the local workers */
 };
 
