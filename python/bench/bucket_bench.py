@@ -23,8 +23,8 @@ Rank 0 prints per shape and backend the slowest rank's time, median
 [min..max] ms, the bytes every device but lo sent per call (the busiest
 rank: headers, ACKs and retransmissions included, what a shaped link
 carries), and, with --link-rate, the line-rate time of those bytes. For
-"rina" also librina's counters of the call (rank 0's). A benchmark, not
-a test.
+"rina" also librina's counters of the last repetition's call (rank
+0's). A benchmark, not a test.
 """
 import argparse
 import os
