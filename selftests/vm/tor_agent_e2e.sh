@@ -572,13 +572,13 @@ tor_pid=""
 job 49 "rank 4 $NET.1:21057 rack 0" > $D/j49.txt
 if start_tor 5 49 && add_job 49 "rank 4 $NET.1:21057 rack 0"; then
 	rank_hosts="0 1 2 3 0"
-	start two_on_host 49 -c 1 -b 4096 -e 262144 -f 8 -n 3 -w 1
+	start two_on_host 49 -c 1 -b 4096 -e 65536 -f 16 -n 3 -w 1
 	reap
 	sleep 1.2	# rina-tor's stats, written every second
 	sd=$(tor_ctr 49 slot_done) ci=$(tor_ctr 49 contrib_in)
 	relays=$(agent_ctr 49 tor_relays) added=$(agent_ctr 49 contrib_in)
 	echo "# job 49: ToR slot_done $sd contrib_in $ci; host 0's agent: tor $(agent_tor 49), relays $relays, added $added"
-	if exact two_on_host 3 && [ "${sd:-0}" -gt 0 ] &&
+	if exact two_on_host 2 && [ "${sd:-0}" -gt 0 ] &&
 	   [ "${ci:-0}" -ge $((3 * sd)) ] && [ "$added" = 0 ] &&
 	   [ "${relays:-0}" -gt 0 ] && [ "$(agent_tor 49)" = on ]; then
 		ktap_ok tor_agent_e2e_second_process_on_agent_host
