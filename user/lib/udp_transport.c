@@ -45,8 +45,6 @@ struct udp_transport {
 	uint32_t		max_len;
 	bool			gso, gro;
 	bool			rx_filter;	/* not RINA_UDP_RX_FILTER=0 */
-	/* the socket's drop count (u32, wraps) when last read */
-	uint32_t		drops_seen;
 	uint8_t			*rxbuf;		/* RX_DGRAMS x RX_DGRAM_MAX */
 	/* segments of the last recvmmsg not handed out yet */
 	struct rina_msg		pend[RX_DGRAMS * GSO_MAX_SEGS];
@@ -263,21 +261,20 @@ static int udp_recv(struct rina_transport *t, struct rina_msg *msgs, int max,
 }
 
 /*
- * What the kernel dropped at the socket: the tag filter's refusals and
- * the datagrams that found the receive buffer full, in one count
- * (sk_drops), 32 bits wide: read as a difference, so that it wraps.
+ * What the kernel dropped at the socket since it was made: the tag
+ * filter's refusals and the datagrams that found the receive buffer
+ * full, in one count (sk_drops, 32 bits: it wraps after 2^32). Read, not
+ * kept: any thread may ask for the stats.
  */
-static void udp_read_drops(struct udp_transport *u)
+static uint64_t udp_kernel_drops(const struct udp_transport *u)
 {
 	uint32_t mem[SK_MEMINFO_VARS];
 	socklen_t len = sizeof(mem);
 
 	if (getsockopt(u->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) ||
 	    len <= SK_MEMINFO_DROPS * sizeof(mem[0]))
-		return;
-	u->st.rx_kernel_drops += (uint32_t)(mem[SK_MEMINFO_DROPS] -
-					    u->drops_seen);
-	u->drops_seen = mem[SK_MEMINFO_DROPS];
+		return 0;
+	return mem[SK_MEMINFO_DROPS];
 }
 
 static void udp_get_stats(struct rina_transport *t,
@@ -285,8 +282,8 @@ static void udp_get_stats(struct rina_transport *t,
 {
 	struct udp_transport *u = (struct udp_transport *)t;
 
-	udp_read_drops(u);
 	*st = u->st;
+	st->rx_kernel_drops = udp_kernel_drops(u);
 }
 
 /*
