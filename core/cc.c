@@ -212,7 +212,7 @@ static void qmin_round_end(struct rina_cc *cc, const struct rina_rtt *rtt,
 	if (!(cc->p.flags & RINA_CC_F_DELAY) || !cc->qmin_us)
 		return;
 	epoch_sample(cc, cc->qmin_us, rtt, now_us);
-	if (cc->qmin_lossy || !rtt || !rtt->base_us ||
+	if (cc->qmin_lossy || cc->qmin_lag_only || !rtt || !rtt->base_us ||
 	    cc->qmin_us <= delay_target(cc, rtt)) {
 		cc->qmin_rounds_over = 0;
 		return;

@@ -14,7 +14,8 @@
  *   round trip. A sender that reports its RTT samples with
  *   rina_cc_rtt_sample() (an INA worker) takes the delay signal from the
  *   lowest sample of each round trip instead, once it stood over target
- *   for RINA_CC_QUEUE_RTTS round trips in a row: see there;
+ *   for RINA_CC_QUEUE_RTTS round trips in a row: see there; none when
+ *   even that sample waits for others (qmin_lag_only);
  * - ECN (DCTCP): alpha, the EWMA of the marked fraction per round trip,
  *   cuts the window by alpha / 2 in a round with marks;
  * - loss (RFC 5681): a loss cuts the window by cc_beta_loss, once per
@@ -115,6 +116,14 @@ struct rina_cc {
 	__u64	qmin_us, qmin_last_us, qmin_end_us;
 	__u32	qmin_rounds_over;	/* in a row over the delay target */
 	__u8	qmin_lossy;	/* a loss or timeout in this round trip */
+	/*
+	 * Set by the sender: even its lowest sample of a round trip waits
+	 * for others beyond any queue it could drain (rina_cc_rtt_sample()
+	 * of an INA worker in a ring of INA racks only), so the delay
+	 * signal does not cut; the samples still tell a loss without a
+	 * queue (RINA_CC_F_LOSS) and a competing flow
+	 */
+	__u8	qmin_lag_only;
 	/* retransmissions allowed until retx_refill_us (rina_cc_retx_*) */
 	__u32	retx_credit;
 	__u64	retx_refill_us;

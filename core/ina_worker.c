@@ -369,6 +369,18 @@ int rina_iw_start(struct rina_iw *w, __s32 *acc, __u64 count,
 	k->windowed = cfg->windowed;
 	k->only_ina = k->windowed && rina_ring_only_ina(cfg->ring);
 	/*
+	 * In a ring of INA racks only, a slot completes when the next rack
+	 * is done with it too: even the lowest delivery time of a round
+	 * trip holds that rack's lag, a part of the ring's pipeline and no
+	 * queue of ours, and over the delay target it cut the window 50
+	 * times a run (4x2, 25 Mbit/s: the links at 0.79, 1.43x plain RAR;
+	 * 1.53-1.64x without those cuts, performance-notes.md, "The
+	 * workers' delay cuts in a ring of INA racks"). What the delay
+	 * signal was there for, this worker's own host queue, the txq
+	 * bound below keeps short. Loss and ECN still cut.
+	 */
+	w->cfg.path->cc.qmin_lag_only = k->only_ina;
+	/*
 	 * 2 (P + 1) packets of 1102 bytes are 70 KB: more than a 20 ms
 	 * queue at 25 Mbit/s, which dropped 1000-1500 of a worker's
 	 * contributions in 4 calls of a shaped 4x2 ring

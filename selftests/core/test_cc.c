@@ -247,6 +247,21 @@ static void test_worker_delay(void)
 		    rina_cc_window(&p.cc));
 
 	/*
+	 * The same lag in every sample of a worker that says its samples
+	 * wait for others past any queue of its own (a ring of INA racks
+	 * only): no cut, the window stays whole
+	 */
+	path_init(&p, RINA_CC_F_ALL);
+	p.cc.qmin_lag_only = 1;
+	for (r = 0; r < 10; r++)
+		round_worker(&p, BASE);
+	for (r = 0; r < 20; r++)
+		round_worker(&p, q);
+	ktap_result(!p.cc.st.cuts_delay && rina_cc_window(&p.cc) == W,
+		    "cc: a worker whose lowest sample is a lag, not a queue (qmin_lag_only), is not cut by delay (window %u)",
+		    rina_cc_window(&p.cc));
+
+	/*
 	 * Every slot but one waited for the ring: the one that did not
 	 * shows no queue, and nothing is cut
 	 */
@@ -798,7 +813,7 @@ static void test_rack(void)
 
 int main(void)
 {
-	ktap_plan(52);
+	ktap_plan(53);
 	test_slow_start_and_cap();
 	test_loss();
 	test_loss_unqueued();

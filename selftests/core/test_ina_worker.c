@@ -117,13 +117,25 @@ static const struct rina_engine_ops ops = {
 	.stalled	= t_stalled,
 };
 
-static struct rina_iw *worker(void)
+/* the same ring with rack 1 INA too: a ring of INA racks only */
+static const char job_all_ina[] =
+	"job 9\n"
+	"elements 64\n"
+	"window 16\n"
+	"rack 0 ina tor 198.18.0.254\n"
+	"rack 1 ina tor 198.18.1.254\n"
+	"rank 0 198.18.0.1 rack 0\n"
+	"rank 1 198.18.0.2 rack 0\n"
+	"rank 2 198.18.1.1 rack 1\n"
+	"rank 3 198.18.1.2 rack 1\n";
+
+static struct rina_iw *worker_of(const char *text)
 {
 	struct rina_cc_params cc;
 	struct rina_iw_cfg cfg;
 	char err[256];
 
-	if (rina_jobfile_parse_text(job_text, "job", &t.job, err,
+	if (rina_jobfile_parse_text(text, "job", &t.job, err,
 				    sizeof(err))) {
 		ktap_diag("%s", err);
 		return NULL;
@@ -137,6 +149,36 @@ static struct rina_iw *worker(void)
 	cfg.max_msg = MAX_MSG;
 	cfg.agg = &agg_ops;
 	return rina_iw_create(&cfg, &ops, NULL);
+}
+
+static struct rina_iw *worker(void)
+{
+	return worker_of(job_text);
+}
+
+/*
+ * A worker of a ring of INA racks only waits, for every slot, on the
+ * next rack too: its delay signal takes no cut (qmin_lag_only, core/cc.h);
+ * in a mixed ring it keeps it. Set at each call's start, on the path.
+ */
+static void test_lag_only(struct rina_iw *mixed)
+{
+	struct rina_iw *w;
+	int ok;
+
+	ok = !t.path.cc.qmin_lag_only;
+	rina_iw_finish(mixed, 1);
+	rina_iw_destroy(mixed);
+	ktap_result(ok, "mixed_ring_worker_keeps_its_delay_signal");
+	w = worker_of(job_all_ina);
+	t.path.cc.qmin_lag_only = 0;
+	ok = w && !rina_iw_start(w, t.acc, COUNT, DTYPE, ROUND + 1, 0) &&
+	     t.path.cc.qmin_lag_only;
+	ktap_result(ok, "ina_only_ring_worker_takes_no_delay_cut");
+	if (w) {
+		rina_iw_finish(w, 1);
+		rina_iw_destroy(w);
+	}
 }
 
 static __s32 word(const struct sent *s, __u32 j)
@@ -256,7 +298,7 @@ int main(void)
 	__u64 off;
 	int ok;
 
-	ktap_plan(6);
+	ktap_plan(8);
 	t.sent = calloc(MAX_SENT, sizeof(*t.sent));
 	w = t.sent ? worker() : NULL;
 	for (j = 0; j < COUNT; j++)
@@ -311,8 +353,7 @@ int main(void)
 	ktap_result(ok && !own_contrib(mark, seq),
 		    "held_by_the_agent_not_resent_result_kept");
 
-	rina_iw_finish(w, 1);
-	rina_iw_destroy(w);
+	test_lag_only(w);
 	free(t.sent);
 	return ktap_finish();
 }
