@@ -156,7 +156,8 @@ build-all: $(ALL_TARGETS)
 # here (not the BPF objects, P4 outputs, scripts or the kernel module).
 $(filter-out $(BUILD)/kmod/% $(BUILD)/bpf/% $(BUILD)/include/% \
 	$(BUILD)/tor/% $(BUILD)/p4/% $(BUILD)/python/% $(BIN)/rina-run \
-	$(BIN)/rina-tor-bmv2 $(BIN)/mpi-bench p4-json-skip,$(ALL_TARGETS)): \
+	$(BIN)/rina-tor-bmv2 $(BIN)/mpi-bench p4-json-skip tofino,\
+	$(ALL_TARGETS)): \
 	$(SAN_STAMP)
 
 check: deps
@@ -166,12 +167,12 @@ check: deps
 # What a sanitizer run builds (scripts/san_suite.sh, into build-asan/ or
 # build-tsan/): everything but the kernel module, the simulator, the
 # Python extension, the MPI baseline, the libFuzzer targets (built with
-# their own sanitizers) and the P4 program's bmv2 build (p4c's output,
-# the same under any SANITIZE; minutes of p4c).
+# their own sanitizers) and the P4 programs' builds (p4c's output, the
+# same under any SANITIZE; minutes of p4c).
 san-build: $$(filter-out $$(KMOD_KOS) $$(SIM_BIN) $$(RINA_C10D_STAMP) \
 	$$(BIN)/mpi-bench %/fuzz_hdr %/fuzz_rx %/fuzz_jobgen %/fuzz_tor \
 	%/fuzz_tor_ctrl \
-	$$(P4_JSON),$$(ALL_TARGETS))
+	$$(P4_JSON) tofino,$$(ALL_TARGETS))
 
 # make check runs a subset under each sanitizer (selftests/TESTS.asan and
 # TESTS.tsan, listed in selftests/TESTS); this, every test that can run
@@ -198,12 +199,14 @@ fuzz:
 		$(TOP)/selftests/tor/corpus/fuzz_tor_ctrl $(FUZZ_S) || rc=1; \
 	exit $$rc
 
+# The demo, the benches and the soak run no Tofino: TOFINO=0 spares them
+# its compile (p4/build.mk).
 demo: deps
-	$(Q)$(MAKE) --no-print-directory build-all
+	$(Q)$(MAKE) --no-print-directory TOFINO=0 build-all
 	$(Q)$(TOP)/scripts/demo.sh
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory build-all
+	$(Q)$(MAKE) --no-print-directory TOFINO=0 build-all
 	$(Q)$(TOP)/scripts/bench.sh
 	$(Q)$(TOP)/scripts/bench_micro.sh
 	$(Q)$(TOP)/scripts/bench_auth.sh
@@ -213,7 +216,7 @@ bench: deps
 
 SOAK_S ?= 120
 soak: deps
-	$(Q)$(MAKE) --no-print-directory build-all
+	$(Q)$(MAKE) --no-print-directory TOFINO=0 build-all
 	$(Q)$(TOP)/scripts/soak.py --seconds $(SOAK_S)
 
 clean:
