@@ -27,8 +27,16 @@
  */
 #define RINA_CTRL_WINDOW_US	(30ull * 1000000)
 
-/* Accepted stamps remembered per sender, against replays. */
-#define RINA_CTRL_GUARD_DEPTH	4
+/*
+ * Accepted stamps remembered per sender, against replays: a message
+ * delivered behind this many newer ones of its sender cannot be told
+ * from a replay of a forgotten one, and is refused as one. A sender's
+ * retries and several messages in flight (HELLOs queued behind data on
+ * a slow link, an agent's ACKs and ToR status) must fit: 64, as IPsec's
+ * anti-replay window (RFC 4303 3.4.3, Linux's default for ESN). 160 KiB a
+ * guard, scanned once per control message, which are few.
+ */
+#define RINA_CTRL_GUARD_DEPTH	64
 
 /* SipHash-2-4 of in under key: the 8 output bytes in reference order. */
 typedef void (*rina_mac_fn)(const __u8 key[RINA_SECRET_LEN], const void *in,
