@@ -186,20 +186,23 @@ int iw_pump(struct iw_call *k)
  * and a mixed ring at 25 Mbit/s went 17 ms between deliveries with
  * nothing lost; 2 x the base RTT there made 862 needless probes in 4
  * calls. But while RACK finds losses (one in the last 8 SRTT) twice the
- * base round trip: the SRTT then grows with the very stalls the probe is
- * there to end (10 ms at 10% loss, and the call took 3x as long as with
- * 2 ms). Not after timer expiries: on a shaped 4x2 ring they are mostly
- * waits, and eager probes there resent 5x as much. Before the first
- * sample the job's timer (at 2 ms, a first 4 KB call through a plain
- * member was probed 6 times). At least RINA_PTO_MIN_US (a descheduled
- * process), doubled on every probe pass that brought no delivery, within
- * the contribution timer's cap.
+ * lowest round trip of late (rina_path_pto_low()): the SRTT then grows
+ * with the very stalls the probe is there to end (10 ms at 10% loss, and
+ * the call took 3x as long as with 2 ms), while the lowest sample stays
+ * near the base. Not the base itself: losses of a queue that overflows
+ * are no such stalls, the lowest sample then stands above the base, and
+ * probes only add to that queue. Not after timer expiries: on a shaped
+ * 4x2 ring they are mostly waits, and eager probes there resent 5x as
+ * much. Before the first sample the job's timer (at 2 ms,
+ * a first 4 KB call through a plain member was probed 6 times). At least
+ * RINA_PTO_MIN_US (a descheduled process), doubled on every probe pass
+ * that brought no delivery, within the contribution timer's cap.
  */
 static __u64 pto(const struct iw_call *k, __u64 now)
 {
 	/* no sample yet: the job's timer (RFC 8985: 1 s) */
-	return rina_path_pto(k->w->cfg.path, k->w->cfg.rto_us, k->probes,
-			     RINA_RTO_SLOT_MAX_US, now);
+	return rina_path_pto_low(k->w->cfg.path, k->w->cfg.rto_us, k->probes,
+				 RINA_RTO_SLOT_MAX_US, now);
 }
 
 /*

@@ -137,6 +137,55 @@ static inline __u64 rina_path_pto(const struct rina_path *p, __u64 none_us,
 	return rina_backoff_us(t, n, cap);
 }
 
+/*
+ * The lowest round trip the path gave of late: the least sample of this
+ * round trip or the last (rina_cc_rtt_sample()), not below the base RTT;
+ * the base RTT without such samples.
+ */
+static inline __u64 rina_path_rtt_low(const struct rina_path *p)
+{
+	__u64 q = p->cc.qmin_us;
+
+	if (p->cc.qmin_last_us && (!q || p->cc.qmin_last_us < q))
+		q = p->cc.qmin_last_us;
+	return q > p->rtt.base_us ? q : p->rtt.base_us;
+}
+
+/*
+ * rina_path_pto() for a sender whose round trips also wait for others
+ * (an INA worker's contributions, which complete when the next rack's
+ * slot does): while the path loses, twice the lowest round trip of late
+ * (rina_path_rtt_low()) instead of twice the base RTT, and never more
+ * than twice the SRTT. A random loss leaves the lowest sample near the
+ * base, and the probe hurries about as before; losses of a queue that
+ * overflows come with every sample of late above the base, and a probe
+ * in each gap between deliveries only adds to that queue: on a 4x2 ring
+ * of INA racks without ToRs at 25 Mbit/s, where each agent host's link
+ * carries its rack's contributions and the ring, the workers probed most
+ * of their contributions again, the agents re-emitted the completed
+ * slots' partials downstream for each, and the ring ran at 0.44x plain
+ * RAR (performance-notes.md, "Software agents' probes in a ring of INA
+ * racks"). Not a yes/no test of a queue (the delay target, as
+ * rina_cc_on_loss() judges a loss): at 10% random loss whole round trips
+ * wait for repairs and their lowest sample passes the target, and
+ * probing at twice the SRTT there made calls 1.2-1.3x as long.
+ */
+static inline __u64 rina_path_pto_low(const struct rina_path *p,
+				      __u64 none_us, __u32 n, __u64 cap,
+				      __u64 now)
+{
+	__u64 t = 2 * p->rtt.srtt_us, low;
+
+	if (!t) {
+		t = none_us;
+	} else if (rina_path_lossy(p, now)) {
+		low = 2 * rina_path_rtt_low(p);
+		if (low < t)
+			t = low;
+	}
+	return rina_backoff_us(t, n, cap);
+}
+
 static inline __u32 rina_path_window(const struct rina_path *p)
 {
 	return rina_cc_window(&p->cc);

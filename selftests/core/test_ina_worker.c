@@ -9,7 +9,9 @@
  * must carry the contribution, never the result: the result added as a
  * contribution made a wrong sum, which a rank that lacked the ToR's copy
  * took (issue 49's soak). And after a ToR loss the orphans go at once,
- * before the probe the silence had made due.
+ * before the probe the silence had made due. And while the path loses,
+ * the probe hurries to twice the lowest round trip of late, not to twice
+ * the base.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,6 +290,70 @@ static void resent_is_contrib(struct rina_iw *w, __u64 ms, __u32 seq,
 		    carries(again, off, len, 1) ? "the result" : "checked");
 }
 
+/*
+ * The path's history before a call of a ring of INA racks: a base round
+ * trip of 1 ms from long ago, and of late deliveries of low_us at the
+ * least and 50 ms on average; RACK found a loss just now.
+ */
+static void path_lossy_with_low(__u64 low_us)
+{
+	__u32 j;
+
+	rina_path_rtt(&t.path, 1000, t.now - 5000000);
+	for (j = 0; j < 64; j++) {
+		__u64 at = t.now - 200000 + j * 3000;
+		__u64 rtt = j % 2 ? 2 * 50000 - low_us : low_us;
+
+		rina_path_rtt(&t.path, rtt, at);
+		rina_cc_rtt_sample(&t.path.cc, rtt, &t.path.rtt, at);
+	}
+	t.path.last_loss_us = t.now;
+}
+
+/*
+ * A call's probes in its first 30 ms, nothing delivered, on a path
+ * whose lowest round trip of late was low_us (path_lossy_with_low()).
+ */
+static __u64 probes_in_30ms(__u64 low_us)
+{
+	struct rina_engine_stats st;
+	struct rina_iw *w;
+	__u64 probes = ~0ULL;
+
+	w = worker_of(job_all_ina);
+	if (!w)
+		return probes;
+	path_lossy_with_low(low_us);
+	if (!rina_iw_start(w, t.acc, COUNT, DTYPE, ROUND + 2, 0) &&
+	    !run_for(w, 30)) {
+		rina_iw_take_stats(w, &st);
+		probes = st.probes;
+	}
+	rina_iw_finish(w, 1);
+	rina_iw_destroy(w);
+	return probes;
+}
+
+/*
+ * While RACK finds losses, the probe hurries to twice the lowest round
+ * trip of late: at random loss that stays at the base, and a probe goes
+ * within a few ms. Where every delivery of late waited 40 ms and more (a
+ * queue that overflows, the next rack's lag), twice the base fired in
+ * every gap between deliveries: 4x2 every rack INA without a ToR, 25
+ * Mbit/s, probed most contributions again, 0.44x plain RAR.
+ */
+static void test_probe_waits_for_the_lag(void)
+{
+	__u64 quick = probes_in_30ms(1000), lag = probes_in_30ms(40000);
+
+	ktap_result(quick && quick != ~0ULL,
+		    "lossy_path_at_its_base_probes_soon # %llu probes",
+		    (unsigned long long)quick);
+	ktap_result(!lag,
+		    "lossy_path_with_a_queue_probes_no_sooner_than_it # %llu probes",
+		    (unsigned long long)lag);
+}
+
 int main(void)
 {
 	struct rina_engine_stats st;
@@ -298,7 +364,7 @@ int main(void)
 	__u64 off;
 	int ok;
 
-	ktap_plan(8);
+	ktap_plan(10);
 	t.sent = calloc(MAX_SENT, sizeof(*t.sent));
 	w = t.sent ? worker() : NULL;
 	for (j = 0; j < COUNT; j++)
@@ -354,6 +420,7 @@ int main(void)
 		    "held_by_the_agent_not_resent_result_kept");
 
 	test_lag_only(w);
+	test_probe_waits_for_the_lag();
 	free(t.sent);
 	return ktap_finish();
 }
