@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rina_int.h"
 #include "abort.h"
@@ -40,6 +41,19 @@ struct rina_agent {
 	uint8_t		*txbuf;
 	uint32_t	txbuf_len;	/* bytes per tx[] buffer */
 	int		ntx;
+
+	/*
+	 * The counters, as the agent thread last copied them for
+	 * rina_agent_get_stats(): the core and the transport write theirs
+	 * without a lock, so only this thread reads them while it runs.
+	 * A reader raises stats_asked and waits for stats_gen to move.
+	 */
+	pthread_mutex_t	stats_lock;
+	pthread_cond_t	stats_cond;
+	struct rina_agent_stats stats;	/* under stats_lock */
+	uint64_t	stats_gen;	/* under stats_lock */
+	bool		stats_final;	/* the thread left: stats is its last */
+	atomic_int	stats_asked;
 };
 
 /* ---- the host environment of the core ---------------------------- */
@@ -246,6 +260,69 @@ static void to_core_addr(struct rina_agent_addr *o, const struct rina_addr *a)
 	o->port = a->port;
 }
 
+/* Read the counters: only by the thread that runs the core. */
+static void agent_stats_fill(const struct rina_agent *a,
+			     struct rina_agent_stats *st)
+{
+	const struct rina_agent_counters *s = &a->core.st;
+	struct rina_transport_stats ts = { 0 };
+
+	st->contrib_in = s->contrib_in;
+	st->partial_in = s->partial_in;
+	st->partial_out = s->partial_out;
+	st->slots_done = s->slots_done;
+	st->ag_in = s->ag_in;
+	st->ag_out = s->ag_out;
+	st->ag_retransmits = s->ag_retransmits;
+	st->mcast_out = s->mcast_out;
+	st->acks_out = s->acks_out;
+	st->ag_acks_in = s->ag_acks_in;
+	st->nacks_in = s->nacks_in;
+	st->repairs = s->repairs;
+	st->reemit = s->reemit;
+	st->dup = s->dup;
+	st->stale = s->stale;
+	st->collision = s->collision;
+	st->bad = s->bad;
+	st->malformed = s->malformed;
+	st->foreign = s->foreign;
+	st->tor_copies = s->tor_copies;
+	st->host_relays = s->host_relays;
+	st->ctrl_forged = s->ctrl_forged;
+	st->ctrl_replayed = s->ctrl_replayed;
+	st->ctrl_duplicates = s->ctrl_duplicates;
+	st->ctrl_before_start = s->ctrl_before_start;
+	st->bad_tag = s->bad_tag;
+	st->far_round = s->far_round;
+	st->ack_tx_bytes = a->c.st.ack_tx_bytes;
+	st->asks_out = s->asks_out;
+	st->asks_in = s->asks_in;
+	st->gap_nacks = s->gap_nacks;
+	st->retx_tx_bytes = a->c.st.retx_tx_bytes;
+	a->c.tp->ops->get_stats(a->c.tp, &ts);
+	st->tx_refused_bytes = ts.tx_error_bytes;
+	st->rx_kernel_drops = ts.rx_kernel_drops;
+	st->tor_state = a->core.tor_state;
+	st->tor_status = a->core.tor_status;
+}
+
+/* Copy the counters for rina_agent_get_stats() when it asks, or last. */
+static void agent_stats_publish(struct rina_agent *a, bool last)
+{
+	struct rina_agent_stats st;
+
+	if (!last && !atomic_load(&a->stats_asked))
+		return;
+	agent_stats_fill(a, &st);
+	pthread_mutex_lock(&a->stats_lock);
+	atomic_store(&a->stats_asked, 0);
+	a->stats = st;
+	a->stats_gen++;
+	a->stats_final = last;
+	pthread_cond_broadcast(&a->stats_cond);
+	pthread_mutex_unlock(&a->stats_lock);
+}
+
 /* ---- the thread --------------------------------------------------- */
 
 /*
@@ -347,6 +424,7 @@ static void *agent_main(void *arg)
 		}
 		if (agent_step(a))
 			last_rx = rina_now_us();
+		agent_stats_publish(a, false);
 		if (a->core.tor_state == RINA_AGENT_TOR_LOST &&
 		    a->c.job.fallback == RINA_FALLBACK_ABORT) {
 			/* the ranks fail with "transport unavailable" */
@@ -356,6 +434,7 @@ static void *agent_main(void *arg)
 	}
 	rina_agent_core_tor_remove(&a->core);
 	aflush(a);
+	agent_stats_publish(a, true);
 	return NULL;
 }
 
@@ -522,13 +601,19 @@ int rina_agent_start(struct rina_comm *c, struct rina_agent **out)
 	ret = agent_tor_install(a, c);
 	if (ret)
 		goto err_tp;
-	if (pthread_create(&a->thread, NULL, agent_main, a)) {
+	pthread_mutex_init(&a->stats_lock, NULL);
+	pthread_cond_init(&a->stats_cond, NULL);
+	ret = pthread_create(&a->thread, NULL, agent_main, a);
+	if (ret) {
 		ret = rina_fail(RINA_ERR_SYSTEM, "agent thread: %s",
-				strerror(errno));
-		goto err_tp;
+				strerror(ret));
+		goto err_lock;
 	}
 	*out = a;
 	return RINA_OK;
+err_lock:
+	pthread_cond_destroy(&a->stats_cond);
+	pthread_mutex_destroy(&a->stats_lock);
 err_tp:
 	a->c.tp->ops->destroy(a->c.tp);
 err_core:
@@ -549,6 +634,8 @@ void rina_agent_stop(struct rina_agent *a, bool linger)
 		a->abort = 1;
 	a->stop = 1;
 	pthread_join(a->thread, NULL);
+	pthread_cond_destroy(&a->stats_cond);
+	pthread_mutex_destroy(&a->stats_lock);
 	a->c.tp->ops->destroy(a->c.tp);
 	rina_agent_core_fini(&a->core);
 	free(a->txbuf);
@@ -564,47 +651,26 @@ _Static_assert((int)RINA_AGENT_TOR_NONE == (int)RINA_TOR_NONE &&
 	       (int)RINA_AGENT_TOR_LOST == (int)RINA_TOR_LOST,
 	       "rina_stats.agent_tor is the core's enum rina_agent_tor");
 
-void rina_agent_get_stats(const struct rina_agent *a,
-			  struct rina_agent_stats *st)
+/*
+ * Ask the agent thread for its counters and wait for them: it answers at
+ * its next turn, within the core's longest wait (agent_step(), 5 ms).
+ * Not for a timed path; rina_comm_get_stats() is called between calls.
+ */
+void rina_agent_get_stats(struct rina_agent *a, struct rina_agent_stats *st)
 {
-	const struct rina_agent_counters *s = &a->core.st;
-	struct rina_transport_stats ts = { 0 };
+	struct timespec until;
+	uint64_t gen;
 
-	st->contrib_in = s->contrib_in;
-	st->partial_in = s->partial_in;
-	st->partial_out = s->partial_out;
-	st->slots_done = s->slots_done;
-	st->ag_in = s->ag_in;
-	st->ag_out = s->ag_out;
-	st->ag_retransmits = s->ag_retransmits;
-	st->mcast_out = s->mcast_out;
-	st->acks_out = s->acks_out;
-	st->ag_acks_in = s->ag_acks_in;
-	st->nacks_in = s->nacks_in;
-	st->repairs = s->repairs;
-	st->reemit = s->reemit;
-	st->dup = s->dup;
-	st->stale = s->stale;
-	st->collision = s->collision;
-	st->bad = s->bad;
-	st->malformed = s->malformed;
-	st->foreign = s->foreign;
-	st->tor_copies = s->tor_copies;
-	st->host_relays = s->host_relays;
-	st->ctrl_forged = s->ctrl_forged;
-	st->ctrl_replayed = s->ctrl_replayed;
-	st->ctrl_duplicates = s->ctrl_duplicates;
-	st->ctrl_before_start = s->ctrl_before_start;
-	st->bad_tag = s->bad_tag;
-	st->far_round = s->far_round;
-	st->ack_tx_bytes = a->c.st.ack_tx_bytes;
-	st->asks_out = s->asks_out;
-	st->asks_in = s->asks_in;
-	st->gap_nacks = s->gap_nacks;
-	st->retx_tx_bytes = a->c.st.retx_tx_bytes;
-	a->c.tp->ops->get_stats(a->c.tp, &ts);
-	st->tx_refused_bytes = ts.tx_error_bytes;
-	st->rx_kernel_drops = ts.rx_kernel_drops;
-	st->tor_state = a->core.tor_state;
-	st->tor_status = a->core.tor_status;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 1;
+	pthread_mutex_lock(&a->stats_lock);
+	gen = a->stats_gen;
+	if (!a->stats_final)
+		atomic_store(&a->stats_asked, 1);
+	while (!a->stats_final && a->stats_gen == gen &&
+	       pthread_cond_timedwait(&a->stats_cond, &a->stats_lock,
+				      &until) != ETIMEDOUT)
+		;
+	*st = a->stats;
+	pthread_mutex_unlock(&a->stats_lock);
 }

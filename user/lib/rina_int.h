@@ -230,8 +230,11 @@ void rina_agent_stop(struct rina_agent *a, bool linger);
 bool rina_agent_tor_on(const struct rina_agent *a);
 /* The agent's rank is in a call: a lost ToR is not re-installed now. */
 void rina_agent_rank_busy(struct rina_agent *a, bool busy);
-void rina_agent_get_stats(const struct rina_agent *a,
-			  struct rina_agent_stats *st);
+/*
+ * The agent's counters, as its thread copies them when asked (it answers
+ * within its longest wait, 5 ms): not for a timed path.
+ */
+void rina_agent_get_stats(struct rina_agent *a, struct rina_agent_stats *st);
 /* /dev/rina when rina.ko has the job (kernel.c); file-based otherwise. */
 int rina_kernel_attach(struct rina_comm *c);
 void rina_kernel_detach(struct rina_comm *c);
