@@ -74,7 +74,8 @@ static void ack_queue(struct rina_rm *m, const struct rina_hdr *data,
 		      __u8 ecn)
 {
 	__u16 round = rina_ntohs(data->round);
-	__u8 flags = rina_ack_flags(data, ecn);
+	/* which copy came: the sender's RACK (rack_time()) */
+	__u8 flags = rina_ack_flags(data, ecn) | (data->flags & RINA_F_RETX);
 
 	if (flags & RINA_F_ECN_ECHO)
 		m->st.rx_ce++;
@@ -174,12 +175,20 @@ static int rx_data(struct rm_call *k, const struct rina_hdr *h, __u8 from,
 }
 
 /*
- * Whether an ACK of e moves RACK to e's send time. A packet sent once,
- * always. A resent one's ACK may be its first copy's, late, and taking
+ * The send time an ACK of e moves RACK to (0: none). A packet sent once:
+ * its time. A resent one's ACK may be its first copy's, late, and taking
  * the resend's time for it judges lost every packet sent between the two
- * copies and still in flight:
- * - towards an INA member, where ACKs wait for the slots, and right after
- *   one, never (Karn): there our next member's ACKs reach us behind the
+ * copies and still in flight. A ring member's ACK says which copy came
+ * (RINA_F_RETX on an ACK: every seq it lists arrived resent), so between
+ * plain members a first copy's ACK moves RACK to the first copy's time,
+ * a resend's to the resend's, as RACK means (RFC 8985 and TCP's
+ * timestamps tell the two apart the same way). Plain 2x4 at 25 Mbit/s,
+ * where a probe fires on an ACK late behind the downstream member's own
+ * data, a probe's first-copy ACK sent every packet still in flight again
+ * (performance-notes.md, "A plain member's probe timeout"). Elsewhere:
+ * - towards an INA member, where ACKs wait for the slots and the
+ *   aggregator says nothing of copies, and right after one, never
+ *   (Karn): there our next member's ACKs reach us behind the
  *   rack's output in our downlink's queue (rx_ack()), so a timer resends
  *   a packet whose first copy's ACK is on its way. Taking the resend's
  *   time for it, a member after a rack resent some 200 packets a call,
@@ -187,16 +196,20 @@ static int rx_data(struct rm_call *k, const struct rina_hdr *h, __u8 from,
  *   racks 0-2 INA, 10 timeouts a call); taking it only from half an RTT
  *   after the resend (RFC 8985 6.2) still let 0-43 through a call on a
  *   mixed 4x2 ring (performance-notes.md, "A late ACK of a resent
- *   packet");
- * - elsewhere, always: a full window of resent packets has no other ACK
- *   to find a lost resend by (plain RAR at 1% loss: 240 ms a call with
- *   Karn's rule, 59 with the half-RTT one, 32 without).
+ *   packet").
+ * The resend's ACK must move RACK between plain members: a full window of
+ * resent packets has no other ACK to find a lost resend by (plain RAR at
+ * 1% loss: 240 ms a call with Karn's rule, 59 with the half-RTT one, 32
+ * without).
  */
-static int rack_takes(const struct rm_call *k, const struct rm_out *e)
+static __u64 rack_time(const struct rm_call *k, const struct rm_out *e,
+		       int resend_came)
 {
 	if (!e->tries)
-		return 1;
-	return !k->ordwin && !k->after_ina;
+		return e->t_sent;
+	if (k->ordwin || k->after_ina)
+		return 0;
+	return resend_came ? e->t_sent : e->t_first;
 }
 
 static void rx_ack(struct rm_call *k, const struct rina_hdr *h, __u8 from)
@@ -205,7 +218,7 @@ static void rx_ack(struct rm_call *k, const struct rina_hdr *h, __u8 from)
 	struct rina_path *path = m->cfg.path;
 	const __be32 *seqs = (const __be32 *)(h + 1);
 	__u32 j, n = rina_ntohs(h->n_elem), acked = 0;
-	__u64 now = rm_now(m), sample = 0;
+	__u64 now = rm_now(m), sample = 0, t;
 	struct rm_out *e;
 
 	m->st.rx_acks++;
@@ -223,8 +236,15 @@ static void rx_ack(struct rm_call *k, const struct rina_hdr *h, __u8 from)
 		if (seq >= k->s.seqs || !k->outpos[seq])
 			continue;	/* late duplicate ACK */
 		e = &k->out[k->outpos[seq] - 1];
-		if (!e->tries) {	/* Karn: only clean samples */
-			__u64 rtt = now - e->t_sent;
+		/*
+		 * Only clean samples: a packet sent once, or (Karn's
+		 * ambiguity gone) the first copy's ACK between plain
+		 * members, whose late round trip is the one a probe
+		 * timeout must learn
+		 */
+		if (!e->tries || (!k->ordwin && !k->after_ina &&
+				  !(h->flags & RINA_F_RETX))) {
+			__u64 rtt = now - e->t_first;
 
 			rina_path_rtt(path, rtt, now);
 			/*
@@ -234,8 +254,9 @@ static void rx_ack(struct rm_call *k, const struct rina_hdr *h, __u8 from)
 			if (!sample || rtt < sample)
 				sample = rtt;
 		}
-		if (rack_takes(k, e))
-			rina_rack_acked(rm_rack_of(k, e), e->t_sent);
+		t = rack_time(k, e, h->flags & RINA_F_RETX);
+		if (t)
+			rina_rack_acked(rm_rack_of(k, e), t);
 		rm_out_remove(k, seq);
 		rina_bit_test_and_set(k->ackmap, seq);
 		if (k->ordwin && !rina_seq_is_ag(&k->s, seq)) {

@@ -15,6 +15,7 @@
 struct rm_out {
 	__u32	seq;
 	__u32	tries;
+	__u64	t_first;	/* first transmission */
 	__u64	t_sent;		/* last (re)transmission */
 	__u64	rto;
 	__u64	deadline;	/* timer */

@@ -254,6 +254,7 @@ static int send_new(struct rm_call *k, __u32 seq, __u64 now)
 	e->seq = seq;
 	e->order = k->ordwin ? order_of(k, seq) : 0;
 	e->tries = 0;
+	e->t_first = now;
 	e->t_sent = now;
 	e->rto = k->ordwin ? rina_path_rto_slot(cfg->path, cfg->rto_us) :
 		 rina_path_rto(cfg->path, cfg->rto_us);

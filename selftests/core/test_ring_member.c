@@ -414,7 +414,7 @@ int main(void)
 	struct run r;
 	__u32 L, c;
 
-	ktap_plan(51);
+	ktap_plan(55);
 
 	/* 1: exact sums, lossless, L 2..6, counts below L to many blocks */
 	for (L = 2; L <= MAX_L; L++)
@@ -658,6 +658,82 @@ int main(void)
 			    a, b);
 		rina_rm_finish(h.rm, 1);
 		rina_rm_destroy(h.rm);
+	}
+	/*
+	 * 10: a window out, silence: the timer resends the oldest packet
+	 * (the newest send then: no probe yet). The ACK of its first copy (no
+	 * RINA_F_RETX on the ACK), late, moves RACK to its first send:
+	 * nothing else is judged lost. The ACK of its resend (RINA_F_RETX)
+	 * moves RACK to the resend, past the rest of the window, which is
+	 * then resent at once (as before either way).
+	 */
+	for (c = 0; c < 2; c++) {
+		struct rina_ring ring = { .L = 2, .n_ranks = 2 };
+		__u32 before[2] = { 0, 1 };
+		struct host h = { 0 };
+		struct net n = { .L = 2 };
+		struct rina_cc_params cp;
+		struct rina_rm_cfg cfg = {
+			.ring = &ring, .contrib_before = before,
+			.n_ranks = 2, .job_id = 7, .elems = 64, .window = 16,
+			.txq_limit = RINA_TXQ_LIMIT_OFF, .rto_us = 5000,
+			.path = &h.path, .txbuf = h.txbuf, .max_msg = MAX_MSG,
+			.agg = &agg,
+		};
+		struct {
+			struct rina_hdr h;
+			__be32 w[1];
+		} ack;
+		struct rina_engine_stats st = { 0 };
+		static __s32 acc[64 * 40];
+		__u32 sent;
+		__u64 wait;
+
+		ring.m[0].n_local = ring.m[1].n_local = 1;
+		rina_cc_params_default(&cp, 16);
+		rina_path_init(&h.path, &cp);
+		h.net = &n;
+		n.q = calloc(QCAP, sizeof(*n.q));
+		if (!n.q)
+			return 1;
+		h.rm = rina_rm_create(&cfg, &ops, &h);
+		rina_rm_start(h.rm, acc, 64 * 40,
+			      RINA_DTYPE_OP(RINA_WIRE_INT32, RINA_WIRE_SUM),
+			      5, 0);
+		rina_rm_pump(h.rm, &wait);
+		sent = n.nq;
+		n.now = 6000;
+		rina_rm_pump(h.rm, &wait);
+		rina_rm_take_stats(h.rm, &st);
+		ktap_result(sent > 2 && n.nq == sent + 1 && !st.probes &&
+			    st.timeouts == 1 && !st.fast_retransmits,
+			    "%s: %u packets out, silence: the oldest resent by its timer (%u, %llu probes, %llu timeouts)",
+			    c ? "the resend's ACK" : "the first copy's ACK",
+			    sent, n.nq - sent, (unsigned long long)st.probes,
+			    (unsigned long long)st.timeouts);
+		n.now = 7000;
+		memset(&ack, 0, sizeof(ack));
+		rina_hdr_fill(&ack.h, RINA_OP_ACK, 7, 5, 1);
+		ack.h.flags = c ? RINA_F_RETX : 0;
+		ack.h.n_elem = rina_htons(1);
+		ack.h.seq = ack.w[0] = ((const struct rina_hdr *)n.q[0].buf)->seq;
+		rina_rm_rx(h.rm, &ack.h, RINA_PEER_PREV | RINA_PEER_NEXT, 0, 0);
+		rina_rm_pump(h.rm, &wait);
+		memset(&st, 0, sizeof(st));
+		rina_rm_take_stats(h.rm, &st);
+		if (c)
+			ktap_result(st.fast_retransmits == sent - 1,
+				    "... of the resend (RINA_F_RETX): the %u sent with the oldest and still out are resent (%llu)",
+				    sent - 1,
+				    (unsigned long long)st.fast_retransmits);
+		else
+			ktap_result(!st.fast_retransmits,
+				    "... of the first copy, late: none of the %u sent with it and still out is resent (%llu)",
+				    sent - 1,
+				    (unsigned long long)st.fast_retransmits);
+		rina_rm_finish(h.rm, 1);
+		rina_rm_destroy(h.rm);
+		free(n.q);
 	}
 	return ktap_finish();
 }
