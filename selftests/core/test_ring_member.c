@@ -407,6 +407,36 @@ static int all_rc(const struct outcome *o, __u32 L, int rc)
 	return 1;
 }
 
+/*
+ * Member 0 of a ring of two plain members, alone on n (cases 8 and 10):
+ * ring and before must outlive it.
+ */
+static struct rina_rm *ring_of_two(struct host *h, struct net *n,
+				   struct rina_ring *ring, __u32 before[2],
+				   __u32 rto_us)
+{
+	struct rina_cc_params cp;
+	struct rina_rm_cfg cfg = {
+		.ring = ring, .contrib_before = before,
+		.n_ranks = 2, .job_id = 7, .elems = 64, .window = 16,
+		.txq_limit = RINA_TXQ_LIMIT_OFF, .rto_us = rto_us,
+		.path = &h->path, .txbuf = h->txbuf, .max_msg = MAX_MSG,
+		.agg = &agg,
+	};
+
+	memset(ring, 0, sizeof(*ring));
+	ring->L = ring->n_ranks = 2;
+	ring->m[0].n_local = ring->m[1].n_local = 1;
+	ring->m[1].agent = 1;
+	before[0] = 0;
+	before[1] = 1;
+	rina_cc_params_default(&cp, 16);
+	rina_path_init(&h->path, &cp);
+	n->L = 2;
+	h->net = n;
+	return rina_rm_create(&cfg, &ops, h);
+}
+
 int main(void)
 {
 	static const __u64 counts[] = { 1, 5, 64, 1000, 4099 };
@@ -620,18 +650,10 @@ int main(void)
 
 	/* 8: a packet of the next call is handed back to the host */
 	{
-		struct rina_ring ring = { .L = 2, .n_ranks = 2 };
-		__u32 before[2] = { 0, 1 };
+		struct rina_ring ring;
+		__u32 before[2];
 		struct host h = { 0 };
-		struct net n = { .L = 2 };
-		struct rina_cc_params cp;
-		struct rina_rm_cfg cfg = {
-			.ring = &ring, .contrib_before = before,
-			.n_ranks = 2, .job_id = 7, .elems = 64, .window = 16,
-			.txq_limit = RINA_TXQ_LIMIT_OFF, .rto_us = 2000,
-			.path = &h.path, .txbuf = h.txbuf, .max_msg = MAX_MSG,
-			.agg = &agg,
-		};
+		struct net n = { 0 };
 		struct {
 			struct rina_hdr h;
 			__be32 w[1];
@@ -639,12 +661,7 @@ int main(void)
 		__s32 acc[100] = { 0 };
 		int a, b;
 
-		ring.m[0].n_local = ring.m[1].n_local = 1;
-		ring.m[1].agent = 1;
-		rina_cc_params_default(&cp, 16);
-		rina_path_init(&h.path, &cp);
-		h.net = &n;
-		h.rm = rina_rm_create(&cfg, &ops, &h);
+		h.rm = ring_of_two(&h, &n, &ring, before, 2000);
 		rina_rm_start(h.rm, acc, 100, RINA_DTYPE_OP(RINA_WIRE_INT32,
 							    RINA_WIRE_SUM),
 			      5, 0);
@@ -668,18 +685,10 @@ int main(void)
 	 * then resent at once (as before either way).
 	 */
 	for (c = 0; c < 2; c++) {
-		struct rina_ring ring = { .L = 2, .n_ranks = 2 };
-		__u32 before[2] = { 0, 1 };
+		struct rina_ring ring;
+		__u32 before[2];
 		struct host h = { 0 };
-		struct net n = { .L = 2 };
-		struct rina_cc_params cp;
-		struct rina_rm_cfg cfg = {
-			.ring = &ring, .contrib_before = before,
-			.n_ranks = 2, .job_id = 7, .elems = 64, .window = 16,
-			.txq_limit = RINA_TXQ_LIMIT_OFF, .rto_us = 5000,
-			.path = &h.path, .txbuf = h.txbuf, .max_msg = MAX_MSG,
-			.agg = &agg,
-		};
+		struct net n = { 0 };
 		struct {
 			struct rina_hdr h;
 			__be32 w[1];
@@ -689,14 +698,10 @@ int main(void)
 		__u32 sent;
 		__u64 wait;
 
-		ring.m[0].n_local = ring.m[1].n_local = 1;
-		rina_cc_params_default(&cp, 16);
-		rina_path_init(&h.path, &cp);
-		h.net = &n;
 		n.q = calloc(QCAP, sizeof(*n.q));
 		if (!n.q)
 			return 1;
-		h.rm = rina_rm_create(&cfg, &ops, &h);
+		h.rm = ring_of_two(&h, &n, &ring, before, 5000);
 		rina_rm_start(h.rm, acc, 64 * 40,
 			      RINA_DTYPE_OP(RINA_WIRE_INT32, RINA_WIRE_SUM),
 			      5, 0);
