@@ -407,6 +407,12 @@ static int all_rc(const struct outcome *o, __u32 L, int rc)
 	return 1;
 }
 
+/* A packet of one element, or an ACK of one seq (cases 8 and 10). */
+struct one_seq {
+	struct rina_hdr	h;
+	__be32		w[1];
+};
+
 /*
  * Member 0 of a ring of two plain members, alone on n (cases 8 and 10):
  * ring and before must outlive it.
@@ -654,10 +660,7 @@ int main(void)
 		__u32 before[2];
 		struct host h = { 0 };
 		struct net n = { 0 };
-		struct {
-			struct rina_hdr h;
-			__be32 w[1];
-		} pk;
+		struct one_seq pk;
 		__s32 acc[100] = { 0 };
 		int a, b;
 
@@ -689,10 +692,7 @@ int main(void)
 		__u32 before[2];
 		struct host h = { 0 };
 		struct net n = { 0 };
-		struct {
-			struct rina_hdr h;
-			__be32 w[1];
-		} ack;
+		struct one_seq ack;
 		struct rina_engine_stats st = { 0 };
 		static __s32 acc[64 * 40];
 		__u32 sent;
